@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { configJsonSchema, getPath, listLeafKeys, loadConfig, setConfigValue } from '../../core/config.js';
+import { UsageError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/fsutil.js';
+
+export function register(program: Command): void {
+  const config = program.command('config').description('show, read and change configuration (config.json; env vars override)');
+
+  config
+    .command('show')
+    .description('print the effective configuration (file + env overrides + defaults)')
+    .action(
+      action((ctx) => {
+        const loaded = loadConfig(ctx.paths, ctx.env);
+        ctx.emit({ file: ctx.paths.configFile, exists: loaded.fileExists, envOverrides: loaded.envOverrides, config: loaded.config }, () => {
+          ctx.print(`# ${ctx.paths.configFile}${loaded.fileExists ? '' : ' (not created yet: defaults)'}`);
+          if (loaded.envOverrides.length) ctx.print(`# env overrides: ${loaded.envOverrides.join(', ')}`);
+          for (const leaf of listLeafKeys()) {
+            const v = getPath(loaded.config, leaf.path);
+            ctx.print(`${leaf.path} = ${v === undefined ? '(unset)' : JSON.stringify(v)}`);
+          }
+        });
+      }),
+    );
+
+  config
+    .command('get <key>')
+    .description('print one key of the effective configuration')
+    .action(
+      action((ctx, key: string) => {
+        const value = getPath(loadConfig(ctx.paths, ctx.env).config, key);
+        if (value === undefined && !listLeafKeys().some((l) => l.path === key || l.path.startsWith(key + '.'))) {
+          throw new UsageError(`unknown config key "${key}"`, '`skillopt-sleep config show` lists every key');
+        }
+        ctx.emit({ key, value: value ?? null }, () => ctx.print(typeof value === 'string' ? value : JSON.stringify(value, null, 2)));
+      }),
+    );
+
+  config
+    .command('set <key> <value>')
+    .description('validate and write one key to config.json (arrays: comma-separated or JSON)')
+    .action(
+      action((ctx, key: string, value: string) => {
+        const next = setConfigValue(ctx.paths, key, value);
+        ctx.emit({ key, value: getPath(next, key), file: ctx.paths.configFile }, () =>
+          ctx.print(`${key} = ${JSON.stringify(getPath(next, key))}  (${ctx.paths.configFile})`),
+        );
+      }),
+    );
+
+  config
+    .command('path')
+    .description('print the path of config.json')
+    .action(action((ctx) => ctx.emit({ path: ctx.paths.configFile }, () => ctx.print(ctx.paths.configFile))));
+
+  config
+    .command('schema')
+    .description('print the JSON Schema of config.json (or --write FILE)')
+    .option('--write <file>', 'write it to a file instead')
+    .action(
+      action((ctx, opts: { write?: string }) => {
+        const text = JSON.stringify(configJsonSchema(), null, 2) + '\n';
+        if (opts.write) {
+          fs.mkdirSync(path.dirname(path.resolve(opts.write)), { recursive: true });
+          writeFileAtomic(path.resolve(opts.write), text);
+          ctx.emit({ written: path.resolve(opts.write) }, () => ctx.print(`wrote ${path.resolve(opts.write!)}`));
+        } else {
+          ctx.out.write(text);
+        }
+      }),
+    );
+}

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { loadConfig } from '../../core/config.js';
+import { openDb, schemaVersion } from '../../store/db.js';
+import { errorMessage } from '../../core/errors.js';
+import { DOCTOR_PROBES, type DoctorCheck } from '../doctor-probes.js';
+
+/** Runs every check, prints one line each (ok / warn / fail) with what to do. */
+export function register(program: Command): void {
+  program
+    .command('doctor')
+    .description('check Node, config, database, agent transcript folders and backends; say what to fix')
+    .action(
+      action(async (ctx) => {
+        const checks: DoctorCheck[] = [];
+        const major = Number(process.versions.node.split('.')[0]);
+        checks.push(
+          major >= 20
+            ? { name: 'node', status: 'ok', detail: `Node.js ${process.versions.node}` }
+            : { name: 'node', status: 'fail', detail: `Node.js ${process.versions.node} is too old`, fix: 'install Node.js 20 or newer' },
+        );
+        let configOk = false;
+        try {
+          const loaded = loadConfig(ctx.paths, ctx.env);
+          configOk = true;
+          checks.push({
+            name: 'config',
+            status: 'ok',
+            detail: loaded.fileExists ? ctx.paths.configFile : `defaults (no ${ctx.paths.configFile} yet)`,
+          });
+        } catch (err) {
+          checks.push({ name: 'config', status: 'fail', detail: errorMessage(err), fix: '`skillopt-sleep config show` and fix the key it names' });
+        }
+        try {
+          const existed = fs.existsSync(ctx.paths.database);
+          const db = openDb(ctx.paths.database);
+          const v = schemaVersion(db);
+          db.close();
+          checks.push({ name: 'database', status: 'ok', detail: `${ctx.paths.database} (schema v${v}${existed ? '' : ', created now'})` });
+        } catch (err) {
+          checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix: 'move the damaged file away; it is rebuilt from transcripts' });
+        }
+        if (configOk) {
+          for (const probe of DOCTOR_PROBES) {
+            try {
+              checks.push(...(await probe(ctx)));
+            } catch (err) {
+              checks.push({ name: 'probe', status: 'warn', detail: errorMessage(err) });
+            }
+          }
+        }
+        const failed = checks.some((c) => c.status === 'fail');
+        ctx.emit({ ok: !failed, checks }, () => {
+          for (const c of checks) {
+            const mark = c.status === 'ok' ? 'ok  ' : c.status === 'warn' ? 'warn' : 'FAIL';
+            ctx.print(`${mark}  ${c.name.padEnd(16)} ${c.detail}${c.fix ? `\n      ${''.padEnd(16)} → ${c.fix}` : ''}`);
+          }
+        });
+        return failed ? 1 : 0;
+      }),
+    );
+}

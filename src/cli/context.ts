@@ -1,0 +1,77 @@
+/**
+ * What every command gets: resolved paths, lazily loaded config and store, output helpers that
+ * honour --json, and the progress renderer. Commands never print with console.log directly.
+ */
+import { resolvePaths, type SleepPaths } from '../core/paths.js';
+import { loadConfig, type Config } from '../core/config.js';
+import { openDb, type Db } from '../store/db.js';
+import type { Progress } from '../core/progress.js';
+import { silentProgress } from '../core/progress.js';
+import { createCliProgress } from './progress.js';
+
+export interface GlobalOptions {
+  json?: boolean;
+  debug?: boolean;
+  color?: boolean;
+}
+
+export class CliContext {
+  readonly paths: SleepPaths;
+  readonly json: boolean;
+  readonly debug: boolean;
+  readonly env: NodeJS.ProcessEnv;
+  private _config?: Config;
+  private _db?: Db;
+  readonly out: NodeJS.WriteStream;
+  readonly err: NodeJS.WriteStream;
+
+  constructor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env) {
+    this.env = env;
+    this.paths = resolvePaths({ env });
+    this.json = !!opts.json;
+    this.debug = !!opts.debug;
+    this.out = process.stdout;
+    this.err = process.stderr;
+  }
+
+  get config(): Config {
+    if (!this._config) this._config = loadConfig(this.paths, this.env).config;
+    return this._config;
+  }
+
+  get db(): Db {
+    if (!this._db) this._db = openDb(this.paths.database);
+    return this._db;
+  }
+
+  /** For commands run inside long-lived processes to release the file. */
+  close(): void {
+    this._db?.close();
+    this._db = undefined;
+  }
+
+  get isTty(): boolean {
+    return !!this.out.isTTY && !this.json;
+  }
+
+  /** Plain text line to stdout (suppressed under --json). */
+  print(line = ''): void {
+    if (!this.json) this.out.write(line + '\n');
+  }
+
+  /** Machine output: JSON under --json, else the text renderer. */
+  emit(data: unknown, renderText: () => void): void {
+    if (this.json) this.out.write(JSON.stringify(data, null, 2) + '\n');
+    else renderText();
+  }
+
+  /** Notes that are not data (warnings, hints) go to stderr so --json stays parseable. */
+  note(line: string): void {
+    this.err.write(line + '\n');
+  }
+
+  progress(): Progress {
+    if (this.json) return silentProgress;
+    return createCliProgress(this.err);
+  }
+}

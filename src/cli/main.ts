@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * skillopt-sleep: entry point. Builds the commander program from the registry and runs it.
+ * Exit codes: 0 ok, 1 failure, 2 usage.
+ */
+import { Command, CommanderError } from 'commander';
+import { COMMANDS } from './commands/index.js';
+import { packageVersion } from './version.js';
+import { printError } from './run.js';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('skillopt-sleep')
+    .description('A nightly sleep cycle for your coding agents: learns the tasks you repeat and trains your skills, safely.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--json', 'machine-readable output')
+    .option('--debug', 'print stack traces on errors')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const c of COMMANDS) c.register(program);
+  // subcommands inherit exitOverride so usage errors reach our handler
+  const inherit = (cmd: Command) => {
+    for (const sub of cmd.commands) {
+      sub.exitOverride();
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // help and version exit 0; everything else commander rejects is a usage error
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    process.exitCode = printError(err, { debug: argv.includes('--debug'), json: argv.includes('--json') });
+  }
+}
+
+// `skillopt-sleep sessions list | head` closes stdout early: that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
+await main();

@@ -1,0 +1,45 @@
+/**
+ * Glue between commander and command bodies: builds the CliContext from global options, turns
+ * errors into one line + hint (stack only with --debug), and sets exit codes (0 ok, 1 failure, 2 usage).
+ */
+import type { Command } from 'commander';
+import { CliContext, type GlobalOptions } from './context.js';
+import { isSleepError, SleepError } from '../core/errors.js';
+
+export type ActionBody<A extends unknown[]> = (ctx: CliContext, ...args: A) => Promise<number | void> | number | void;
+
+export function printError(err: unknown, opts: { json?: boolean; debug?: boolean }): number {
+  const e = isSleepError(err)
+    ? err
+    : new SleepError('INTERNAL', err instanceof Error ? err.message : String(err), {
+        hint: 'run again with --debug for the stack trace and report it',
+      });
+  if (opts.json) {
+    process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint ?? null } }, null, 2) + '\n');
+  } else {
+    process.stderr.write(`error: ${e.message}\n`);
+    if (e.hint) process.stderr.write(`hint: ${e.hint}\n`);
+  }
+  if (opts.debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+  return e.exitCode;
+}
+
+/**
+ * Wraps a command body. Commander passes (...positionals, options, command); we hand the body
+ * the context plus exactly what commander gave, and set process.exitCode from the result.
+ */
+export function action<A extends unknown[]>(body: ActionBody<A>) {
+  return async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const globals = cmd.optsWithGlobals() as GlobalOptions;
+    const ctx = new CliContext(globals);
+    try {
+      const code = await body(ctx, ...(args.slice(0, -1) as A));
+      process.exitCode = typeof code === 'number' ? code : 0;
+    } catch (err) {
+      process.exitCode = printError(err, globals);
+    } finally {
+      ctx.close();
+    }
+  };
+}

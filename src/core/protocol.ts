@@ -1,0 +1,178 @@
+/**
+ * The structured contract between callers (trainer, replay, mine) and model backends.
+ *
+ * Every model call carries both a rendered prompt (for real models) and a typed `payload`
+ * (for the deterministic `sim` backend, which must not parse prose). Replies of structured
+ * operations are validated with the `*Reply` schemas below (one repair attempt, then a typed error).
+ */
+import { z } from 'zod';
+import { EditSchema, CheckSchema, type Task } from './records.js';
+
+export const Role = z.enum(['target', 'optimizer', 'judge', 'miner']);
+export type Role = z.infer<typeof Role>;
+
+export const Operation = z.enum([
+  'perform', // target: do the task under the skill
+  'reflect', // optimizer: analyse a minibatch of rollouts → bounded edits
+  'merge', // optimizer: merge patches from several analysts
+  'rank', // optimizer: order candidate edits by expected value
+  'lr_budget', // optimizer (autonomous schedule): choose this step's edit budget
+  'slow_update', // optimizer: rewrite the protected guidance block at an epoch boundary
+  'meta_skill', // optimizer: update the optimizer-side strategy memory
+  'judge_rubric', // judge: grade a response against a rubric
+  'mine_task', // miner: turn a cluster of prompts into a self-contained task with checks
+]);
+export type Operation = z.infer<typeof Operation>;
+
+// ---- payloads ----------------------------------------------------------------------------------
+
+export interface RolloutDigest {
+  taskId: string;
+  intent: string;
+  response: string; // may be truncated
+  score: number; // soft score
+  passed: boolean; // hard
+  feedback: string; // non-sealed failures only
+}
+
+export interface RejectedEditDigest {
+  op: 'add' | 'delete' | 'replace';
+  anchor?: string;
+  content: string;
+  scoreDrop: number | null;
+  source: 'gate' | 'user';
+}
+
+export interface ReflectPayload {
+  skill: string;
+  mode: 'failures' | 'successes';
+  rollouts: RolloutDigest[];
+  rejectedEdits: RejectedEditDigest[];
+  metaSkill: string;
+  maxEdits: number;
+}
+export const ReflectReply = z.object({ edits: z.array(EditSchema) });
+
+export interface MergePayload {
+  skill: string;
+  patches: Array<z.infer<typeof EditSchema>[]>; // failures-first order
+  maxEdits: number;
+}
+export const MergeReply = z.object({ edits: z.array(EditSchema) });
+
+export interface RankPayload {
+  skill: string;
+  edits: z.infer<typeof EditSchema>[];
+  budget: number;
+}
+export const RankReply = z.object({ order: z.array(z.number().int().nonnegative()) });
+
+export interface LrBudgetPayload {
+  skill: string;
+  step: number;
+  totalSteps: number;
+  min: number;
+  max: number;
+  recentAcceptRate: number;
+  candidateEdits: number;
+}
+export const LrBudgetReply = z.object({ budget: z.number().int(), reason: z.string().default('') });
+
+export interface SlowUpdatePayload {
+  skillBefore: string;
+  skillAfter: string;
+  currentGuidance: string;
+  perTask: Array<{ taskId: string; intent: string; before: number; after: number; status: 'improved' | 'regressed' | 'still_failing' | 'stable' }>;
+}
+export const SlowUpdateReply = z.object({ guidance: z.string() });
+
+export interface MetaSkillPayload {
+  previousMeta: string;
+  epoch: number;
+  accepted: z.infer<typeof EditSchema>[];
+  rejected: Array<z.infer<typeof EditSchema> & { scoreDrop: number | null }>;
+  valBefore: number;
+  valAfter: number;
+}
+export const MetaSkillReply = z.object({ meta: z.string() });
+
+export interface JudgeRubricPayload {
+  rubric: string;
+  intent: string;
+  response: string;
+}
+export const JudgeRubricReply = z.object({ score: z.number().min(0).max(1), feedback: z.string().default('') });
+
+export interface MineTaskPayload {
+  prompts: string[];
+  corrections: string[];
+  project: string | null;
+}
+export const MineTaskReply = z.object({
+  intent: z.string(),
+  context: z.string().default(''),
+  checks: z.array(CheckSchema.partial({ id: true, weight: true, sealed: true })),
+});
+
+export interface PerformPayload {
+  task: Task;
+  skill: { name: string; content: string };
+  sample: number;
+}
+
+export type PayloadFor = {
+  perform: PerformPayload;
+  reflect: ReflectPayload;
+  merge: MergePayload;
+  rank: RankPayload;
+  lr_budget: LrBudgetPayload;
+  slow_update: SlowUpdatePayload;
+  meta_skill: MetaSkillPayload;
+  judge_rubric: JudgeRubricPayload;
+  mine_task: MineTaskPayload;
+};
+
+// ---- requests and replies ----------------------------------------------------------------------
+
+export interface LlmRequest<O extends Operation = Operation> {
+  role: Role;
+  operation: O;
+  system?: string;
+  prompt: string;
+  payload: PayloadFor[O];
+  maxTokens?: number;
+  temperature?: number;
+  /** deterministic calls (temperature 0, optimizer/judge) may be served from the response cache */
+  cacheable?: boolean;
+  runId?: string;
+}
+
+export interface LlmReply {
+  text: string;
+  backend: string;
+  model: string;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  latencyMs: number;
+  cached: boolean;
+  /** target role: tool names the agent used */
+  toolsCalled?: string[];
+}
+
+/** One configured backend bound to a model. Implementations live in src/llm. */
+export interface Backend {
+  readonly name: string; // claude | codex | copilot | openai | anthropic | sim
+  readonly model: string;
+  /** host or binary the calls go to ('local' for sim) — recorded in the egress ledger */
+  readonly destination: string;
+  complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply>;
+}
+
+/** The four roles resolved to backends for a run. */
+export interface RoleBackends {
+  target: Backend;
+  optimizer: Backend;
+  judge: Backend;
+  miner?: Backend;
+}

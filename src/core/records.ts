@@ -1,0 +1,214 @@
+/**
+ * The typed records modules exchange (DESIGN.md "Key records"). Zod schemas are the source of
+ * truth; the TypeScript types are inferred from them. Modules talk through these, never through
+ * each other's internals.
+ */
+import { z } from 'zod';
+
+export const AgentId = z.enum(['claude-code', 'codex', 'copilot']);
+export type AgentId = z.infer<typeof AgentId>;
+
+export const SessionKind = z.enum(['interactive', 'headless', 'subagent', 'self']);
+export type SessionKind = z.infer<typeof SessionKind>;
+
+export const EventRole = z.enum(['user', 'assistant', 'tool']);
+export const EventKind = z.enum(['prompt', 'text', 'tool_call', 'tool_result']);
+
+/** One normalized transcript event. `text` is always redacted before it is stored. */
+export const SessionEventSchema = z.object({
+  agent: AgentId,
+  sessionId: z.string(),
+  seq: z.number().int().nonnegative(),
+  ts: z.number().int().nullable(), // epoch ms, null when the format has no timestamp
+  role: EventRole,
+  kind: EventKind,
+  toolName: z.string().optional(),
+  isError: z.boolean().optional(),
+  text: z.string(),
+  cwd: z.string().optional(),
+  /** `final` marks the last assistant text of a turn; other vendor details stay here too. */
+  meta: z.record(z.string(), z.unknown()).default({}),
+});
+export type SessionEvent = z.infer<typeof SessionEventSchema>;
+
+export const SessionSchema = z.object({
+  id: z.string(), // globally unique: `<agent>:<vendor session id>`
+  agent: AgentId,
+  vendorId: z.string(),
+  project: z.string().nullable(), // absolute project root (git root or cwd)
+  cwd: z.string().nullable(),
+  gitBranch: z.string().nullable().optional(),
+  startedAt: z.number().int().nullable(),
+  endedAt: z.number().int().nullable(),
+  kind: SessionKind,
+  parentId: z.string().nullable().optional(),
+  file: z.string(),
+  title: z.string().nullable().optional(),
+  promptCount: z.number().int().nonnegative(),
+  toolErrorCount: z.number().int().nonnegative(),
+});
+export type Session = z.infer<typeof SessionSchema>;
+
+/** Judge checks. `sealed` checks count in the gate but their text never reaches the optimizer. */
+export const CheckOp = z.enum([
+  'contains',
+  'not_contains',
+  'regex',
+  'section_present',
+  'section_contains',
+  'min_chars',
+  'max_chars',
+  'json_valid',
+  'starts_with',
+  'no_refusal',
+  'tool_called',
+]);
+export type CheckOp = z.infer<typeof CheckOp>;
+
+export const CheckSchema = z.object({
+  id: z.string(),
+  op: CheckOp,
+  /** operand: substring, pattern, section heading, number of chars, tool name... */
+  value: z.union([z.string(), z.number()]).optional(),
+  /** second operand for section_contains (the text expected inside the section) */
+  needle: z.string().optional(),
+  flags: z.string().optional(), // regex flags
+  caseSensitive: z.boolean().optional(),
+  weight: z.number().positive().default(1),
+  sealed: z.boolean().default(false),
+  /** human description: what the check enforces, used in feedback to the optimizer */
+  description: z.string().optional(),
+});
+export type Check = z.infer<typeof CheckSchema>;
+
+export const ReferenceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('rule') }),
+  z.object({ kind: z.literal('exact'), answer: z.string(), normalize: z.boolean().default(true) }),
+  z.object({ kind: z.literal('rubric'), rubric: z.string(), passThreshold: z.number().min(0).max(1).default(0.7) }),
+  z.object({ kind: z.literal('outcome'), description: z.string() }),
+]);
+export type Reference = z.infer<typeof ReferenceSchema>;
+
+export const JudgeSchema = z.object({
+  checks: z.array(CheckSchema).default([]),
+  reference: ReferenceSchema.default({ kind: 'rule' }),
+});
+export type Judge = z.infer<typeof JudgeSchema>;
+
+export const Split = z.enum(['train', 'val', 'test']);
+export type Split = z.infer<typeof Split>;
+
+export const TaskSchema = z.object({
+  id: z.string(),
+  project: z.string().nullable(),
+  intent: z.string(), // self-contained instruction given to the target
+  context: z.string().default(''), // minimal context (file excerpts, conventions)
+  judge: JudgeSchema,
+  split: Split,
+  origin: z.enum(['real', 'dream', 'imported']),
+  skillHint: z.string().nullable().optional(),
+  occurrences: z.number().int().nonnegative(),
+  firstSeen: z.number().int().nullable(),
+  lastSeen: z.number().int().nullable(),
+  status: z.enum(['active', 'disabled']).default('active'),
+  reviewed: z.boolean().default(false),
+  /** user corrections seen after this task: preference evidence */
+  corrections: z.array(z.string()).default([]),
+  agents: z.array(AgentId).default([]),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+export const CheckResultSchema = z.object({
+  checkId: z.string(),
+  passed: z.boolean(),
+  score: z.number().min(0).max(1),
+  sealed: z.boolean(),
+  /** text for the optimizer; empty for sealed checks */
+  feedback: z.string(),
+});
+export type CheckResult = z.infer<typeof CheckResultSchema>;
+
+/** One task performed once under one skill, judged. */
+export const RolloutSchema = z.object({
+  taskId: z.string(),
+  skillHash: z.string(),
+  sample: z.number().int().nonnegative().default(0),
+  backend: z.string(),
+  model: z.string(),
+  response: z.string(),
+  toolsCalled: z.array(z.string()).default([]),
+  hardScore: z.number().min(0).max(1), // 1 if every check passed
+  softScore: z.number().min(0).max(1), // weighted fraction of checks passed (rubric score if rubric)
+  checks: z.array(CheckResultSchema),
+  /** feedback for the optimizer: failures of non-sealed checks and rubric critique */
+  feedback: z.string(),
+  tokensIn: z.number().int().nonnegative().default(0),
+  tokensOut: z.number().int().nonnegative().default(0),
+  costUsd: z.number().nonnegative().default(0),
+  latencyMs: z.number().nonnegative().default(0),
+  cached: z.boolean().default(false),
+  error: z.string().optional(),
+});
+export type Rollout = z.infer<typeof RolloutSchema>;
+
+export const EditOp = z.enum(['add', 'delete', 'replace']);
+export const EditSchema = z.object({
+  op: EditOp,
+  /** text in the current skill the edit targets (delete/replace), or after which to add; absent = append */
+  anchor: z.string().optional(),
+  content: z.string().default(''),
+  rationale: z.string().default(''),
+  evidence: z.array(z.string()).default([]), // task ids / event refs
+});
+export type Edit = z.infer<typeof EditSchema>;
+
+export const ProposalStatus = z.enum(['staged', 'applied', 'rejected', 'reverted', 'stale']);
+export type ProposalStatus = z.infer<typeof ProposalStatus>;
+
+export const SkillTargetSchema = z.object({
+  agent: AgentId.nullable(), // null = a shared root read by several agents
+  path: z.string(), // absolute path of the live file
+  name: z.string(),
+  kind: z.enum(['skill', 'agents-md', 'claude-md', 'copilot-instructions', 'instructions', 'managed']),
+  readBy: z.array(AgentId).default([]),
+  project: z.string().nullable().optional(),
+});
+export type SkillTarget = z.infer<typeof SkillTargetSchema>;
+
+export const PerTaskScoreSchema = z.object({
+  taskId: z.string(),
+  split: Split,
+  before: z.number(),
+  after: z.number(),
+});
+
+export const EditRecordSchema = EditSchema.extend({
+  id: z.string(),
+  status: z.enum(['accepted', 'rejected', 'unmatched']),
+  /** marginal effect on validation (leave-one-out), when measured */
+  effect: z.number().nullable().optional(),
+  scoreDrop: z.number().nullable().optional(),
+});
+export type EditRecord = z.infer<typeof EditRecordSchema>;
+
+export const ProposalSchema = z.object({
+  id: z.string(),
+  runId: z.string().nullable(),
+  nightId: z.string().nullable().optional(),
+  skillTarget: SkillTargetSchema,
+  baseHash: z.string(), // sha256 of the live file at base time ('' when the file did not exist)
+  candidate: z.string(),
+  diff: z.string(),
+  baselineScore: z.number(),
+  candidateScore: z.number(),
+  testBefore: z.number().nullable().optional(),
+  testAfter: z.number().nullable().optional(),
+  perTask: z.array(PerTaskScoreSchema),
+  edits: z.array(EditRecordSchema),
+  status: ProposalStatus,
+  createdAt: z.number().int(),
+  decidedAt: z.number().int().nullable().optional(),
+  reason: z.string().nullable().optional(),
+  dir: z.string(), // proposals/<id>/
+});
+export type Proposal = z.infer<typeof ProposalSchema>;

@@ -1,0 +1,106 @@
+/**
+ * Opens the SQLite store: WAL, busy_timeout, foreign keys, STRICT tables, versioned migrations
+ * applied on open. The file is created 0600 inside a 0700 directory. A corrupt file or one written
+ * by a newer version is refused with a clear error; nothing is overwritten or recreated silently.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SleepError } from '../core/errors.js';
+import { ensurePrivateDir } from '../core/fsutil.js';
+import { MIGRATIONS, LATEST_VERSION } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  readonly?: boolean;
+  /** ms to wait on a locked database before SQLITE_BUSY */
+  busyTimeoutMs?: number;
+}
+
+export function openDb(file: string, opts: OpenOptions = {}): Db {
+  if (file !== ':memory:') {
+    ensurePrivateDir(path.dirname(file));
+    if (!fs.existsSync(file) && !opts.readonly) {
+      // create with 0600 before SQLite opens it, so the file is never world-readable
+      fs.closeSync(fs.openSync(file, 'a', 0o600));
+    }
+  }
+  let db: Db;
+  try {
+    db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  } catch (err) {
+    throw new SleepError('DB_CORRUPT', `cannot open database ${file}: ${(err as Error).message}`, {
+      hint: 'run `skillopt-sleep doctor`; if the file is damaged, move it away (your transcripts are re-harvested)',
+      cause: err,
+    });
+  }
+  try {
+    db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    // Reading the header catches "file is not a database" before anything is written.
+    db.pragma('schema_version', { simple: true });
+    // Refuse a newer schema before switching journal mode, which would rewrite the header.
+    checkVersion(db, file);
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (err) {
+    db.close();
+    if (err instanceof SleepError) throw err;
+    throw new SleepError('DB_CORRUPT', `database ${file} is not a valid SQLite database: ${(err as Error).message}`, {
+      hint: 'move the file away and run again; transcripts are re-harvested, but staged proposals in it are lost',
+      cause: err,
+    });
+  }
+  if (file !== ':memory:') {
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        fs.chmodSync(f, 0o600);
+      } catch {
+        /* -wal/-shm may not exist yet */
+      }
+    }
+  }
+  if (!opts.readonly) migrate(db, file);
+  else checkVersion(db, file);
+  return db;
+}
+
+function checkVersion(db: Db, file: string): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > LATEST_VERSION) {
+    throw new SleepError(
+      'DB_TOO_NEW',
+      `database ${file} has schema version ${current}, newer than this skillopt-sleep understands (${LATEST_VERSION})`,
+      { hint: 'upgrade skillopt-sleep (npm i -g skillopt-sleep) or point SKILLOPT_SLEEP_HOME elsewhere' },
+    );
+  }
+  return current;
+}
+
+/** Applies pending migrations, each in its own transaction; idempotent. */
+export function migrate(db: Db, file = ':memory:'): number {
+  const current = checkVersion(db, file);
+  const pending = MIGRATIONS.filter((m) => m.version > current).sort((a, b) => a.version - b.version);
+  for (const m of pending) {
+    const apply = db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    });
+    try {
+      apply.immediate();
+    } catch (err) {
+      throw new SleepError('DB_CORRUPT', `migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, {
+        hint: 'report this bug; the database was left at the previous version',
+        cause: err,
+      });
+    }
+  }
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

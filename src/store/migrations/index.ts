@@ -1,0 +1,15 @@
+/**
+ * Versioned migrations, applied in order on open. Never edit a migration that has shipped:
+ * add a new file with the next version and append it here.
+ */
+import { m001_core } from './001_core.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [m001_core];
+
+export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

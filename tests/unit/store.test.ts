@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDb, schemaVersion } from '../../src/store/db.js';
+import { LATEST_VERSION } from '../../src/store/migrations/index.js';
+import { acquireLease, getLease, releaseLease } from '../../src/store/repos/leases.js';
+import { kvGet, kvSet } from '../../src/store/repos/kv.js';
+import { SleepError } from '../../src/core/errors.js';
+import { makeTempDir } from '../helpers/sandbox.js';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+const tmp = () => {
+  const d = makeTempDir();
+  dirs.push(d);
+  return d;
+};
+
+describe('store', () => {
+  it('migrates an empty database and re-opens idempotently', () => {
+    const file = path.join(tmp(), 'state', 'sleep.db');
+    const db = openDb(file);
+    expect(schemaVersion(db)).toBe(LATEST_VERSION);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type='table'").all().map((r) => (r as { name: string }).name);
+    expect(tables).toEqual(expect.arrayContaining(['files', 'sessions', 'events', 'tasks', 'proposals', 'ledger', 'leases']));
+    kvSet(db, 'k', { a: 1 });
+    db.close();
+    const again = openDb(file);
+    expect(schemaVersion(again)).toBe(LATEST_VERSION);
+    expect(kvGet(again, 'k')).toEqual({ a: 1 });
+    expect(again.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(again.pragma('foreign_keys', { simple: true })).toBe(1);
+    again.close();
+  });
+
+  it('creates the file 0600 in a 0700 directory', () => {
+    const dir = path.join(tmp(), 'state');
+    const file = path.join(dir, 'sleep.db');
+    openDb(file).close();
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('uses STRICT tables', () => {
+    const db = openDb(':memory:');
+    expect(() => db.prepare('INSERT INTO kv(key, value, updated_at) VALUES (?, ?, ?)').run('k', 'v', 'not a number')).toThrow(/cannot store TEXT value in INTEGER column/);
+    db.close();
+  });
+
+  it('refuses a database from a newer version without touching it', () => {
+    const file = path.join(tmp(), 'sleep.db');
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${LATEST_VERSION + 5}`);
+    raw.close();
+    const before = fs.readFileSync(file);
+    expect(() => openDb(file)).toThrow(SleepError);
+    try {
+      openDb(file);
+    } catch (err) {
+      expect((err as SleepError).code).toBe('DB_TOO_NEW');
+      expect((err as SleepError).hint).toMatch(/upgrade/);
+    }
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('refuses a corrupt file with a clear error and leaves it in place', () => {
+    const file = path.join(tmp(), 'sleep.db');
+    fs.writeFileSync(file, 'this is definitely not sqlite'.repeat(200));
+    const before = fs.readFileSync(file);
+    let caught: unknown;
+    try {
+      openDb(file);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(SleepError);
+    expect((caught as SleepError).code).toBe('DB_CORRUPT');
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('leases: one holder at a time, dead holders are taken over', () => {
+    const db = openDb(':memory:');
+    acquireLease(db, 'night', 'a', 60_000);
+    expect(() => acquireLease(db, 'night', 'b', 60_000)).toThrow(/already running/);
+    releaseLease(db, 'night', 'a');
+    expect(acquireLease(db, 'night', 'b', 60_000).holder).toBe('b');
+    // a lease held by a pid that no longer exists is stale
+    db.prepare('UPDATE leases SET pid = 2147480000 WHERE name = ?').run('night');
+    expect(acquireLease(db, 'night', 'c', 60_000).holder).toBe('c');
+    expect(getLease(db, 'night')?.pid).toBe(process.pid);
+    db.close();
+  });
+});
