@@ -1,0 +1,8 @@
+/** One benchmark figure. Ratios are measured against a baseline run in the same process/run. */
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+  pass?: boolean;
+}

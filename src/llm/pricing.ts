@@ -1,0 +1,66 @@
+/**
+ * USD prices per million tokens, by model-name prefix (longest prefix wins, so dated snapshots
+ * like `claude-sonnet-4-5-20250929` resolve). Used for API backends and to estimate a call's
+ * cost before it is made (budget). CLI backends report their own cost when the CLI gives one.
+ * Unknown models fall back to a deliberately high default so a budget is never bypassed by a typo.
+ */
+export interface ModelPrice {
+  inPerM: number;
+  outPerM: number;
+}
+
+export const PRICE_TABLE: Record<string, ModelPrice> = {
+  'claude-opus-4-5': { inPerM: 5, outPerM: 25 },
+  'claude-opus-4-1': { inPerM: 15, outPerM: 75 },
+  'claude-opus-4': { inPerM: 15, outPerM: 75 },
+  'claude-sonnet-4-5': { inPerM: 3, outPerM: 15 },
+  'claude-sonnet-4': { inPerM: 3, outPerM: 15 },
+  'claude-3-7-sonnet': { inPerM: 3, outPerM: 15 },
+  'claude-haiku-4-5': { inPerM: 1, outPerM: 5 },
+  'claude-3-5-haiku': { inPerM: 0.8, outPerM: 4 },
+  opus: { inPerM: 5, outPerM: 25 },
+  sonnet: { inPerM: 3, outPerM: 15 },
+  haiku: { inPerM: 1, outPerM: 5 },
+  'gpt-5-nano': { inPerM: 0.05, outPerM: 0.4 },
+  'gpt-5-mini': { inPerM: 0.25, outPerM: 2 },
+  'gpt-5-codex': { inPerM: 1.25, outPerM: 10 },
+  'gpt-5': { inPerM: 1.25, outPerM: 10 },
+  'gpt-4.1-nano': { inPerM: 0.1, outPerM: 0.4 },
+  'gpt-4.1-mini': { inPerM: 0.4, outPerM: 1.6 },
+  'gpt-4.1': { inPerM: 2, outPerM: 8 },
+  'gpt-4o-mini': { inPerM: 0.15, outPerM: 0.6 },
+  'gpt-4o': { inPerM: 2.5, outPerM: 10 },
+  'o4-mini': { inPerM: 1.1, outPerM: 4.4 },
+  o3: { inPerM: 2, outPerM: 8 },
+  'deepseek-chat': { inPerM: 0.27, outPerM: 1.1 },
+  'deepseek-reasoner': { inPerM: 0.55, outPerM: 2.19 },
+};
+
+/** Used when the model is unknown and the endpoint is not known to be free (local). */
+export const FALLBACK_PRICE: ModelPrice = { inPerM: 5, outPerM: 25 };
+export const FREE: ModelPrice = { inPerM: 0, outPerM: 0 };
+
+export function priceFor(model: string): ModelPrice | undefined {
+  const m = model.toLowerCase().replace(/^.*\//, ''); // "anthropic/claude-sonnet-4-5" → "claude-sonnet-4-5"
+  let best: string | undefined;
+  for (const key of Object.keys(PRICE_TABLE)) {
+    if (m.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : PRICE_TABLE[best];
+}
+
+export function costUsd(price: ModelPrice, tokensIn: number, tokensOut: number): number {
+  return (tokensIn * price.inPerM + tokensOut * price.outPerM) / 1_000_000;
+}
+
+/** Rough token count of text (≈4 characters per token for English and code). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Pre-call estimate: prompt tokens + the reply's maximum (or a typical reply when unbounded). */
+export function estimateCall(price: ModelPrice, promptChars: number, maxTokens?: number): { tokens: number; usd: number } {
+  const tokensIn = Math.ceil(promptChars / 4);
+  const tokensOut = maxTokens ?? 1024;
+  return { tokens: tokensIn + tokensOut, usd: costUsd(price, tokensIn, tokensOut) };
+}
