@@ -11,6 +11,8 @@ export interface RetryOptions {
   baseMs?: number;
   /** cap of one backoff in ms */
   maxMs?: number;
+  /** cap of a server-requested wait (Retry-After); default 120 s */
+  maxRetryAfterMs?: number;
   signal?: AbortSignal;
   /** injected for tests */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -57,12 +59,12 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
 }
 
 /** Delay before retry number `attempt` (1-based): full jitter over base·2^(attempt-1), Retry-After wins. */
-export function backoffDelay(attempt: number, err: unknown, opts: Pick<RetryOptions, 'baseMs' | 'maxMs' | 'random'> = {}): number {
+export function backoffDelay(attempt: number, err: unknown, opts: Pick<RetryOptions, 'baseMs' | 'maxMs' | 'random' | 'maxRetryAfterMs'> = {}): number {
   const base = opts.baseMs ?? 500;
   const max = opts.maxMs ?? 30_000;
   const hinted = retryAfterMs(err);
-  // a server that names a wait is obeyed, but never beyond 2× our cap (a bogus hour-long Retry-After must not stall the night)
-  if (hinted !== undefined) return Math.min(hinted, max * 2);
+  // a server that names a wait is obeyed, within reason (a bogus hour-long Retry-After must not stall the night)
+  if (hinted !== undefined) return Math.min(hinted, opts.maxRetryAfterMs ?? 120_000);
   const ceiling = Math.min(max, base * 2 ** (attempt - 1));
   const r = (opts.random ?? Math.random)();
   return Math.round(ceiling / 2 + (r * ceiling) / 2);

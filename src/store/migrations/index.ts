@@ -3,6 +3,8 @@
  * add a new file with the next version and append it here.
  */
 import { m001_core } from './001_core.js';
+import { m002_harvest } from './002_harvest.js';
+import { m003_mine } from './003_mine.js';
 
 export interface Migration {
   version: number;
@@ -10,6 +12,6 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001_core];
+export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,0 +1,95 @@
+/**
+ * Claude Code in print mode: `claude -p --output-format stream-json --verbose`, prompt on stdin.
+ * stream-json (not json) because only the event stream names the tools the agent used.
+ *
+ * Isolation for the `target` role: `--tools` leaves only file tools (no Bash, no web);
+ * `--setting-sources project` ignores the user's settings (whose allow rules could open their
+ * files) and user-level skills, while still loading the workspace's `.claude/skills`;
+ * `--permission-mode acceptEdits` lets edits inside the working directory (the temp workspace; no
+ * --add-dir) through, and `--permission-prompts none` denies everything that would ask — reads and
+ * writes outside the workspace included (verified against the real CLI in
+ * tests/integration/llm-claude-cli.test.ts). `--restricted` is NOT used: it also stops project
+ * skills from loading. Other roles run with no tools at all and our own system prompt.
+ * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
+ */
+import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
+
+/** File tools only, plus Skill so the agent can load the installed skill on demand. */
+export const CLAUDE_TARGET_TOOLS = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Skill'];
+
+/** Keeps the CLI quiet: no auto-update, telemetry or error reporting traffic during replays. */
+export const CLAUDE_QUIET_ENV: Record<string, string> = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  DISABLE_BUG_COMMAND: '1',
+};
+
+export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
+  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--setting-sources', 'project', '--permission-prompts', 'none'];
+  if (input.model) argv.push('--model', input.model);
+  if (input.mode === 'agent') {
+    argv.push('--permission-mode', 'acceptEdits', '--tools', CLAUDE_TARGET_TOOLS.join(','));
+    if (input.system) argv.push('--append-system-prompt', input.system);
+  } else {
+    argv.push('--tools', '', '--disable-slash-commands');
+    if (input.system) argv.push('--system-prompt', input.system);
+  }
+  return { argv, stdin: input.prompt, env: { ...CLAUDE_QUIET_ENV } };
+}
+
+export function claudeSkillPath(skill: ExecSkill): string {
+  return isAgentSkill(skill.content) ? `.claude/skills/${safeSkillName(skill.name)}/SKILL.md` : 'CLAUDE.md';
+}
+
+/** Reads the stream-json events: assistant messages (text, tool_use) and the final `result`. */
+export function parseClaudeOutput(stdout: string): ExecResult {
+  const events = parseJsonLines(stdout);
+  const tools: string[] = [];
+  let lastAssistantText = '';
+  let result: Record<string, unknown> | undefined;
+  let model: string | undefined;
+  let sessionId: string | undefined;
+  for (const ev of events) {
+    if (typeof ev.session_id === 'string') sessionId = ev.session_id;
+    if (ev.type === 'system' && ev.subtype === 'init' && typeof ev.model === 'string') model = ev.model;
+    if (ev.type === 'assistant') {
+      const content = obj(ev.message).content;
+      if (Array.isArray(content)) {
+        const texts: string[] = [];
+        for (const block of content as Array<Record<string, unknown>>) {
+          if (block.type === 'tool_use' && typeof block.name === 'string') tools.push(block.name);
+          if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+        }
+        if (texts.length) lastAssistantText = texts.join('');
+      }
+    }
+    if (ev.type === 'result') result = ev;
+  }
+  if (!result) {
+    return { text: lastAssistantText, tokensIn: 0, tokensOut: 0, toolsCalled: tools, model, sessionId, error: 'claude printed no result event' };
+  }
+  const usage = obj(result.usage);
+  const tokensIn = num(usage.input_tokens) + num(usage.cache_read_input_tokens) + num(usage.cache_creation_input_tokens);
+  const isError = result.is_error === true || (typeof result.subtype === 'string' && result.subtype !== 'success');
+  const text = typeof result.result === 'string' ? result.result : lastAssistantText;
+  return {
+    text,
+    tokensIn,
+    tokensOut: num(usage.output_tokens),
+    costUsd: typeof result.total_cost_usd === 'number' ? result.total_cost_usd : undefined,
+    model,
+    toolsCalled: tools,
+    sessionId,
+    error: isError ? `claude reported ${String(result.subtype ?? 'an error')}: ${text.slice(0, 300)}` : undefined,
+  };
+}
+
+export const claudeExec: ExecAdapter = {
+  backend: 'claude',
+  binary: 'claude',
+  buildInvocation: buildClaudeInvocation,
+  skillPath: claudeSkillPath,
+  parseOutput: parseClaudeOutput,
+};

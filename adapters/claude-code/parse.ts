@@ -1,0 +1,248 @@
+/**
+ * Claude Code JSONL → events (reference/transcripts.md §1). Prompts are `user` rows that are not
+ * meta, compaction summaries, command echoes or tool results, plus `queued_command` attachments;
+ * assistant responses are written one content block per line and merged by `message.id`; rows
+ * re-appended by a second /compact are dropped by `uuid`; the final answer of a turn is the text
+ * of the `end_turn` response (or the last text before the next real prompt).
+ */
+import path from 'node:path';
+import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, stripLeadingBlocks, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import type { LineParser, ParseOutput } from '../types.js';
+import { claudeSubagentInfo } from './paths.js';
+
+const ENVELOPES = ['system-reminder', 'ide_opened_file', 'ide_selection', 'ide_diagnostics'] as const;
+
+/** Harness-injected user text that is not something the human typed. */
+const INJECTED_PREFIXES = [
+  '<command-name>',
+  '<command-message>',
+  '<command-args>',
+  '<local-command-stdout>',
+  '<local-command-stderr>',
+  '<local-command-caveat>',
+  'Caveat:',
+  'This session is being continued from a previous conversation',
+  '[Request interrupted by user',
+  '<task-notification>',
+  '<bash-input>',
+  '<bash-stdout>',
+  '<bash-stderr>',
+  '<user-prompt-submit-hook>',
+  'Stop hook feedback:',
+];
+
+const SIDE_CHANNEL = new Set([
+  'system',
+  'progress',
+  'file-history-snapshot',
+  'queue-operation',
+  'last-prompt',
+  'permission-mode',
+  'mode',
+  'agent-name',
+  'pr-link',
+  'bridge-session',
+  'tag',
+]);
+
+const HEADLESS_ENTRYPOINTS = new Set(['sdk-cli', 'sdk-ts', 'sdk-py', 'sdk']);
+
+interface ClaudeState {
+  b: BuilderState;
+  seen: string[];
+  aiTitle: string | null;
+  customTitle: string | null;
+  summary: string | null;
+}
+
+/** Cleans a user text; returns null (with a reason) when it is injected rather than typed. */
+export function cleanClaudePrompt(raw: string): { text: string } | { skip: string } {
+  const t = stripLeadingBlocks(raw, ENVELOPES).trim();
+  if (!t) return { skip: 'empty' };
+  for (const p of INJECTED_PREFIXES) if (t.startsWith(p)) return { skip: 'injected' };
+  return { text: t };
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return arr(content)
+    .map((b) => (isObj(b) && b.type === 'text' ? (str(b.text) ?? '') : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+export class ClaudeParser implements LineParser {
+  private readonly b: SessionBuilder;
+  private readonly st: ClaudeState;
+  private readonly seen: Set<string>;
+  private readonly sub: { agentFile: string; parent: string } | null;
+
+  constructor(filePath: string, state?: unknown) {
+    const s = state as ClaudeState | undefined;
+    this.st = s && isObj(s) && isObj(s.b) ? s : { b: emptyBuilderState(), seen: [], aiTitle: null, customTitle: null, summary: null };
+    this.b = new SessionBuilder('claude-code', this.st.b);
+    this.seen = new Set(this.st.seen);
+    this.sub = claudeSubagentInfo(filePath);
+    if (!this.st.b.vendorId) {
+      if (this.sub) {
+        this.st.b.kind = 'subagent';
+        if (this.sub.parent) this.setSub(this.sub.parent);
+      } else {
+        this.st.b.vendorId = path.basename(filePath, '.jsonl');
+      }
+    }
+  }
+
+  private setSub(parent: string): void {
+    if (!this.sub || this.st.b.vendorId) return;
+    this.st.b.vendorId = `${parent}:${this.sub.agentFile}`;
+    this.st.b.parentId = `claude-code:${parent}`;
+  }
+
+  /** Drops rows already seen (a second /compact re-appends old rows with their uuid). */
+  private dup(o: Json): boolean {
+    const u = str(o.uuid);
+    if (!u) return false;
+    if (this.seen.has(u)) return true;
+    this.seen.add(u);
+    this.st.seen.push(u);
+    return false;
+  }
+
+  line(o: Json): void {
+    const type = str(o.type);
+    const ts = toMs(o.timestamp);
+    if (this.sub && !this.st.b.vendorId && typeof o.sessionId === 'string') this.setSub(o.sessionId);
+    switch (type) {
+      case 'user':
+        this.b.touch(ts);
+        this.provenance(o);
+        if (this.dup(o)) return this.b.skip('duplicate');
+        return this.user(o, ts);
+      case 'assistant':
+        this.b.touch(ts);
+        this.provenance(o);
+        if (this.dup(o)) return this.b.skip('duplicate');
+        return this.assistant(o, ts);
+      case 'attachment': {
+        this.b.touch(ts);
+        const a = obj(o.attachment);
+        if (a?.type === 'queued_command' && typeof a.prompt === 'string' && !this.sidechain(o)) {
+          if (this.dup(o)) return this.b.skip('duplicate');
+          const c = cleanClaudePrompt(a.prompt);
+          if ('text' in c) this.b.prompt(c.text, ts, { queued: true }, false);
+          else this.b.skip(c.skip);
+        }
+        return;
+      }
+      case 'ai-title':
+        this.st.aiTitle = str(o.aiTitle) ?? this.st.aiTitle;
+        return this.updateTitle();
+      case 'custom-title':
+        this.st.customTitle = str(o.customTitle) ?? this.st.customTitle;
+        return this.updateTitle();
+      case 'summary':
+        this.st.summary = str(o.summary) ?? this.st.summary;
+        return this.updateTitle();
+      default:
+        if (ts !== null && type !== 'file-history-snapshot') this.b.touch(ts);
+        this.b.skip(type && SIDE_CHANNEL.has(type) ? 'side-channel' : 'unknown-type');
+    }
+  }
+
+  private updateTitle(): void {
+    this.st.b.title = this.st.customTitle ?? this.st.aiTitle ?? this.st.summary;
+  }
+
+  private provenance(o: Json): void {
+    this.b.setCwd(o.cwd);
+    if (typeof o.gitBranch === 'string' && o.gitBranch) this.st.b.gitBranch = o.gitBranch;
+    const ep = str(o.entrypoint);
+    if (ep && HEADLESS_ENTRYPOINTS.has(ep) && this.st.b.kind === 'interactive') this.st.b.kind = 'headless';
+  }
+
+  /** Sidechain rows inside a top-level file are copies of a sub-agent's turns (≤ 2.1.232). */
+  private sidechain(o: Json): boolean {
+    return o.isSidechain === true && !this.sub;
+  }
+
+  private user(o: Json, ts: number | null): void {
+    if (this.sidechain(o)) return this.b.skip('sidechain');
+    if (o.isMeta === true) return this.b.skip('meta');
+    if (o.isCompactSummary === true || o.isVisibleInTranscriptOnly === true) return this.b.skip('compact-summary');
+    const msg = obj(o.message);
+    const content = msg?.content;
+    if (typeof content === 'string') return this.promptText(content, ts);
+    const blocks = arr(content).filter(isObj);
+    const results = blocks.filter((b) => b.type === 'tool_result');
+    if (results.length) {
+      for (const r of results) {
+        const text = toolResultText(r.content);
+        const isError = r.is_error === true || /^<tool_use_error>/.test(text);
+        this.b.toolResult(str(r.tool_use_id), text, isError, ts);
+      }
+      return;
+    }
+    const text = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => str(b.text) ?? '')
+      .map((t) => stripLeadingBlocks(t, ENVELOPES))
+      .filter((t) => t.trim())
+      .join('\n');
+    if (!text) return this.b.skip(blocks.length ? 'non-text' : 'empty');
+    this.promptText(text, ts);
+  }
+
+  private promptText(raw: string, ts: number | null): void {
+    const c = cleanClaudePrompt(raw);
+    if ('skip' in c) return this.b.skip(c.skip);
+    if (c.text === 'Warmup' && this.st.b.prompts === 0) return this.b.skip('probe');
+    this.b.prompt(c.text, ts);
+  }
+
+  private assistant(o: Json, ts: number | null): void {
+    if (this.sidechain(o)) return this.b.skip('sidechain');
+    const msg = obj(o.message);
+    if (!msg || o.isApiErrorMessage === true || msg.model === '<synthetic>') return this.b.skip('api-error');
+    const messageId = str(msg.id) ?? str(o.uuid) ?? '';
+    const endTurn = msg.stop_reason === 'end_turn';
+    for (const block of arr(msg.content)) {
+      if (!isObj(block)) continue;
+      if (block.type === 'text') {
+        const text = str(block.text) ?? '';
+        if (!text.trim()) continue;
+        if (!this.b.appendToLastText(text, messageId)) this.b.text(text, ts, { candidate: true, meta: { messageId } });
+      } else if (block.type === 'tool_use') {
+        this.b.toolCall(str(block.name) ?? 'unknown', str(block.id), summarizeInput(block.input), ts);
+      }
+    }
+    if (endTurn) this.b.completeTurn();
+  }
+
+  flush(): ParseOutput {
+    return this.b.flush(false);
+  }
+
+  saveState(): unknown {
+    return this.st;
+  }
+}
+
+/** Tool-result rows and text-less tool-call rows: every long string in them is tool input/output. */
+export function claudeShrinkable(line: string): boolean {
+  if (line.includes('"type":"tool_result"')) return true;
+  return line.includes('"type":"tool_use"') && !line.includes('"type":"text"');
+}
+
+/**
+ * Big side-channel rows (file-history snapshots, progress copies of sub-agent turns) are dropped
+ * without JSON.parse: the record type is the first `"type"` key before any nested object.
+ */
+export function claudePrefilter(line: string): string | null {
+  const i = line.indexOf('"type":"');
+  if (i < 0 || i > 400) return null;
+  const before = line.slice(1, i);
+  if (before.includes('{') || before.includes('[')) return null;
+  const t = line.slice(i + 8, line.indexOf('"', i + 8));
+  return t === 'file-history-snapshot' || t === 'progress' ? 'side-channel' : null;
+}

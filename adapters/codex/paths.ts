@@ -1,0 +1,46 @@
+/**
+ * Where Codex writes rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl`
+ * and `$CODEX_HOME/archived_sessions/rollout-….jsonl` (`codex archive` moves files there).
+ * Homes: config `agents.codex.roots`, `CODEX_HOME` (comma list accepted) or ~/.codex.
+ */
+import path from 'node:path';
+import type { Config } from '../../src/core/config.js';
+import { dirExists, segments, walkFiles } from '../kit.js';
+import type { RootEnv, TranscriptRoot } from '../types.js';
+
+export function codexHomes(config: Config, { env, homedir }: RootEnv): string[] {
+  const fromEnv = (env.CODEX_HOME ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = [...config.agents.codex.roots, ...(fromEnv.length ? fromEnv : [path.join(homedir, '.codex')])];
+  return [...new Set(list.map((p) => path.resolve(p)))];
+}
+
+export function codexRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[] {
+  const out: TranscriptRoot[] = [];
+  for (const home of codexHomes(config, rootEnv)) {
+    for (const [sub, kind] of [
+      ['sessions', 'codex-sessions'],
+      ['archived_sessions', 'codex-archived'],
+    ] as const) {
+      const p = path.join(home, sub);
+      out.push({ agent: 'codex', path: p, exists: dirExists(p), kind });
+    }
+  }
+  return out;
+}
+
+export function isCodexTranscript(filePath: string): boolean {
+  const base = path.basename(filePath);
+  if (!base.startsWith('rollout-') || !base.endsWith('.jsonl')) return false;
+  const segs = segments(filePath);
+  return segs.includes('sessions') || segs.includes('archived_sessions');
+}
+
+export function listCodexFiles(root: TranscriptRoot): string[] {
+  return walkFiles(root.path, isCodexTranscript, root.kind === 'codex-sessions' ? 3 : 0);
+}
+
+/** The thread id is the last UUID in the file name (forks: `rollout-<ts>-<root>_<thread>.jsonl`). */
+export function codexIdFromPath(filePath: string): string | null {
+  const m = path.basename(filePath).match(/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i);
+  return m ? m[1].toLowerCase() : null;
+}

@@ -1,0 +1,144 @@
+/**
+ * Copilot CLI `events.jsonl` → events (reference/transcripts.md §4). Envelope
+ * `{type,data,id,timestamp,parentId}`; events with a top-level `agentId` belong to a sub-agent and
+ * are skipped; hidden skill/inter-agent user messages are skipped; a shell's non-zero exit is a
+ * success:true result ending `<exited with exit code N>`. The flat older layout
+ * (`session-state/<id>.jsonl`) has the same events but no cwd.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import type { LineParser, ParseOutput } from '../types.js';
+
+const HIDDEN_CONTENT = ['<skill-context', '<reminder>', '<system_notification>', '<system-reminder>'];
+
+export function copilotCliSessionId(filePath: string): string {
+  const base = path.basename(filePath);
+  return base === 'events.jsonl' ? path.basename(path.dirname(filePath)) : base.replace(/\.jsonl$/, '');
+}
+
+/** A few scalar keys of `workspace.yaml` (flat `key: value`), without a YAML parser in the hot path. */
+export function readWorkspaceYaml(file: string): Record<string, string> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_]+):\s*(.*)$/.exec(line);
+    if (!m) continue;
+    let v = m[2].trim();
+    if ((v.startsWith("'") && v.endsWith("'")) || (v.startsWith('"') && v.endsWith('"'))) v = v.slice(1, -1);
+    out[m[1]] = v;
+  }
+  return out;
+}
+
+export function copilotExitIsError(content: string): boolean {
+  const m = /<exited with exit code (-?\d+)>\s*$/.exec(content.slice(-200));
+  return !!m && Number(m[1]) !== 0;
+}
+
+interface CliState {
+  b: BuilderState;
+  yamlRead: boolean;
+}
+
+export class CopilotCliParser implements LineParser {
+  private readonly b: SessionBuilder;
+  private readonly st: CliState;
+
+  constructor(
+    private readonly filePath: string,
+    state?: unknown,
+  ) {
+    const s = state as CliState | undefined;
+    this.st = s && isObj(s) && isObj(s.b) ? s : { b: emptyBuilderState(), yamlRead: false };
+    this.b = new SessionBuilder('copilot', this.st.b);
+    if (!this.st.b.vendorId) this.st.b.vendorId = copilotCliSessionId(filePath);
+  }
+
+  private context(ctx: Json | undefined): void {
+    if (!ctx) return;
+    this.b.setCwd(ctx.cwd);
+    if (typeof ctx.gitRoot === 'string' && ctx.gitRoot) this.st.b.gitRoot = ctx.gitRoot;
+    if (typeof ctx.branch === 'string' && ctx.branch) this.st.b.gitBranch = ctx.branch;
+  }
+
+  line(o: Json): void {
+    const type = str(o.type) ?? '';
+    const d = obj(o.data) ?? {};
+    const ts = toMs(o.timestamp);
+    this.b.touch(ts);
+    if (typeof o.agentId === 'string' || typeof d.parentToolCallId === 'string') return this.b.skip('subagent');
+    switch (type) {
+      case 'session.start':
+      case 'session.resume':
+        this.context(obj(d.context));
+        if (type === 'session.start') this.b.touch(toMs(d.startTime));
+        return;
+      case 'session.title_changed':
+        if (typeof d.title === 'string') this.st.b.title = d.title;
+        return;
+      case 'user.message': {
+        const content = str(d.content) ?? '';
+        const source = str(d.source) ?? '';
+        if (/^(skill-|agent-|system)/.test(source)) return this.b.skip('injected');
+        const t = content.trim();
+        if (!t) return this.b.skip('empty');
+        if (HIDDEN_CONTENT.some((p) => t.startsWith(p))) return this.b.skip('injected');
+        return this.b.prompt(t, ts, d.delivery === 'steering' || d.delivery === 'queued' ? { delivery: d.delivery } : undefined);
+      }
+      case 'assistant.message': {
+        const requests = arr(d.toolRequests).filter(isObj);
+        const content = str(d.content) ?? '';
+        if (content.trim()) this.b.text(content, ts, { candidate: requests.length === 0, complete: requests.length === 0 });
+        for (const r of requests) this.b.toolCall(str(r.name) ?? 'unknown', str(r.toolCallId), summarizeInput(r.arguments), ts);
+        return;
+      }
+      case 'tool.execution_complete': {
+        const result = obj(d.result);
+        const err = obj(d.error);
+        const content = str(result?.content) ?? str(err?.message) ?? '';
+        const isError = d.success === false || copilotExitIsError(content);
+        return this.b.toolResult(str(d.toolCallId), content, isError, ts, undefined, str(d.toolName));
+      }
+      case 'system.message':
+      case 'assistant.reasoning':
+        return this.b.skip('side-channel');
+      default:
+        return this.b.skip(type.includes('.') ? 'event' : 'unknown-type');
+    }
+  }
+
+  flush(): ParseOutput {
+    if (!this.st.yamlRead && path.basename(this.filePath) === 'events.jsonl') {
+      // workspace.yaml fills what session.start lacks (and names the session)
+      this.st.yamlRead = true;
+      const y = readWorkspaceYaml(path.join(path.dirname(this.filePath), 'workspace.yaml'));
+      if (!this.st.b.cwd && y.cwd) this.st.b.cwd = y.cwd;
+      if (!this.st.b.gitRoot && y.git_root) this.st.b.gitRoot = y.git_root;
+      if (!this.st.b.gitBranch && y.branch) this.st.b.gitBranch = y.branch;
+      if (!this.st.b.title && (y.summary || y.name)) this.st.b.title = y.summary || y.name;
+    }
+    return this.b.flush(false);
+  }
+
+  saveState(): unknown {
+    return this.st;
+  }
+}
+
+const SKIP_TYPES = /^\{"type":"(system\.message|assistant\.reasoning|tool\.execution_start|tool\.execution_partial_result|hook\.[a-z_]+|permission\.[a-z_]+|assistant\.turn_(?:start|end)|assistant\.usage|session\.usage_checkpoint)"/;
+
+export function copilotCliPrefilter(line: string): string | null {
+  const m = SKIP_TYPES.exec(line);
+  if (!m) return null;
+  return m[1] === 'system.message' || m[1] === 'assistant.reasoning' ? 'side-channel' : 'event';
+}
+
+export function copilotCliShrinkable(line: string): boolean {
+  return line.startsWith('{"type":"tool.execution_complete"');
+}

@@ -1,0 +1,86 @@
+/**
+ * GitHub Copilot CLI in prompt mode: `copilot -p <prompt> --output-format json` (JSONL events).
+ * The prompt goes in argv (spawned without a shell, so nothing is interpreted); Copilot's
+ * prompt mode has no documented stdin form for the prompt.
+ *
+ * Isolation: `--allow-all-tools` is required in prompt mode, so the dangerous ones are denied by
+ * name (`--deny-tool shell`, `--deny-tool url`), path verification stays on (no
+ * --allow-all-paths, plus --disallow-temp-dir) so file tools are confined to the workspace (cwd),
+ * `--trust-folder` trusts only this new workspace for this one session so its `.github/skills`
+ * load, and updates/telemetry/ask-user are off.
+ * Flags verified against `copilot --help` of @github/copilot 1.0.102.
+ */
+import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
+
+/** File tools and skill loading only: no bash, no web, no sub-agents. */
+export const COPILOT_TARGET_TOOLS = ['view', 'create', 'edit', 'grep', 'glob', 'skill'];
+export const COPILOT_TEXT_TOOLS = ['view'];
+
+export function buildCopilotInvocation(input: ExecInput): ExecInvocation {
+  const prompt = input.system ? `${input.system}\n\n${input.prompt}` : input.prompt;
+  const argv = [
+    '-p',
+    prompt,
+    '--output-format',
+    'json',
+    '--allow-all-tools',
+    `--available-tools=${(input.mode === 'agent' ? COPILOT_TARGET_TOOLS : COPILOT_TEXT_TOOLS).join(',')}`,
+    '--deny-tool',
+    'shell',
+    '--deny-tool',
+    'url',
+    '--disallow-temp-dir',
+    '--trust-folder',
+    '--no-ask-user',
+    '--no-auto-update',
+    '--disable-client-telemetry',
+    '--no-color',
+  ];
+  if (input.mode === 'text') argv.push('--deny-tool', 'write');
+  if (input.model) argv.push('--model', input.model);
+  return { argv, env: { COPILOT_AUTO_UPDATE: 'false', NO_COLOR: '1' } };
+}
+
+export function copilotSkillPath(skill: ExecSkill): string {
+  return isAgentSkill(skill.content) ? `.github/skills/${safeSkillName(skill.name)}/SKILL.md` : '.github/copilot-instructions.md';
+}
+
+/**
+ * Copilot CLI JSONL (as printed by 1.0.102): `assistant.message` {data.content}, `tool.execution_start`
+ * {data.toolName}, `session.error`, and a final `result` {sessionId, exitCode, usage} — which reports
+ * premium requests, not tokens (the caller estimates tokens then).
+ */
+export function parseCopilotOutput(stdout: string): ExecResult {
+  const events = parseJsonLines(stdout);
+  const tools: string[] = [];
+  let text = '';
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let sessionId: string | undefined;
+  let model: string | undefined;
+  let error: string | undefined;
+  for (const ev of events) {
+    const data = obj(ev.data);
+    if (typeof data.sessionId === 'string') sessionId = data.sessionId;
+    if (ev.type === 'result' && typeof ev.sessionId === 'string') sessionId = ev.sessionId;
+    if (ev.type === 'result' && typeof ev.exitCode === 'number' && ev.exitCode !== 0) error = `copilot exited with ${ev.exitCode}`;
+    if (ev.type === 'assistant.message' && typeof data.content === 'string' && data.content.trim() !== '') text = data.content;
+    if (ev.type === 'tool.execution_start' && typeof data.toolName === 'string') tools.push(data.toolName);
+    if (ev.type === 'assistant.usage' || ev.type === 'session.usage' || ev.type === 'result') {
+      tokensIn += num(data.inputTokens) + num(obj(data.usage).inputTokens);
+      tokensOut += num(data.outputTokens) + num(obj(data.usage).outputTokens);
+      if (typeof data.model === 'string') model = data.model;
+    }
+    if (ev.type === 'session.error' || ev.type === 'error') error = `copilot: ${String(data.message ?? ev.message ?? 'error')}`;
+  }
+  if (!text && !error && events.length === 0 && stdout.trim() !== '') text = stdout.trim(); // plain-text output (older CLIs)
+  return { text, tokensIn, tokensOut, toolsCalled: tools, sessionId, model, error: text ? undefined : error };
+}
+
+export const copilotExec: ExecAdapter = {
+  backend: 'copilot',
+  binary: 'copilot',
+  buildInvocation: buildCopilotInvocation,
+  skillPath: copilotSkillPath,
+  parseOutput: parseCopilotOutput,
+};

@@ -1,0 +1,79 @@
+/**
+ * Where GitHub Copilot keeps chats.
+ * VS Code (chat persistence is VS Code core's): `<User>/workspaceStorage/<ws>/chatSessions/<id>.jsonl`
+ * (≥ 1.109 mutation log) or `.json` (older), empty-window chats in
+ * `<User>/globalStorage/emptyWindowChatSessions/`. User dirs: stable, Insiders, VSCodium, Code - OSS
+ * per OS, `$VSCODE_PORTABLE/user-data/User`, ~/.vscode-server/data/User, plus config
+ * `agents.copilot.vscodeUserDirs`.
+ * Copilot CLI: `<home>/session-state/<id>/events.jsonl` and the older flat `<home>/session-state/<id>.jsonl`;
+ * home = config `agents.copilot.cliRoots`, `COPILOT_HOME` or ~/.copilot.
+ */
+import path from 'node:path';
+import type { Config } from '../../src/core/config.js';
+import { dirExists, segments, walkFiles } from '../kit.js';
+import type { RootEnv, TranscriptRoot } from '../types.js';
+
+const FLAVOURS = ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'];
+
+export function vscodeUserDirs(config: Config, { env, platform, homedir }: RootEnv): string[] {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  let base: string;
+  if (platform === 'win32') base = env.APPDATA || p.join(homedir, 'AppData', 'Roaming');
+  else if (platform === 'darwin') base = p.join(homedir, 'Library', 'Application Support');
+  else base = env.XDG_CONFIG_HOME && p.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : p.join(homedir, '.config');
+  const dirs = [...config.agents.copilot.vscodeUserDirs, ...FLAVOURS.map((f) => p.join(base, f, 'User'))];
+  if (env.VSCODE_PORTABLE) dirs.push(p.join(env.VSCODE_PORTABLE, 'user-data', 'User'));
+  dirs.push(p.join(homedir, '.vscode-server', 'data', 'User'));
+  return [...new Set(dirs.map((d) => p.resolve(d)))];
+}
+
+export function copilotCliHomes(config: Config, { env, homedir }: RootEnv): string[] {
+  const fromEnv = (env.COPILOT_HOME ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = [...config.agents.copilot.cliRoots, ...(fromEnv.length ? fromEnv : [path.join(homedir, '.copilot')])];
+  return [...new Set(list.map((d) => path.resolve(d)))];
+}
+
+export function copilotRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[] {
+  const out: TranscriptRoot[] = [];
+  for (const u of vscodeUserDirs(config, rootEnv)) {
+    const ws = path.join(u, 'workspaceStorage');
+    out.push({ agent: 'copilot', path: ws, exists: dirExists(ws), kind: 'vscode-workspace-storage' });
+    const empty = path.join(u, 'globalStorage', 'emptyWindowChatSessions');
+    out.push({ agent: 'copilot', path: empty, exists: dirExists(empty), kind: 'vscode-empty-window' });
+  }
+  for (const h of copilotCliHomes(config, rootEnv)) {
+    const s = path.join(h, 'session-state');
+    out.push({ agent: 'copilot', path: s, exists: dirExists(s), kind: 'copilot-cli-sessions' });
+  }
+  return out;
+}
+
+export function isVscodeChatFile(filePath: string): boolean {
+  if (!filePath.endsWith('.jsonl') && !filePath.endsWith('.json')) return false;
+  const segs = segments(filePath);
+  const parent = segs[segs.length - 2];
+  if (parent === 'emptyWindowChatSessions') return true;
+  return parent === 'chatSessions' && segs[segs.length - 4] === 'workspaceStorage';
+}
+
+export function isCopilotCliFile(filePath: string): boolean {
+  const segs = segments(filePath);
+  const base = segs[segs.length - 1];
+  if (base === 'events.jsonl') return segs[segs.length - 3] === 'session-state';
+  return base.endsWith('.jsonl') && segs[segs.length - 2] === 'session-state';
+}
+
+export function isCopilotTranscript(filePath: string): boolean {
+  return isVscodeChatFile(filePath) || isCopilotCliFile(filePath);
+}
+
+export function listCopilotFiles(root: TranscriptRoot): string[] {
+  switch (root.kind) {
+    case 'vscode-workspace-storage':
+      return walkFiles(root.path, isVscodeChatFile, 2, (_p, name) => !/^[0-9a-zA-Z_-]+$/.test(name) && name !== 'chatSessions');
+    case 'vscode-empty-window':
+      return walkFiles(root.path, isVscodeChatFile, 0);
+    default:
+      return walkFiles(root.path, isCopilotCliFile, 1, (_p, name) => name === 'checkpoints' || name === 'files');
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * What every agent CLI adapter (adapters/<agent>/exec.ts) provides to the `cli` backends in
+ * src/llm/cli.ts: how to build the command line for one call, where the agent reads a skill from
+ * inside a workspace, and how to read the CLI's JSON output. Pure: no spawning here.
+ */
+export interface ExecSkill {
+  name: string;
+  content: string;
+}
+
+export interface ExecInput {
+  prompt: string;
+  /** replaces the agent's system prompt where the CLI allows it (non-agent roles only) */
+  system?: string;
+  model?: string;
+  /** absolute workspace the agent runs in (cwd) */
+  workspace: string;
+  /** 'agent' = perform a task with file tools confined to the workspace; 'text' = plain completion, no tools */
+  mode: 'agent' | 'text';
+}
+
+export interface ExecInvocation {
+  argv: string[];
+  /** written to the child's stdin, then closed */
+  stdin?: string;
+  /** added to the inherited environment */
+  env: Record<string, string>;
+}
+
+export interface ExecResult {
+  text: string;
+  tokensIn: number;
+  tokensOut: number;
+  /** cost the CLI itself reported, when it does */
+  costUsd?: number;
+  model?: string;
+  toolsCalled: string[];
+  sessionId?: string;
+  /** the CLI reported a failure inside otherwise well-formed output */
+  error?: string;
+}
+
+export interface ExecAdapter {
+  /** backend name in config: claude | codex | copilot */
+  readonly backend: 'claude' | 'codex' | 'copilot';
+  /** executable looked up on PATH */
+  readonly binary: string;
+  buildInvocation(input: ExecInput): ExecInvocation;
+  /** where the skill goes inside the workspace (relative path), by the way this agent loads it */
+  skillPath(skill: ExecSkill): string;
+  parseOutput(stdout: string): ExecResult;
+}
+
+/** Front matter with a `name:` marks an Agent Skill; anything else is an instruction file. */
+export function isAgentSkill(content: string): boolean {
+  return /^---\r?\n[\s\S]*?^name:\s*\S/m.test(content) && content.startsWith('---');
+}
+
+/** Skill folder names are lowercase-hyphenated (Agent Skills convention); never a path. */
+export function safeSkillName(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64);
+  return s || 'skill';
+}
+
+/** Parses JSON Lines, skipping lines that are not JSON (banners, warnings). */
+export function parseJsonLines(text: string): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const line of text.split(/\r?\n/)) {
+    const t = line.trim();
+    if (!t.startsWith('{')) continue;
+    try {
+      const v: unknown = JSON.parse(t);
+      if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v as Record<string, unknown>);
+    } catch {
+      /* not an event line */
+    }
+  }
+  return out;
+}
+
+export function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+export function obj(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}

@@ -1,0 +1,329 @@
+/**
+ * Shared building blocks for the transcript parsers: an event/session builder whose state is
+ * plain JSON (so parsing can resume at a byte offset), the "final answer of a turn" bookkeeping,
+ * and small defensive readers for untyped JSON.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AgentId, SessionEvent } from '../src/core/records.js';
+import type { FinalUpdate, ParseOutput, SessionSnapshot } from './types.js';
+
+/** Caps on stored text: mining needs prompts and answers, not whole tool outputs. */
+export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 800 } as const;
+
+export type Json = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+export function obj(v: unknown): Json | undefined {
+  return isObj(v) ? v : undefined;
+}
+export function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** ISO string, epoch ms or epoch seconds → epoch ms (null when unusable). */
+export function toMs(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.round(v < 1e11 ? v * 1000 : v);
+  if (typeof v === 'string' && v) {
+    const t = Date.parse(v);
+    return Number.isFinite(t) ? t : null;
+  }
+  return null;
+}
+
+export function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[… ${text.length - max} more chars]`;
+}
+
+/** Head and tail of a long output (errors and exit markers are usually at the end). */
+export function capEnds(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.floor(max / 4);
+  return `${text.slice(0, max - tail)}\n[…]\n${text.slice(text.length - tail)}`;
+}
+
+/** A short, readable form of a tool's input for the event text. */
+export function summarizeInput(input: unknown): string {
+  if (typeof input === 'string') return cap(input, TEXT_CAP.toolCall);
+  if (!isObj(input)) return '';
+  for (const k of ['command', 'cmd', 'file_path', 'path', 'filePath', 'pattern', 'url', 'query', 'description', 'prompt']) {
+    const v = input[k];
+    if (typeof v === 'string' && v) return cap(v, TEXT_CAP.toolCall);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return cap(v.join(' '), TEXT_CAP.toolCall);
+  }
+  try {
+    return cap(JSON.stringify(input), TEXT_CAP.toolCall);
+  } catch {
+    return '';
+  }
+}
+
+export interface BuilderState {
+  seq: number;
+  vendorId: string | null;
+  cwd: string | null;
+  gitRoot: string | null;
+  gitBranch: string | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  title: string | null;
+  prompts: number;
+  toolErrors: number;
+  kind: SessionSnapshot['kind'];
+  parentId: string | null;
+  /** last final-answer candidate of the open turn, and which seq currently carries meta.final */
+  turnLast: number | null;
+  marked: number | null;
+  /** tool call id → tool name, until the result arrives */
+  pending: Record<string, string>;
+}
+
+export function emptyBuilderState(): BuilderState {
+  return {
+    seq: 0,
+    vendorId: null,
+    cwd: null,
+    gitRoot: null,
+    gitBranch: null,
+    startedAt: null,
+    endedAt: null,
+    title: null,
+    prompts: 0,
+    toolErrors: 0,
+    kind: 'interactive',
+    parentId: null,
+    turnLast: null,
+    marked: null,
+    pending: {},
+  };
+}
+
+export interface Draft {
+  role: SessionEvent['role'];
+  kind: SessionEvent['kind'];
+  text: string;
+  ts: number | null;
+  toolName?: string;
+  isError?: boolean;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * Accumulates events and the session summary. "Final" bookkeeping: the final answer of a turn is
+ * its last candidate text once the turn is complete (a vendor signal, the next real prompt, or,
+ * for formats without a signal, the end of the bytes read so far). Moving the mark later emits an
+ * update for an event stored by an earlier read.
+ */
+export class SessionBuilder {
+  readonly st: BuilderState;
+  private out: SessionEvent[] = [];
+  private updates: FinalUpdate[] = [];
+  private skipped: Record<string, number> = {};
+
+  constructor(
+    readonly agent: AgentId,
+    state?: BuilderState,
+  ) {
+    this.st = state ?? emptyBuilderState();
+  }
+
+  get sessionId(): string | null {
+    return this.st.vendorId ? `${this.agent}:${this.st.vendorId}` : null;
+  }
+
+  skip(reason: string, n = 1): void {
+    this.skipped[reason] = (this.skipped[reason] ?? 0) + n;
+  }
+
+  touch(ts: number | null): void {
+    if (ts === null) return;
+    if (this.st.startedAt === null || ts < this.st.startedAt) this.st.startedAt = ts;
+    if (this.st.endedAt === null || ts > this.st.endedAt) this.st.endedAt = ts;
+  }
+
+  setCwd(cwd: unknown): void {
+    if (typeof cwd === 'string' && cwd && !this.st.cwd) this.st.cwd = cwd;
+  }
+
+  emit(d: Draft): SessionEvent {
+    const ev: SessionEvent = {
+      agent: this.agent,
+      sessionId: this.sessionId ?? `${this.agent}:unknown`,
+      seq: this.st.seq++,
+      ts: d.ts,
+      role: d.role,
+      kind: d.kind,
+      text: d.text,
+      meta: d.meta ?? {},
+    };
+    if (d.toolName !== undefined) ev.toolName = d.toolName;
+    if (d.isError) ev.isError = true;
+    // the cwd is the session's; events repeat it only where a turn starts (it can change mid-session)
+    if (this.st.cwd && d.kind === 'prompt') ev.cwd = this.st.cwd;
+    this.out.push(ev);
+    this.touch(d.ts);
+    return ev;
+  }
+
+  /** A real user prompt: closes the previous turn. `closesTurn=false` for prompts queued mid-turn. */
+  prompt(text: string, ts: number | null, meta?: Record<string, unknown>, closesTurn = true): void {
+    if (closesTurn) this.closeTurn();
+    this.st.prompts++;
+    this.emit({ role: 'user', kind: 'prompt', text: cap(text, TEXT_CAP.prompt), ts, meta });
+  }
+
+  /** Assistant text. `candidate`: may be the turn's answer; `complete`: the vendor says the turn ended here. */
+  text(text: string, ts: number | null, opts: { candidate?: boolean; complete?: boolean; meta?: Record<string, unknown> } = {}): SessionEvent {
+    const ev = this.emit({ role: 'assistant', kind: 'text', text: cap(text, TEXT_CAP.text), ts, meta: opts.meta });
+    if (opts.candidate !== false) {
+      this.st.turnLast = ev.seq;
+      if (opts.complete) this.markFinal(ev.seq);
+    }
+    return ev;
+  }
+
+  /** Appends to the last emitted event when it is still in this flush (split assistant messages). */
+  appendToLastText(more: string, messageId: string): boolean {
+    const last = this.out[this.out.length - 1];
+    if (!last || last.kind !== 'text' || last.meta.messageId !== messageId) return false;
+    last.text = cap(last.text + more, TEXT_CAP.text);
+    return true;
+  }
+
+  toolCall(name: string, callId: string | undefined, input: string, ts: number | null, meta?: Record<string, unknown>): void {
+    if (callId) this.st.pending[callId] = name;
+    this.emit({ role: 'assistant', kind: 'tool_call', toolName: name, text: input, ts, meta: { ...meta, ...(callId ? { callId } : {}) } });
+  }
+
+  toolResult(callId: string | undefined, output: string, isError: boolean, ts: number | null, meta?: Record<string, unknown>, nameHint?: string): void {
+    const name = (callId && this.st.pending[callId]) || nameHint;
+    if (callId) delete this.st.pending[callId];
+    if (isError) this.st.toolErrors++;
+    this.emit({
+      role: 'tool',
+      kind: 'tool_result',
+      toolName: name,
+      isError,
+      text: capEnds(output, TEXT_CAP.toolResult),
+      ts,
+      meta: { ...meta, ...(callId ? { callId } : {}) },
+    });
+  }
+
+  /** The vendor signalled the end of the turn (task_complete...): its last candidate is final. */
+  completeTurn(): void {
+    if (this.st.turnLast !== null) this.markFinal(this.st.turnLast);
+  }
+
+  closeTurn(): void {
+    this.completeTurn();
+    this.st.turnLast = null;
+    this.st.marked = null;
+  }
+
+  private markFinal(seq: number): void {
+    if (this.st.marked === seq) return;
+    if (this.st.marked !== null) this.setFinal(this.st.marked, false);
+    this.setFinal(seq, true);
+    this.st.marked = seq;
+  }
+
+  private setFinal(seq: number, final: boolean): void {
+    const local = this.out.find((e) => e.seq === seq);
+    if (local) {
+      if (final) local.meta.final = true;
+      else delete local.meta.final;
+      return;
+    }
+    const sid = this.sessionId;
+    if (sid) this.updates.push({ sessionId: sid, seq, final });
+  }
+
+  snapshot(): SessionSnapshot | null {
+    const id = this.sessionId;
+    if (!id || !this.st.vendorId) return null;
+    return {
+      id,
+      vendorId: this.st.vendorId,
+      cwd: this.st.cwd,
+      gitRoot: this.st.gitRoot,
+      gitBranch: this.st.gitBranch,
+      startedAt: this.st.startedAt,
+      endedAt: this.st.endedAt,
+      title: this.st.title,
+      promptCount: this.st.prompts,
+      toolErrorCount: this.st.toolErrors,
+      kind: this.st.kind,
+      parentId: this.st.parentId,
+    };
+  }
+
+  /** `provisional`: formats with no end-of-turn signal treat the last candidate so far as final. */
+  flush(provisional = false): ParseOutput {
+    if (provisional) this.completeTurn();
+    const sid = this.sessionId;
+    // events emitted before the session id was known get it now
+    if (sid) for (const e of this.out) e.sessionId = sid;
+    const out: ParseOutput = { session: this.snapshot(), events: this.out, finalUpdates: this.updates, skipped: this.skipped };
+    this.out = [];
+    this.updates = [];
+    this.skipped = {};
+    return out;
+  }
+}
+
+/** Strips leading wrapper blocks such as `<system-reminder>…</system-reminder>` (repeatedly). */
+export function stripLeadingBlocks(text: string, tags: readonly string[]): string {
+  let t = text.trimStart();
+  for (let guard = 0; guard < 20; guard++) {
+    const tag = tags.find((g) => t.startsWith(`<${g}>`) || t.startsWith(`<${g} `));
+    if (!tag) break;
+    const end = t.indexOf(`</${tag}>`);
+    if (end < 0) return '';
+    t = t.slice(end + tag.length + 3).trimStart();
+  }
+  return t;
+}
+
+/**
+ * Lists files below `dir` (depth-limited) that `accept` keeps. Missing or vanishing directories
+ * and unreadable entries are skipped: a tree that changes while we walk is normal.
+ */
+export function walkFiles(dir: string, accept: (p: string) => boolean, maxDepth: number, prune?: (p: string, name: string) => boolean): string[] {
+  const out: string[] = [];
+  const visit = (d: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (depth < maxDepth && !(prune && prune(p, e.name))) visit(p, depth + 1);
+      } else if ((e.isFile() || e.isSymbolicLink()) && accept(p)) out.push(p);
+    }
+  };
+  visit(dir, 0);
+  return out;
+}
+
+export function dirExists(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Path helpers that work for either separator (transcript paths can come from any OS). */
+export function segments(p: string): string[] {
+  return p.split(/[\\/]+/).filter(Boolean);
+}

@@ -1,0 +1,281 @@
+/**
+ * One view over every agent's skill locations: the merged skill roots, which agents read a given
+ * file (`readBy`, shown by the review screen), discovery of a project's existing skills and
+ * instruction files, the managed learned skill of a project, and the write guard that keeps
+ * `apply` inside the resolved roots (PATH_ESCAPE otherwise).
+ *
+ * The managed learned skill: `<project>/.claude/skills/skillopt-sleep-learned/SKILL.md` — read by
+ * Claude Code and Copilot. When the project's transcripts come from Codex only, it goes to
+ * `<project>/.agents/skills/skillopt-sleep-learned/SKILL.md` instead (read by Codex and Copilot).
+ * No single project folder is read by all three agents (DESIGN.md table), so we pick the one that
+ * reaches the agents the user actually works with there, and the review screen shows `readBy`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { AgentId, SkillTarget } from '../src/core/records.js';
+import { SleepError } from '../src/core/errors.js';
+import { claudeInstructionFiles, claudeSkillRoots } from './claude-code/skills.js';
+import { codexInstructionFiles, codexSkillRoots } from './codex/skills.js';
+import { copilotInstructionFiles, copilotSkillRoots, isCopilotInstructionsPath } from './copilot/skills.js';
+import type { InstructionFile, SkillLocationContext, SkillRoot } from './skills-common.js';
+
+export type { SkillLocationContext, SkillRoot, InstructionFile } from './skills-common.js';
+
+export const MANAGED_SKILL_NAME = 'skillopt-sleep-learned';
+export const ALL_AGENTS: AgentId[] = ['claude-code', 'codex', 'copilot'];
+
+/** A root folder with every agent that reads it. */
+export interface MergedRoot {
+  dir: string;
+  scope: 'project' | 'personal';
+  agents: AgentId[];
+  reserved: string[];
+}
+
+const perAgentRoots: Record<AgentId, (ctx: SkillLocationContext) => SkillRoot[]> = {
+  'claude-code': claudeSkillRoots,
+  codex: codexSkillRoots,
+  copilot: copilotSkillRoots,
+};
+const perAgentInstructions: Record<AgentId, (ctx: SkillLocationContext) => InstructionFile[]> = {
+  'claude-code': claudeInstructionFiles,
+  codex: codexInstructionFiles,
+  copilot: copilotInstructionFiles,
+};
+
+/** All skill roots of the given agents, deduplicated by folder, agents merged, in priority order. */
+export function skillRoots(ctx: SkillLocationContext, agents: AgentId[] = ALL_AGENTS): MergedRoot[] {
+  const byDir = new Map<string, MergedRoot>();
+  for (const agent of agents) {
+    for (const r of perAgentRoots[agent](ctx)) {
+      const dir = path.resolve(r.dir);
+      const cur = byDir.get(dir);
+      if (cur) {
+        if (!cur.agents.includes(agent)) cur.agents.push(agent);
+        for (const x of r.reserved ?? []) if (!cur.reserved.includes(x)) cur.reserved.push(x);
+      } else {
+        byDir.set(dir, { dir, scope: r.scope, agents: [agent], reserved: [...(r.reserved ?? [])] });
+      }
+    }
+  }
+  return [...byDir.values()];
+}
+
+/** All instruction files (existing or not) of the given agents, deduplicated, agents merged. */
+export function instructionFiles(ctx: SkillLocationContext, agents: AgentId[] = ALL_AGENTS): Array<InstructionFile & { agents: AgentId[] }> {
+  const byPath = new Map<string, InstructionFile & { agents: AgentId[] }>();
+  for (const agent of agents) {
+    for (const f of perAgentInstructions[agent](ctx)) {
+      const p = path.resolve(f.path);
+      const cur = byPath.get(p);
+      if (cur) {
+        if (!cur.agents.includes(agent)) cur.agents.push(agent);
+      } else byPath.set(p, { ...f, path: p, agents: [agent] });
+    }
+  }
+  return [...byPath.values()];
+}
+
+/** Which agents read the file at `file` (a `<root>/<name>/SKILL.md` or an instruction file). */
+export function readBy(file: string, ctx: SkillLocationContext): AgentId[] {
+  const abs = path.resolve(file);
+  const agents = new Set<AgentId>();
+  if (path.basename(abs) === 'SKILL.md') {
+    const root = path.dirname(path.dirname(abs));
+    for (const r of skillRoots(ctx)) if (r.dir === root) r.agents.forEach((a) => agents.add(a));
+  }
+  for (const f of instructionFiles(ctx)) if (f.path === abs) f.agents.forEach((a) => agents.add(a));
+  if (ctx.project && isCopilotInstructionsPath(ctx.project, abs)) agents.add('copilot');
+  return ALL_AGENTS.filter((a) => agents.has(a));
+}
+
+/** Agent Skills convention: lowercase letters, digits and single hyphens; at most 64 chars. */
+export function isValidSkillName(name: string): boolean {
+  return /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) && name.length <= 64;
+}
+
+export interface FrontMatter {
+  name?: string;
+  description?: string;
+  applyTo?: string;
+}
+
+/** Reads the YAML front matter of a skill/instructions file; {} when absent or unparsable. */
+export function parseFrontMatter(text: string): FrontMatter {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text);
+  if (!m) return {};
+  try {
+    const data: unknown = YAML.parse(m[1]);
+    if (!data || typeof data !== 'object') return {};
+    const d = data as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    return { name: str(d.name), description: str(d.description), applyTo: str(d.applyTo) };
+  } catch {
+    return {};
+  }
+}
+
+/** A new skill document with valid front matter (name matches the folder; description decides pickup). */
+export function scaffoldSkill(name: string, description: string): string {
+  if (!isValidSkillName(name)) throw new SleepError('INVALID_INPUT', `invalid skill name "${name}"`, { hint: 'use lowercase letters, digits and hyphens' });
+  const desc = description.replace(/\s+/g, ' ').trim();
+  return `---\n${YAML.stringify({ name, description: desc }).trimEnd()}\n---\n\n# ${name}\n\nLearned by skillopt-sleep from your recurring tasks. Review changes with \`skillopt-sleep review\`.\n`;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The user's existing skills and instruction files for a project (plus personal ones). */
+export function discoverSkills(ctx: SkillLocationContext, agents: AgentId[] = ALL_AGENTS): SkillTarget[] {
+  const out: SkillTarget[] = [];
+  const seen = new Set<string>();
+  for (const root of skillRoots(ctx, agents)) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(root.dir).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (root.reserved.includes(name) || name.startsWith('.')) continue;
+      const file = path.join(root.dir, name, 'SKILL.md');
+      if (seen.has(file) || !isFile(file)) continue;
+      seen.add(file);
+      out.push({
+        agent: root.agents.length === 1 ? root.agents[0] : null,
+        path: file,
+        name,
+        kind: name === MANAGED_SKILL_NAME ? 'managed' : 'skill',
+        readBy: readBy(file, ctx),
+        project: root.scope === 'project' ? ctx.project : null,
+      });
+    }
+  }
+  for (const f of instructionFiles(ctx, agents)) {
+    if (seen.has(f.path) || !isFile(f.path)) continue;
+    seen.add(f.path);
+    const rb = readBy(f.path, ctx);
+    out.push({
+      agent: rb.length === 1 ? rb[0] : null,
+      path: f.path,
+      name: instructionName(f.path, ctx),
+      kind: f.kind,
+      readBy: rb,
+      project: f.scope === 'project' ? ctx.project : null,
+    });
+  }
+  return out;
+}
+
+function instructionName(file: string, ctx: SkillLocationContext): string {
+  if (ctx.project) {
+    const rel = path.relative(ctx.project, file);
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+  }
+  return path.basename(file);
+}
+
+/** The project's managed learned skill (see the module comment for where and why). */
+export function managedSkillTarget(ctx: SkillLocationContext & { project: string }, opts: { agentsUsed?: AgentId[]; name?: string } = {}): SkillTarget {
+  const name = opts.name ?? MANAGED_SKILL_NAME;
+  const used = opts.agentsUsed ?? [];
+  const codexOnly = used.length > 0 && used.every((a) => a === 'codex');
+  const file = path.join(ctx.project, codexOnly ? '.agents' : '.claude', 'skills', name, 'SKILL.md');
+  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, ctx), project: ctx.project };
+}
+
+/**
+ * Resolves `--skill NAME|PATH` to a target: a path must pass the write guard; a name matches a
+ * discovered skill folder name or instruction-file name. Ambiguous names are refused.
+ */
+export function resolveSkillTarget(spec: string, ctx: SkillLocationContext): SkillTarget {
+  if (spec.includes('/') || spec.includes(path.sep) || spec.endsWith('.md')) {
+    const file = path.resolve(ctx.project ?? process.cwd(), spec);
+    assertWritableTarget(file, ctx);
+    const existing = discoverSkills(ctx).find((t) => t.path === file);
+    if (existing) return existing;
+    const name = path.basename(file) === 'SKILL.md' ? path.basename(path.dirname(file)) : instructionName(file, ctx);
+    return { agent: null, path: file, name, kind: path.basename(file) === 'SKILL.md' ? 'skill' : 'instructions', readBy: readBy(file, ctx), project: ctx.project };
+  }
+  if (spec === MANAGED_SKILL_NAME && ctx.project) return managedSkillTarget({ ...ctx, project: ctx.project });
+  const matches = discoverSkills(ctx).filter((t) => t.name === spec);
+  const distinct = [...new Set(matches.map((m) => m.path))];
+  if (distinct.length === 0) {
+    throw new SleepError('NOT_FOUND', `no skill named "${spec}" in the skill folders of ${ctx.project ?? 'your home'}`, {
+      hint: '`skillopt-sleep skills` lists them; or pass the path of the SKILL.md',
+    });
+  }
+  if (distinct.length > 1) {
+    throw new SleepError('INVALID_INPUT', `skill name "${spec}" is ambiguous: ${distinct.join(', ')}`, { hint: 'pass the path of the SKILL.md instead' });
+  }
+  return matches[0];
+}
+
+function escape(file: string, why: string): SleepError {
+  return new SleepError('PATH_ESCAPE', `refusing to write ${file}: ${why}`, {
+    hint: 'skills are written only as <skill root>/<name>/SKILL.md or a known instruction file; see `skillopt-sleep paths`',
+  });
+}
+
+/** Nearest existing ancestor's realpath, with the non-existing tail re-appended. */
+function realpathLoose(p: string): string {
+  const tail: string[] = [];
+  let cur = p;
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(cur), ...tail.reverse());
+    } catch {
+      const parent = path.dirname(cur);
+      if (parent === cur) return p;
+      tail.push(path.basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/**
+ * The write guard: `file` must be `<root>/<name>/SKILL.md` under a resolved skill root (valid
+ * single-segment name, not a reserved folder such as Codex's `.system`) or a known instruction
+ * file; and no symlink may redirect it elsewhere (the skill folder's real path must be the root's
+ * real path + name, and the file itself must not be a symlink). Throws PATH_ESCAPE otherwise.
+ * Returns the root (or instruction file) that admits it.
+ */
+export function assertWritableTarget(file: string, ctx: SkillLocationContext): { kind: 'skill'; root: MergedRoot } | { kind: 'instructions' } {
+  if (!path.isAbsolute(file)) throw escape(file, 'not an absolute path');
+  if (file.split(/[\\/]/).includes('..')) throw escape(file, 'the path contains ".."');
+  const abs = path.normalize(file);
+  let verdict: { kind: 'skill'; root: MergedRoot } | { kind: 'instructions' } | undefined;
+  if (path.basename(abs) === 'SKILL.md') {
+    const skillDir = path.dirname(abs);
+    const name = path.basename(skillDir);
+    const root = skillRoots(ctx).find((r) => r.dir === path.dirname(skillDir));
+    if (!root) throw escape(abs, 'it is not inside a skill folder the agents read');
+    if (root.reserved.includes(name)) throw escape(abs, `"${name}" belongs to the agent itself`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw escape(abs, `"${name}" is not a safe skill name`);
+    const expected = path.join(realpathLoose(root.dir), name);
+    if (realpathLoose(skillDir) !== expected) throw escape(abs, 'a symlink in the path leads outside the skill root');
+    verdict = { kind: 'skill', root };
+  } else {
+    const known = instructionFiles(ctx).some((f) => f.path === abs) || (ctx.project !== null && isCopilotInstructionsPath(ctx.project, abs));
+    if (!known) throw escape(abs, 'it is neither a SKILL.md in a skill folder nor a known instruction file');
+    const parentReal = realpathLoose(path.dirname(abs));
+    const projectReal = ctx.project ? realpathLoose(ctx.project) : null;
+    const lexicalRel = ctx.project ? path.relative(ctx.project, path.dirname(abs)) : null;
+    if (projectReal && lexicalRel !== null && !lexicalRel.startsWith('..') && parentReal !== path.join(projectReal, lexicalRel)) {
+      throw escape(abs, 'a symlink in the path leads outside the project');
+    }
+    verdict = { kind: 'instructions' };
+  }
+  try {
+    if (fs.lstatSync(abs).isSymbolicLink()) throw escape(abs, 'the file is a symlink');
+  } catch (err) {
+    if (err instanceof SleepError) throw err;
+  }
+  return verdict;
+}

@@ -1,0 +1,100 @@
+/**
+ * The harvest side of an agent adapter: where an agent keeps its transcripts, which files are
+ * transcripts, and how the lines of one file become normalized events. Only `adapters/` knows a
+ * vendor's format; `src/harvest` drives these through this interface.
+ */
+import type { AgentId, SessionEvent, SessionKind } from '../src/core/records.js';
+import type { Config } from '../src/core/config.js';
+
+/** A directory the daemon watches and the harvester walks. It may not exist yet. */
+export interface TranscriptRoot {
+  agent: AgentId;
+  path: string;
+  exists: boolean;
+  /** what lives there: `claude-config`, `codex-home`, `vscode-user`, `copilot-home` */
+  kind: string;
+}
+
+export interface RootEnv {
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  homedir: string;
+}
+
+/** What the adapter knows about a session after the lines read so far (cumulative). */
+export interface SessionSnapshot {
+  /** `<agent>:<vendorId>` */
+  id: string;
+  vendorId: string;
+  cwd: string | null;
+  /** a git root the vendor recorded (Copilot CLI); otherwise ingest looks for one */
+  gitRoot: string | null;
+  gitBranch: string | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  title: string | null;
+  promptCount: number;
+  toolErrorCount: number;
+  /** vendor-level kind; ingest upgrades it to `self` for our replay workspaces */
+  kind: Exclude<SessionKind, 'self'>;
+  parentId: string | null;
+}
+
+export interface FinalUpdate {
+  sessionId: string;
+  seq: number;
+  final: boolean;
+}
+
+/** The output of feeding some lines to a parser, then `flush()`ing it. */
+export interface ParseOutput {
+  /** null when the lines seen so far carry no session identity (e.g. only side-channel records) */
+  session: SessionSnapshot | null;
+  /** new events since the last flush, `text` not yet redacted */
+  events: SessionEvent[];
+  /** `meta.final` changes for events emitted by earlier flushes (already stored) */
+  finalUpdates: FinalUpdate[];
+  /** lines skipped since the last flush, by reason (unknown-type, injected, subagent...) */
+  skipped: Record<string, number>;
+}
+
+/** An incremental parser for one transcript file; its state survives between harvests as JSON. */
+export interface LineParser {
+  /** One complete line, already JSON-parsed and checked to be a plain object. */
+  line(obj: Record<string, unknown>): void;
+  flush(): ParseOutput;
+  /** JSON-serializable state to resume from the next offset (append-mode files only). */
+  saveState(): unknown;
+}
+
+/**
+ * `append`: JSONL that only grows; parse new lines from the saved offset with the saved state.
+ * `whole`: the file is rewritten or must be replayed from the start (VS Code); every change
+ * re-reads it and replaces the session's events.
+ */
+export type ReadMode = 'append' | 'whole';
+
+export interface HarvestAdapter {
+  id: AgentId;
+  /** every root this agent may write to, existing or not (the daemon watches missing ones too) */
+  roots(config: Config, rootEnv: RootEnv): TranscriptRoot[];
+  /** transcript files under one root (missing or vanishing directories are not errors) */
+  listFiles(root: TranscriptRoot): string[];
+  isTranscriptFile(filePath: string): boolean;
+  readMode(filePath: string): ReadMode;
+  /** `state` is what `saveState()` returned last time, or undefined for a fresh read */
+  createParser(filePath: string, state: unknown): LineParser;
+  /**
+   * Optional cheap look at a raw line before JSON.parse: returns a skip reason when the line
+   * can be dropped unparsed (big side-channel records), or null to parse it.
+   */
+  prefilter?(line: string): string | null;
+  /**
+   * Optional: lines whose long string values are tool output that may be cut to head and tail
+   * before JSON.parse (see src/harvest/shrink.ts). Must only say yes when no prompt or answer text
+   * can be in the line.
+   */
+  shrinkable?(line: string): boolean;
+  /** whole-mode files that are a single JSON document rather than JSONL */
+  isWholeJson?(filePath: string): boolean;
+}

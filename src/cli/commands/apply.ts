@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import type { CliContext } from '../context.js';
+import { applyProposal, recoverInterrupted } from '../../trainer/apply.js';
+import { agentsLabel } from './proposals.js';
+
+/** Finishes or cleans up decisions a crash interrupted, and says what it did. */
+export function recoverAndReport(ctx: CliContext): { actions: string[]; unresolved: string[] } {
+  const r = recoverInterrupted(ctx.db, ctx.paths);
+  for (const a of r.actions) ctx.note(`recovered: ${a}`);
+  for (const u of r.unresolved) ctx.note(`warning: ${u}`);
+  return r;
+}
+
+export function register(program: Command): void {
+  program
+    .command('apply <id>')
+    .description('write a proposal to the live skill file (atomic, with a backup; refuses if the file changed since)')
+    .option('--force', 'apply even if the live file changed since the proposal was trained (a backup is kept)')
+    .option('--only <editIds>', 'apply only these accepted edits (comma-separated ids from `proposals show`)')
+    .action(
+      action((ctx, id: string, opts: { force?: boolean; only?: string }) => {
+        const recovery = recoverAndReport(ctx);
+        const editIds = opts.only
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const out = applyProposal(ctx.db, ctx.paths, id, { force: opts.force, editIds, env: ctx.env });
+        ctx.emit({ ok: true, id: out.proposal.id, path: out.path, backup: out.backupPath, beforeHash: out.beforeHash, afterHash: out.afterHash, readBy: out.readBy, forced: out.forced, partial: out.partial, recovered: recovery.actions }, () => {
+          ctx.print(`applied ${out.proposal.id}${out.partial ? ` (only ${editIds!.join(', ')})` : ''} to ${out.path}`);
+          ctx.print(`read by: ${agentsLabel(out.readBy)}`);
+          ctx.print(`backup:  ${out.backupPath}${out.beforeHash ? '' : ' (the file did not exist before)'}`);
+          ctx.print(`undo:    skillopt-sleep revert ${out.proposal.id}`);
+        });
+      }),
+    );
+}

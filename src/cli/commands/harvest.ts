@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { AgentId } from '../../core/records.js';
+import { parseDuration } from '../../core/clock.js';
+import { UsageError } from '../../core/errors.js';
+import { runHarvest, type HarvestSummary } from '../../harvest/ingest.js';
+import '../../harvest/doctor-probe.js';
+
+export function parseAgentOption(v: string | undefined): AgentId[] | undefined {
+  if (!v) return undefined;
+  const out: AgentId[] = [];
+  for (const a of v.split(',').map((s) => s.trim())) {
+    const alias = a === 'claude' ? 'claude-code' : a;
+    const parsed = AgentId.safeParse(alias);
+    if (!parsed.success) throw new UsageError(`unknown agent "${a}"`, 'use claude-code, codex or copilot');
+    out.push(parsed.data);
+  }
+  return out;
+}
+
+function formatCounts(rec: Record<string, number>): string {
+  const parts = Object.entries(rec)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`);
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+export function renderSummary(s: HarvestSummary, print: (line: string) => void): void {
+  print(`files      ${s.files} seen, ${s.filesChanged} read (${(s.bytesRead / 1e6).toFixed(1)} MB, ${s.lines} lines)`);
+  print(`sessions   ${s.sessions} updated (${formatCounts(s.sessionsByKind)}), ${s.newSessionIds.length} new`);
+  print(`events     ${s.events} (${s.prompts} prompts, ${s.toolErrors} tool errors)`);
+  print(`skipped    ${formatCounts(s.skipped)}`);
+  print(`redactions ${s.redactions}${s.redactions ? ` (${formatCounts(s.redactionsByKind)})` : ''}`);
+  for (const e of s.errors.slice(0, 10)) print(`error      ${e.file}: ${e.message}`);
+  if (s.errors.length > 10) print(`error      … and ${s.errors.length - 10} more`);
+  print(`took       ${(s.durationMs / 1000).toFixed(2)} s`);
+}
+
+export function register(program: Command): void {
+  program
+    .command('harvest')
+    .description('read new transcript lines of Claude Code, Codex and Copilot into the store (one pass)')
+    .option('--agent <agent>', 'only this agent (claude-code, codex, copilot; comma list)')
+    .option('--project <dir>', 'only sessions of this project directory')
+    .option('--since <duration>', 'only files modified within this duration (e.g. 72h, 7d)')
+    .action(
+      action(async (ctx, opts: { agent?: string; project?: string; since?: string }) => {
+        let sinceMs: number | undefined;
+        if (opts.since) {
+          try {
+            sinceMs = parseDuration(opts.since);
+          } catch (err) {
+            throw new UsageError((err as Error).message, 'e.g. --since 72h');
+          }
+        }
+        const ac = new AbortController();
+        const onSig = () => ac.abort();
+        process.once('SIGINT', onSig);
+        try {
+          const summary = await runHarvest(ctx.db, ctx.config, {
+            agents: parseAgentOption(opts.agent),
+            project: opts.project,
+            sinceMs,
+            env: ctx.env,
+            stateDir: ctx.paths.stateDir,
+            signal: ac.signal,
+            progress: ctx.progress(),
+          });
+          ctx.emit(summary, () => renderSummary(summary, (l) => ctx.print(l)));
+          return summary.errors.length && !summary.filesChanged ? 1 : 0;
+        } finally {
+          process.off('SIGINT', onSig);
+        }
+      }),
+    );
+}

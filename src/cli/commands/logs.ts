@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { SleepError } from '../../core/errors.js';
+import { followLog, formatLogLine, readLastLines } from '../../daemon/logs.js';
+
+export function register(program: Command): void {
+  program
+    .command('logs')
+    .description("print the daemon's log (logs/daemon.*.log), newest last")
+    .option('-f, --follow', 'keep printing new lines until interrupted')
+    .option('-n, --lines <n>', 'how many lines to print first', '50')
+    .action(
+      action(async (ctx, opts: { follow?: boolean; lines: string }) => {
+        const n = Number(opts.lines);
+        if (!Number.isInteger(n) || n < 0) throw new SleepError('USAGE', `-n "${opts.lines}" is not a line count`, { exitCode: 2 });
+        const show = (raw: string) => ctx.out.write((ctx.json ? raw : formatLogLine(raw)) + '\n');
+        const lines = readLastLines(ctx.paths.logsDir, 'daemon', n);
+        if (lines.length === 0 && !opts.follow) {
+          ctx.note(`no daemon log yet in ${ctx.paths.logsDir} (\`skillopt-sleep start\` starts the daemon)`);
+          return;
+        }
+        for (const l of lines) show(l);
+        if (opts.follow) {
+          const ac = new AbortController();
+          process.once('SIGINT', () => ac.abort());
+          process.once('SIGTERM', () => ac.abort());
+          await followLog(ctx.paths.logsDir, 'daemon', show, ac.signal);
+        }
+      }),
+    );
+}

@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { revertProposal } from '../../trainer/apply.js';
+import { recoverAndReport } from './apply.js';
+
+export function register(program: Command): void {
+  program
+    .command('revert <id>')
+    .description('put a skill file back exactly as it was before apply (refuses if you edited it since)')
+    .action(
+      action((ctx, id: string) => {
+        recoverAndReport(ctx);
+        const out = revertProposal(ctx.db, ctx.paths, id, { env: ctx.env });
+        ctx.emit({ ok: true, id: out.proposal.id, path: out.path, restored: out.restored }, () =>
+          ctx.print(out.restored === 'removed' ? `reverted ${out.proposal.id}: removed ${out.path} (it did not exist before)` : `reverted ${out.proposal.id}: ${out.path} is back to its previous content`),
+        );
+      }),
+    );
+}

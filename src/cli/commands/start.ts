@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { packageVersion } from '../version.js';
+import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
+
+export function register(program: Command): void {
+  program
+    .command('start')
+    .description('start the daemon: watch agent transcripts, ingest them, run the night on schedule (returns at once; --foreground stays)')
+    .option('--foreground', 'run in this process until SIGTERM/SIGINT (for systemd, launchd, containers)')
+    .action(
+      action(async (ctx, opts: { foreground?: boolean }) => {
+        if (opts.foreground) {
+          // resolve config first so a bad key fails here with a hint, not inside the daemon
+          const config = ctx.config;
+          return runForeground({ paths: ctx.paths, config, env: ctx.env, version: packageVersion(), print: (l) => ctx.print(l) });
+        }
+        void ctx.config;
+        const res = await startDetached(ctx.paths, ctx.env);
+        ctx.emit({ ok: true, already: res.already, pid: res.pid, health: res.health ?? null }, () => {
+          ctx.print(res.already ? `skillopt-sleep is already running (pid ${res.pid})` : `skillopt-sleep started (pid ${res.pid})`);
+          if (res.health) for (const l of describeHealth(res.health, ctx.paths)) ctx.print(l);
+          ctx.print('`skillopt-sleep status` shows it at any time; `skillopt-sleep stop` stops it.');
+        });
+      }),
+    );
+}

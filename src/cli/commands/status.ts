@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
+
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('daemon state, watched folders, what was ingested, last night, proposals waiting, next night')
+    .action(
+      action(async (ctx) => {
+        const s = await collectStatus(ctx.paths, ctx.db, ctx.config);
+        ctx.emit(s, () => {
+          const h = s.health;
+          const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
+          if (s.running) p('daemon:', `${s.state} (pid ${s.pid}, up ${fmtDuration(s.uptimeMs ?? 0)})`);
+          else if (s.state === 'crashed')
+            p('daemon:', `not running — it stopped without saying goodbye (last heartbeat ${h ? fmtTime(h.heartbeatAt) : '?'}); \`skillopt-sleep start\` recovers`);
+          else if (s.state === 'stopped') p('daemon:', `stopped${h?.stoppedAt ? ` since ${fmtTime(h.stoppedAt)}` : ''}${h?.stopReason ? ` (${h.stopReason})` : ''}; \`skillopt-sleep start\` starts it`);
+          else p('daemon:', 'never started; `skillopt-sleep start` starts it');
+          if (h) {
+            const present = h.roots.filter((r) => r.exists).length;
+            p('watching:', `${present} of ${h.roots.length} transcript folders present`);
+            for (const r of h.roots.filter((x) => x.exists)) ctx.print(`  ${r.agent.padEnd(12)} ${r.path}  (${r.sessions} sessions)`);
+            const waiting = [...new Set(h.roots.filter((x) => !x.exists && !h.roots.some((y) => y.exists && y.agent === x.agent)).map((x) => x.agent))];
+            for (const a of waiting) ctx.print(`  ${a.padEnd(12)} none yet; watching for it`);
+            if (s.running) {
+              p('ingested:', `${h.filesIngested} file reads, ${h.sessionsIngested} session updates, ${h.newSessions} new sessions since start; queue ${h.queueDepth}${h.harvesting ? ' (harvesting)' : ''}`);
+              if (h.lastHarvestError) p('harvest:', `last error: ${h.lastHarvestError}`);
+              if (h.watcherError) p('watcher:', h.watcherError);
+            }
+            p('backend:', h.backend.name ? h.backend.detail || h.backend.name : `none (${h.backend.detail}); nights are skipped until one is available`);
+            if (s.running) p('memory:', `${Math.round(h.rssBytes / 1048576)} MB resident`);
+          }
+          if (s.lastNight) {
+            const n = s.lastNight;
+            p('last night:', `${n.status} ${fmtTime(n.startedAt)}${n.trigger ? ` (${n.trigger})` : ''}${n.reason ? ` — ${n.reason}` : ''}`);
+          } else p('last night:', 'none yet');
+          p('proposals:', s.stagedProposals ? `${s.stagedProposals} staged, waiting for review (\`skillopt-sleep review\`)` : 'none waiting');
+          p('next night:', `${s.nextNightAt ? fmtTime(s.nextNightAt) : '?'} (${s.schedule.cron}${s.schedule.timezone ? ` ${s.schedule.timezone}` : ', local time'})${s.running ? '' : ' — only while the daemon runs'}`);
+          p('data:', s.dataDir);
+        });
+      }),
+    );
+}

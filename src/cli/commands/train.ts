@@ -1,0 +1,249 @@
+/**
+ * `skillopt-sleep train`: train one skill on the mined (or given) tasks with the gated optimizer,
+ * print one line per step, and stage the result as a proposal. Never writes the live skill.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import type { CliContext } from '../context.js';
+import { SleepError, UsageError } from '../../core/errors.js';
+import { TaskSchema, type SkillTarget, type Task } from '../../core/records.js';
+import { BackendName, type Config } from '../../core/config.js';
+import { newId } from '../../core/ids.js';
+import { listTasks } from '../../store/repos/tasks.js';
+import { budgetFromConfig } from '../../llm/budget.js';
+import { createRoleBackends } from '../../llm/registry.js';
+import { managedSkillTarget, resolveSkillTarget, scaffoldSkill } from '../../../adapters/skills-registry.js';
+import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/train.js';
+import { lrSeries, type LrSchedule } from '../../trainer/lr.js';
+import { stageTrainResult, trainingImproved } from '../../trainer/stage-train.js';
+
+interface TrainFlags {
+  skill?: string;
+  project?: string;
+  tasks?: string;
+  epochs?: string;
+  batchSize?: string;
+  lr?: string;
+  lrSchedule?: string;
+  gateMetric?: string;
+  regression?: boolean; // commander: --no-regression → regression === false
+  seed?: string;
+  backend?: string;
+  dryRun?: boolean;
+  resume?: string;
+}
+
+function int(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be an integer ≥ ${min} (got "${value}")`);
+  return n;
+}
+
+function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+/** Reads tasks from a JSON array or JSON Lines file; every record is validated. */
+export function readTasksFile(file: string): Task[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SleepError('NOT_FOUND', `cannot read tasks file ${file}: ${(err as Error).message}`, { hint: 'pass a JSON array or JSON Lines file of tasks' });
+  }
+  let raw: unknown[];
+  const trimmed = text.trim();
+  try {
+    raw = trimmed.startsWith('[') ? (JSON.parse(trimmed) as unknown[]) : trimmed.split(/\r?\n/).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown);
+  } catch (err) {
+    throw new SleepError('INVALID_INPUT', `${file} is not valid JSON / JSON Lines: ${(err as Error).message}`, { hint: 'one task object per line, or one JSON array' });
+  }
+  return raw.map((r, i) => {
+    const parsed = TaskSchema.safeParse(r);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new SleepError('INVALID_INPUT', `task ${i + 1} in ${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`, {
+        hint: 'each task needs id, project, intent, judge, split (train|val|test), origin, occurrences, firstSeen, lastSeen',
+      });
+    }
+    return parsed.data;
+  });
+}
+
+function readIfExists(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Picks the tasks: the file, else the store (project filter; tasks hinted for this skill when any). */
+function chooseTasks(ctx: CliContext, flags: TrainFlags, project: string | null, target: SkillTarget): { tasks: Task[]; source: string } {
+  if (flags.tasks) return { tasks: readTasksFile(path.resolve(flags.tasks)).filter((t) => t.status === 'active'), source: flags.tasks };
+  const all = listTasks(ctx.db, { ...(project ? { project } : {}), status: 'active' });
+  const hinted = all.filter((t) => t.skillHint === target.name);
+  if (hinted.length) return { tasks: hinted, source: `store: tasks hinted for ${target.name}` };
+  return { tasks: all, source: project ? `store: project ${project}` : 'store: all projects' };
+}
+
+function withBackend(config: Config, backend: string | undefined): Config {
+  if (!backend) return config;
+  const b = oneOf(backend, '--backend', BackendName.options);
+  const roles = { target: { backend: b! }, optimizer: { backend: b! }, judge: { backend: b! }, miner: { backend: b! } };
+  return { ...config, roles: { ...roles } } as Config;
+}
+
+function renderSummary(ctx: CliContext, r: TrainResult, proposalId: string | null): void {
+  const f = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+  const accepted = r.edits.filter((e) => e.status === 'accepted');
+  ctx.print('');
+  ctx.print(`run ${r.runId} (${r.runDir})`);
+  ctx.print(`stopped: ${r.stoppedBy} after ${r.steps.length} step(s); best from step ${r.bestStep}`);
+  ctx.print(`validation: ${f(r.baseline.val)} → ${f(r.best.val)}`);
+  ctx.print(`test:       ${f(r.baseline.test)} → ${f(r.best.test)}`);
+  ctx.print(`edits: ${accepted.length} accepted, ${r.edits.filter((e) => e.status === 'rejected').length} rejected, ${r.edits.filter((e) => e.status === 'unmatched').length} unmatched`);
+  for (const e of accepted) {
+    const effect = e.effect === null || e.effect === undefined ? '' : ` (effect ${e.effect >= 0 ? '+' : ''}${e.effect.toFixed(3)})`;
+    ctx.print(`  + ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
+  }
+  const u = r.usage.total;
+  ctx.print(`model calls: ${u.calls} (${u.tokensIn + u.tokensOut} tokens, $${u.costUsd.toFixed(4)})`);
+  if (proposalId) ctx.print(`staged proposal ${proposalId}: review with \`skillopt-sleep review\` or \`skillopt-sleep proposals show ${proposalId}\``);
+  else ctx.print('no proposal staged: nothing beat the starting skill on validation');
+  if (r.stoppedBy === 'aborted') ctx.print(`resume with: skillopt-sleep train --resume ${r.runId} (same flags)`);
+}
+
+async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
+  const config = withBackend(ctx.config, flags.backend);
+  const options: Partial<TrainOptions> = {
+    ...trainOptionsFromConfig(config.training),
+    ...Object.fromEntries(
+      Object.entries({
+        epochs: int(flags.epochs, '--epochs', 1),
+        batchSize: int(flags.batchSize, '--batch-size', 1),
+        lr: int(flags.lr, '--lr', 1),
+        lrSchedule: oneOf<LrSchedule>(flags.lrSchedule, '--lr-schedule', ['cosine', 'linear', 'constant', 'autonomous']),
+        gateMetric: oneOf(flags.gateMetric, '--gate-metric', ['hard', 'soft', 'mixed'] as const),
+        noRegression: flags.regression === false ? true : undefined,
+        seed: int(flags.seed, '--seed', 0),
+      }).filter(([, v]) => v !== undefined),
+    ),
+  };
+  const resolved = resolveTrainOptions(options);
+  const project = flags.project ? path.resolve(flags.project) : null;
+  const locCtx = { project: project ?? process.cwd(), env: ctx.env };
+  const target = flags.skill ? resolveSkillTarget(flags.skill, locCtx) : managedSkillTarget({ ...locCtx, project: locCtx.project });
+  const baseContent = readIfExists(target.path);
+  const handWritten = baseContent !== null && target.kind !== 'managed';
+  const startContent = baseContent ?? (path.basename(target.path) === 'SKILL.md' ? scaffoldSkill(target.name, `Conventions learned from your recurring ${target.name} tasks.`) : '');
+  const { tasks, source } = chooseTasks(ctx, flags, project, target);
+  const split = { train: tasks.filter((t) => t.split === 'train'), val: tasks.filter((t) => t.split === 'val'), test: tasks.filter((t) => t.split === 'test') };
+  const spe = stepsPerEpoch(split.train.length, resolved.batchSize);
+  const total = resolved.epochs * spe;
+  const plan = {
+    skill: { name: target.name, path: target.path, kind: target.kind, exists: baseContent !== null, editScope: handWritten && !resolved.fullDocument ? 'learned' : 'document' },
+    tasks: { source, train: split.train.length, val: split.val.length, test: split.test.length },
+    steps: { epochs: resolved.epochs, perEpoch: spe, total },
+    lr: lrSeries(resolved.lrSchedule === 'autonomous' ? 'constant' : resolved.lrSchedule, total, resolved.lr, resolved.minLr),
+    options: resolved,
+    // a forecast, not a promise: cache hits make it cheaper, rescues of rejected candidates dearer
+    forecast: {
+      rollouts: split.val.length * (1 + total) + split.train.length * resolved.epochs + 2 * Math.min(resolved.slowUpdateSamples, split.train.length) * resolved.epochs + split.test.length * 2,
+      optimizerCalls: total * (2 * Math.ceil(resolved.batchSize / resolved.minibatchSize) + 2) + resolved.epochs * 2,
+    },
+  };
+  if (flags.dryRun) {
+    ctx.emit({ dryRun: true, ...plan }, () => {
+      ctx.print(`skill:  ${target.name} (${target.path}${baseContent === null ? ', new' : ''}; edits in ${plan.skill.editScope === 'learned' ? 'the learned region only' : 'the whole document'})`);
+      ctx.print(`tasks:  ${split.train.length} train / ${split.val.length} val / ${split.test.length} test  (${source})`);
+      ctx.print(`steps:  ${resolved.epochs} epoch(s) × ${spe} = ${total}; lr ${resolved.lrSchedule} ${plan.lr.join(',')}`);
+      ctx.print(`gate:   ${resolved.gateMetric}${resolved.noRegression ? ', no per-task regression' : ''}${resolved.margin ? `, margin ${resolved.margin}` : ''}`);
+      ctx.print(`forecast: ~${plan.forecast.rollouts} rollouts, ~${plan.forecast.optimizerCalls} optimizer calls (before cache hits)`);
+      ctx.print('dry run: no model was called, nothing was written');
+    });
+    return 0;
+  }
+  if (!split.train.length || !split.val.length) {
+    throw new SleepError('INVALID_INPUT', `not enough tasks to train: ${split.train.length} train, ${split.val.length} val (${source})`, {
+      hint: 'mine more sessions (`skillopt-sleep harvest` then `mine`), or pass --tasks FILE with train and val tasks',
+    });
+  }
+  const runId = flags.resume ?? newId('run');
+  const budget = budgetFromConfig(config.budget);
+  const backends = createRoleBackends(config, { db: ctx.db, runId, budget, env: ctx.env, simAllowed: flags.backend === 'sim' });
+  if (!ctx.json) {
+    const d = (r: { name: string; model: string }) => `${r.name}/${r.model}`;
+    ctx.note(`backends: target ${d(backends.target)} · optimizer ${d(backends.optimizer)} · judge ${d(backends.judge)}`);
+    ctx.print(`training ${target.name}: ${split.train.length} train / ${split.val.length} val / ${split.test.length} test tasks, ${resolved.epochs} epoch(s) × ${spe} step(s)`);
+  }
+  const abort = new AbortController();
+  const onSigint = () => abort.abort(new SleepError('ABORTED', 'interrupted'));
+  process.once('SIGINT', onSigint);
+  let result: TrainResult;
+  try {
+    result = await trainSkill({
+      db: ctx.db,
+      paths: ctx.paths,
+      skill: { name: target.name, content: startContent, path: target.path, handWritten },
+      tasks: split,
+      backends,
+      options: resolved,
+      budget,
+      signal: abort.signal,
+      onStep: (s) => ctx.print(s.line),
+      onNote: (line) => ctx.print(line),
+      runId,
+      resume: !!flags.resume,
+    });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+  const proposal =
+    result.stoppedBy === 'aborted' || !trainingImproved(result)
+      ? null
+      : stageTrainResult(ctx.db, ctx.paths, { target, baseContent, result, editScope: plan.skill.editScope as 'learned' | 'document', backends });
+  ctx.emit(
+    {
+      runId: result.runId,
+      runDir: result.runDir,
+      stoppedBy: result.stoppedBy,
+      baseline: result.baseline,
+      best: result.best,
+      bestStep: result.bestStep,
+      steps: result.steps,
+      edits: result.edits,
+      perTask: result.perTask,
+      usage: result.usage,
+      proposal: proposal ? { id: proposal.id, dir: proposal.dir } : null,
+    },
+    () => renderSummary(ctx, result, proposal?.id ?? null),
+  );
+  return 0;
+}
+
+export function register(program: Command): void {
+  program
+    .command('train')
+    .description('train a skill on your recurring tasks with the gated optimizer and stage the result as a proposal (never writes the live file)')
+    .option('--skill <path|name>', 'the skill to train (SKILL.md path or name); default: the project\'s managed learned skill')
+    .option('--project <path>', 'project whose tasks and skills to use (default: the current directory)')
+    .option('--tasks <file>', 'train on tasks from a JSON / JSON Lines file instead of the store')
+    .option('--epochs <n>', 'epochs (config training.epochs)')
+    .option('--batch-size <n>', 'train tasks per step (config training.batchSize)')
+    .option('--lr <n>', 'learning rate: max edits per step (config training.lr)')
+    .option('--lr-schedule <schedule>', 'cosine | linear | constant | autonomous (config training.lrSchedule)')
+    .option('--gate-metric <metric>', 'hard | soft | mixed (config training.gateMetric)')
+    .option('--no-regression', 'also reject candidates that lower any validation task')
+    .option('--seed <n>', 'seed for batch order and sampling (config training.seed)')
+    .option('--backend <backend>', 'use this backend for every role (claude, codex, copilot, openai, anthropic, sim)')
+    .option('--resume <run-id>', 'resume an interrupted run from its last completed step')
+    .option('--dry-run', 'print the plan and a call forecast; call no model')
+    .action(action((ctx, flags: TrainFlags) => train(ctx, flags)));
+}

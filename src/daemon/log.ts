@@ -1,0 +1,48 @@
+/**
+ * The daemon's logger: the same JSON lines, file names and size rotation as `createFileLogger`
+ * (pino + pino-roll), but written from the main thread. createFileLogger runs pino-roll as a
+ * transport in a worker thread, which costs ~18 MB of resident memory — too much for a resident
+ * process budgeted at 120 MB. SonicBoom still writes asynchronously, so logging never blocks.
+ */
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import pino, { type Logger } from 'pino';
+import { ensurePrivateDir } from '../core/fsutil.js';
+import type { LoggerOptions } from '../core/logger.js';
+
+interface RollStream extends NodeJS.WritableStream {
+  flushSync(): void;
+}
+type RollFactory = (opts: Record<string, unknown>) => Promise<RollStream>;
+
+const require = createRequire(import.meta.url);
+
+export interface DaemonLogger {
+  logger: Logger;
+  /** synchronous flush, safe in exit paths */
+  flush(): void;
+}
+
+export async function createDaemonLogger(opts: LoggerOptions): Promise<DaemonLogger> {
+  ensurePrivateDir(opts.logsDir);
+  const roll = require('pino-roll') as RollFactory;
+  const stream = await roll({
+    file: path.join(opts.logsDir, opts.name),
+    extension: '.log',
+    size: `${opts.maxSizeMb ?? 10}m`,
+    limit: { count: opts.keep ?? 5 },
+    mkdir: true,
+    mode: 0o600,
+  });
+  const logger = pino({ level: opts.level ?? 'info', base: { pid: process.pid, component: opts.name } }, stream);
+  return {
+    logger,
+    flush: () => {
+      try {
+        stream.flushSync();
+      } catch {
+        /* nothing buffered, or the file is gone */
+      }
+    },
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The harvest pass: list transcript files, skip the unchanged ones with a `stat` each, parse the
+ * new bytes of the others (worker threads when there is enough work), and write sessions, events
+ * and per-file offsets to the store — one transaction per batch, so an interrupted pass leaves
+ * every file either fully recorded or untouched. Nothing one bad file does escapes the loop.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { Config } from '../core/config.js';
+import type { AgentId, Session, SessionKind } from '../core/records.js';
+import type { Progress } from '../core/progress.js';
+import { silentProgress } from '../core/progress.js';
+import { resolvePaths } from '../core/paths.js';
+import { throwIfAborted } from '../core/errors.js';
+import { agentOfFile, getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
+import { deleteFileRow, getFileRow, loadFileStamps, upsertFileRow, type FileStampRow } from '../store/repos/files.js';
+import { getSession, upsertSession } from '../store/repos/sessions.js';
+import { deleteSessionEvents, insertEvents, setEventFinal } from '../store/repos/events.js';
+import { Classifier } from './classify.js';
+import { chooseWorkers, runTasks } from './pool.js';
+import type { FileResult, FileTask } from './process-file.js';
+import { stampOf } from './tailer.js';
+
+export interface HarvestOptions {
+  agents?: AgentId[];
+  /** only sessions whose project is this directory (or below it) */
+  project?: string;
+  /** only files modified within this many ms */
+  sinceMs?: number;
+  /** only these paths (the daemon's watcher); non-transcripts are ignored */
+  files?: string[];
+  env?: NodeJS.ProcessEnv;
+  stateDir?: string;
+  signal?: AbortSignal;
+  progress?: Progress;
+  /** worker threads; default chosen from the amount of work (0 = parse inline) */
+  workers?: number;
+}
+
+export interface HarvestSummary {
+  files: number;
+  filesChanged: number;
+  bytesRead: number;
+  lines: number;
+  sessions: number;
+  sessionsByKind: Record<SessionKind, number>;
+  events: number;
+  prompts: number;
+  toolErrors: number;
+  skipped: Record<string, number>;
+  redactions: number;
+  redactionsByKind: Record<string, number>;
+  errors: Array<{ file: string; message: string }>;
+  newSessionIds: string[];
+  workers: number;
+  durationMs: number;
+}
+
+interface Candidate {
+  path: string;
+  agent: AgentId;
+}
+
+function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, files?: string[]): Candidate[] {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  const add = (p: string, agent: AgentId) => {
+    if (seen.has(p)) return;
+    seen.add(p);
+    out.push({ path: p, agent });
+  };
+  if (files) {
+    for (const f of files) {
+      const p = path.resolve(f);
+      const agent = agentOfFile(p);
+      if (agent && agents.includes(agent)) add(p, agent);
+    }
+    return out;
+  }
+  const rootEnv = rootEnvFrom(env);
+  for (const a of HARVEST_ADAPTERS) {
+    if (!agents.includes(a.id)) continue;
+    for (const root of a.roots(config, rootEnv)) {
+      if (!root.exists) continue;
+      for (const p of a.listFiles(root)) add(p, a.id);
+    }
+  }
+  return out;
+}
+
+/** When two files claim one session: the active Codex copy beats the archived one; `.jsonl` beats `.json`. */
+function preferOver(candidate: string, owner: string): boolean {
+  const archived = (p: string) => p.split(/[\\/]/).includes('archived_sessions');
+  if (archived(owner) && !archived(candidate)) return true;
+  if (owner.endsWith('.json') && candidate.endsWith('.jsonl')) return true;
+  return false;
+}
+
+function underProject(project: string | null, want: string): boolean {
+  if (!project) return false;
+  const a = path.resolve(project);
+  const b = path.resolve(want);
+  return a === b || a.startsWith(b.endsWith(path.sep) ? b : b + path.sep);
+}
+
+export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = {}): Promise<HarvestSummary> {
+  const started = Date.now();
+  const env = opts.env ?? process.env;
+  const progress = opts.progress ?? silentProgress;
+  const stateDir = opts.stateDir ?? resolvePaths({ env }).stateDir;
+  const classifier = new Classifier(path.join(stateDir, 'workspaces'));
+  const agents = (opts.agents ?? HARVEST_ADAPTERS.map((a) => a.id)).filter((a) => isAgentEnabled(config, a));
+  const summary: HarvestSummary = {
+    files: 0,
+    filesChanged: 0,
+    bytesRead: 0,
+    lines: 0,
+    sessions: 0,
+    sessionsByKind: { interactive: 0, headless: 0, subagent: 0, self: 0 },
+    events: 0,
+    prompts: 0,
+    toolErrors: 0,
+    skipped: {},
+    redactions: 0,
+    redactionsByKind: {},
+    errors: [],
+    newSessionIds: [],
+    workers: 0,
+    durationMs: 0,
+  };
+
+  const candidates = listCandidates(config, agents, env, opts.files);
+  summary.files = candidates.length;
+  throwIfAborted(opts.signal);
+
+  const known = loadFileStamps(db);
+  const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
+  const tasks: Array<FileTask & { estBytes: number }> = [];
+  const gone: string[] = [];
+  for (const c of candidates) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(c.path, { throwIfNoEntry: false });
+    } catch (err) {
+      summary.errors.push({ file: c.path, message: (err as Error).message });
+      continue;
+    }
+    if (!st) {
+      if (known.has(c.path)) gone.push(c.path);
+      continue;
+    }
+    if (!st.isFile()) continue;
+    if (sinceCutoff !== null && st.mtimeMs < sinceCutoff) continue;
+    const k = known.get(c.path);
+    const sameFile = !!k && k.dev === st.dev && k.ino === st.ino;
+    if (sameFile && k.size === st.size && k.mtimeMs === Math.trunc(st.mtimeMs)) continue; // unchanged: one stat, done
+    let offset = 0;
+    let state: string | null = null;
+    let headHash: string | null = null;
+    let headLen = 0;
+    if (sameFile && k.offset > 0 && getAdapter(c.agent).readMode(c.path) === 'append') {
+      const row = getFileRow(db, c.path);
+      if (row) {
+        offset = row.offset;
+        state = row.state;
+        headHash = row.headHash;
+        headLen = row.headLen;
+      }
+    }
+    tasks.push({
+      path: c.path,
+      agent: c.agent,
+      offset,
+      state,
+      headHash,
+      headLen,
+      maxLineBytes: config.harvest.maxLineBytes,
+      stamp: stampOf(st),
+      estBytes: Math.max(0, st.size - offset),
+    });
+  }
+  if (!opts.files && sinceCutoff === null) {
+    // full scan: rows of files that are no longer there (the sessions stay)
+    const listed = new Set(candidates.map((c) => c.path));
+    for (const [p, row] of known) if (!listed.has(p) && agents.includes(row.agent as AgentId)) gone.push(p);
+  }
+  if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p)))();
+
+  const touched = new Map<string, SessionKind>();
+  const writeBatch = db.transaction((results: FileResult[]) => {
+    for (const r of results) writeResult(db, r, known.get(r.path), { classifier, summary, touched, project: opts.project });
+  });
+  const totalBytes = tasks.reduce((s, t) => s + t.estBytes, 0);
+  const workers = opts.workers ?? chooseWorkers(totalBytes, env);
+  summary.workers = workers;
+  if (tasks.length) {
+    progress.start('harvest', tasks.length);
+    await runTasks(tasks, workers, {
+      signal: opts.signal,
+      onResults: (results) => {
+        writeBatch(results);
+        progress.tick(results.length);
+      },
+    });
+  }
+  for (const kind of touched.values()) summary.sessionsByKind[kind]++;
+  summary.sessions = touched.size;
+  summary.durationMs = Date.now() - started;
+  if (tasks.length) progress.done();
+  return summary;
+}
+
+interface WriteContext {
+  classifier: Classifier;
+  summary: HarvestSummary;
+  touched: Map<string, SessionKind>;
+  project?: string;
+}
+
+function writeResult(db: Db, r: FileResult, prev: FileStampRow | undefined, ctx: WriteContext): void {
+  const { summary } = ctx;
+  if (r.gone) {
+    deleteFileRow(db, r.path);
+    return;
+  }
+  if (r.error) summary.errors.push({ file: r.path, message: r.error });
+  if (r.retry || !r.output || !r.stamp) return; // keep the old row: the next pass tries again
+  summary.filesChanged++;
+  summary.bytesRead += r.bytesRead;
+  summary.lines += r.lines;
+  for (const [k, v] of Object.entries(r.skipped)) summary.skipped[k] = (summary.skipped[k] ?? 0) + v;
+  const fileRow = {
+    path: r.path,
+    agent: r.agent,
+    dev: r.stamp.dev,
+    ino: r.stamp.ino,
+    size: r.stamp.size,
+    mtimeMs: r.stamp.mtimeMs,
+    offset: r.offset,
+    headHash: r.headHash,
+    headLen: r.headLen,
+    sessionId: null as string | null,
+    state: r.state,
+    error: null as string | null,
+  };
+  const snap = r.output.session;
+  if (!snap) {
+    upsertFileRow(db, fileRow); // nothing identifying yet (only side-channel lines): continue from here later
+    return;
+  }
+  const kind = ctx.classifier.kind(snap);
+  const project = ctx.classifier.project(snap);
+  if (ctx.project && !underProject(project, ctx.project)) return; // not recorded: a full pass reads it later
+  fileRow.sessionId = snap.id;
+  const existing = getSession(db, snap.id);
+  if (existing && existing.file !== r.path && fs.existsSync(existing.file) && !preferOver(r.path, existing.file)) {
+    // a copy of a session another file already provides (VS Code workspace copies, archived + active)
+    fileRow.error = `duplicate of ${existing.file}`;
+    upsertFileRow(db, fileRow);
+    summary.skipped['duplicate-file'] = (summary.skipped['duplicate-file'] ?? 0) + 1;
+    return;
+  }
+  if (r.reset || (existing && existing.file !== r.path)) {
+    deleteSessionEvents(db, snap.id);
+    if (prev?.sessionId && prev.sessionId !== snap.id) deleteSessionEvents(db, prev.sessionId);
+  }
+  const session: Session = {
+    id: snap.id,
+    agent: r.agent,
+    vendorId: snap.vendorId,
+    project,
+    cwd: snap.cwd,
+    gitBranch: snap.gitBranch,
+    startedAt: snap.startedAt,
+    endedAt: snap.endedAt,
+    kind,
+    parentId: snap.parentId,
+    file: r.path,
+    title: snap.title,
+    promptCount: snap.promptCount,
+    toolErrorCount: snap.toolErrorCount,
+  };
+  upsertSession(db, session);
+  insertEvents(db, r.output.events);
+  for (const u of r.output.finalUpdates) setEventFinal(db, u.sessionId, u.seq, u.final);
+  upsertFileRow(db, fileRow);
+  if (!existing) summary.newSessionIds.push(snap.id);
+  ctx.touched.set(snap.id, kind);
+  summary.events += r.output.events.length;
+  for (const e of r.output.events) {
+    if (e.kind === 'prompt' && (kind === 'interactive' || kind === 'headless')) summary.prompts++;
+    else if (e.kind === 'tool_result' && e.isError) summary.toolErrors++;
+  }
+  summary.redactions += r.redactions;
+  for (const [k, v] of Object.entries(r.redactionKinds)) summary.redactionsByKind[k] = (summary.redactionsByKind[k] ?? 0) + v;
+}

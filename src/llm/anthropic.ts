@@ -1,0 +1,81 @@
+/**
+ * The `anthropic` backend: the official @anthropic-ai/sdk Messages API. One user message per
+ * call (the rendered prompt), optional system prompt, text blocks joined. SDK retries are off;
+ * retry, timeout, budget and ledger are applied by the registry's wrapper.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { Backend, LlmReply, LlmRequest, Operation } from '../core/protocol.js';
+import { SleepError } from '../core/errors.js';
+import { hostOf, isLocalHost, mapApiError } from './http-errors.js';
+import { FALLBACK_PRICE, FREE, costUsd, priceFor, type ModelPrice } from './pricing.js';
+
+export interface AnthropicBackendOptions {
+  model: string;
+  apiKey: string;
+  apiKeyEnv?: string;
+  baseURL?: string;
+  /** the SDK's own request timeout (the wrapper also enforces one) */
+  timeoutMs?: number;
+  defaultMaxTokens?: number;
+}
+
+export const ANTHROPIC_DEFAULT_HOST = 'api.anthropic.com';
+
+export class AnthropicBackend implements Backend {
+  readonly name = 'anthropic';
+  readonly model: string;
+  readonly destination: string;
+  readonly price: ModelPrice;
+  private readonly client: Anthropic;
+
+  constructor(private readonly opts: AnthropicBackendOptions) {
+    this.model = opts.model;
+    this.destination = hostOf(opts.baseURL, ANTHROPIC_DEFAULT_HOST);
+    this.price = priceFor(opts.model) ?? (isLocalHost(this.destination) ? FREE : FALLBACK_PRICE);
+    this.client = new Anthropic({
+      apiKey: opts.apiKey,
+      // explicit so ANTHROPIC_BASE_URL in the user's shell cannot silently redirect our traffic
+      baseURL: opts.baseURL ?? `https://${ANTHROPIC_DEFAULT_HOST}`,
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? 180_000,
+    });
+  }
+
+  async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
+    const started = Date.now();
+    let message: Anthropic.Message;
+    try {
+      message = await this.client.messages.create(
+        {
+          model: this.model,
+          max_tokens: req.maxTokens ?? this.opts.defaultMaxTokens ?? 4096,
+          ...(req.system ? { system: req.system } : {}),
+          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          messages: [{ role: 'user', content: req.prompt }],
+        },
+        { signal },
+      );
+    } catch (err) {
+      throw mapApiError(err, 'anthropic', { keyEnv: this.opts.apiKeyEnv, destination: this.destination });
+    }
+    if (!message || !Array.isArray(message.content)) {
+      throw new SleepError('BACKEND_BAD_REPLY', `anthropic (${this.destination}) reply has no content blocks`, { details: { retryable: true } });
+    }
+    const text = message.content
+      .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+      .map((b) => b.text)
+      .join('');
+    const tokensIn = (message.usage?.input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0);
+    const tokensOut = message.usage?.output_tokens ?? 0;
+    return {
+      text,
+      backend: this.name,
+      model: message.model || this.model,
+      tokensIn,
+      tokensOut,
+      costUsd: costUsd(this.price, tokensIn, tokensOut),
+      latencyMs: Date.now() - started,
+      cached: false,
+    };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What the simulated optimizer understands of rollout feedback: each failure line becomes an
+ * "issue" (the requirement in plain words plus a concrete example), and issues seen in several
+ * rollouts are grouped with the task ids behind them.
+ */
+import type { RolloutDigest } from '../../core/protocol.js';
+import type { Rng } from './rng.js';
+import { sampleRegex } from './regex-sample.js';
+import { concepts, isNegated } from './semantics.js';
+
+export interface Issue {
+  key: string;
+  /** the requirement as the feedback states it (description, else the rule) */
+  statement: string;
+  /** a concrete, checkable hint: `## Unreleased` heading, an example matching a pattern… */
+  example: string | null;
+  negative: boolean;
+  taskIds: string[];
+}
+
+const FEEDBACK_LINE = /^Failed check "([^"]+)":\s*(.*)$/;
+
+/** Turns one rule clause ("the response must …") into an imperative example sentence. */
+function exampleFromRule(rule: string, rng: Rng): string | null {
+  let m: RegExpExecArray | null;
+  if ((m = /^never include "(.*)"$/.exec(rule))) return `Never write \`${m[1]}\` anywhere in the reply.`;
+  if ((m = /^include "(.*)"$/.exec(rule))) return `Write \`${m[1]}\` explicitly.`;
+  if ((m = /^match the pattern \/(.*)\/([a-z]*)$/.exec(rule))) {
+    const sample = sampleRegex(m[1], m[2], rng);
+    return sample ? `For example: \`${sample.replace(/\n/g, ' ')}\`.` : null;
+  }
+  if ((m = /^have a "(.*)" section/.exec(rule))) return `Add a \`## ${m[1]}\` heading for it.`;
+  if ((m = /^mention "(.*)" inside the "(.*)" section$/.exec(rule))) return `Under the \`## ${m[2]}\` heading, cover ${m[1]}.`;
+  if ((m = /^be at most (\d+) characters long$/.exec(rule))) return `Keep it short: at most ${m[1]} characters.`;
+  if ((m = /^be at least (\d+) characters long$/.exec(rule))) return `Be detailed: at least ${m[1]} characters.`;
+  if ((m = /^start with "(.*)"$/.exec(rule))) return `Begin the reply with \`${m[1]}\`.`;
+  if ((m = /^use the (.*) tool$/.exec(rule))) return `Run the ${m[1]} tool to confirm it.`;
+  if (/^contain valid JSON/.test(rule)) return 'Add a fenced json block with the result.';
+  if (/^do the task instead of refusing$/.test(rule)) return 'Always attempt the task; do not refuse.';
+  return null;
+}
+
+function sentence(text: string): string {
+  const t = text.trim().replace(/\s+/g, ' ');
+  if (!t) return t;
+  const capital = t[0].toUpperCase() + t.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** One feedback line → (key, statement, example); null for lines that say nothing actionable. */
+export function parseFeedbackLine(line: string, rng: Rng): Omit<Issue, 'taskIds'> | null {
+  const text = line.trim();
+  if (!text) return null;
+  const m = FEEDBACK_LINE.exec(text);
+  if (m) {
+    const [, checkId, rest] = m;
+    const at = rest.indexOf('the response must ');
+    const desc = (at >= 0 ? rest.slice(0, at) : rest).replace(/\s*[—-]\s*$/, '').trim();
+    const ruleAndWhy = at >= 0 ? rest.slice(at + 'the response must '.length) : '';
+    const rule = ruleAndWhy.replace(/;[^;]*$/, '').trim();
+    const example = rule ? exampleFromRule(rule, rng) : null;
+    const statement = sentence(desc || (rule ? `the reply must ${rule}` : checkId));
+    return { key: `check:${checkId}`, statement, example, negative: /^never /.test(rule) || (!!desc && isNegated(desc)) };
+  }
+  const rubric = /^Rubric(?: \([\d.]+\))?:\s*(.*)$/.exec(text);
+  const body = rubric ? rubric[1] : text;
+  if (/^Rubric score [\d.]+ is below/.test(text)) return null;
+  const c = concepts(body);
+  if (c.size === 0) return null;
+  const missing = body.replace(/^(missing|lacks?|does not|doesn't)\s*:?\s*/i, '');
+  return { key: `text:${[...c].sort().join(' ')}`, statement: sentence(missing), example: null, negative: isNegated(missing) };
+}
+
+/** Issues across failing rollouts, most widespread first. */
+export function collectIssues(rollouts: RolloutDigest[], rng: Rng): Issue[] {
+  const byKey = new Map<string, Issue>();
+  for (const r of rollouts) {
+    for (const line of r.feedback.split(/\r?\n/)) {
+      // rubric critiques may list several missing points separated by ';'
+      const pieces = /^Rubric/.test(line.trim()) ? line.split(/;\s*/).map((p, i) => (i === 0 ? p : `Rubric: ${p}`)) : [line];
+      for (const piece of pieces) {
+        const parsed = parseFeedbackLine(piece, rng);
+        if (!parsed) continue;
+        const existing = byKey.get(parsed.key);
+        if (existing) {
+          if (!existing.taskIds.includes(r.taskId)) existing.taskIds.push(r.taskId);
+        } else byKey.set(parsed.key, { ...parsed, taskIds: [r.taskId] });
+      }
+    }
+  }
+  return [...byKey.values()].sort((a, b) => b.taskIds.length - a.taskIds.length);
+}

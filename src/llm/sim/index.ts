@@ -1,0 +1,136 @@
+/**
+ * `sim`: a deterministic, seeded simulated model for every role — target, optimizer, judge and
+ * miner — for the demo, tests and benchmarks. It reads the typed `payload` of a request (never the
+ * prose prompt), makes no network connection, and behaves like a plausible model: compliance
+ * depends on what the skill says (by meaning), edits are sometimes irrelevant or harmful, and
+ * structured replies are sometimes malformed JSON. Latency is a real timer that honours abort.
+ */
+import type { Backend, LlmReply, LlmRequest, Operation, PayloadFor, Role } from '../../core/protocol.js';
+import { SleepError } from '../../core/errors.js';
+import { Rng, hashHex, hashUnit, stableStringify } from './rng.js';
+import { perform } from './target.js';
+import { reflect } from './reflect.js';
+import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
+import { judgeRubric, mineTask } from './judge-miner.js';
+
+export interface SimBackendOptions {
+  seed: number;
+  latencyMs?: number;
+  harmfulEditRate?: number;
+  irrelevantEditRate?: number;
+  malformedJsonRate?: number;
+  role?: Role;
+  model?: string;
+}
+
+export interface SimBackend extends Backend {
+  /** calls served so far, per operation (tests and benches count model calls with it) */
+  readonly calls: Record<string, number>;
+  totalCalls(): number;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new SleepError('ABORTED', 'sim call aborted', { cause: signal?.reason }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const tokens = (text: string): number => Math.ceil(text.length / 4);
+
+/** A structured reply gone wrong, the way real models get it wrong. */
+function malformed(json: string, rng: Rng): string {
+  const kind = rng.int(0, 2);
+  if (kind === 0) return json.slice(0, Math.max(1, Math.floor(json.length / 2))); // cut off mid-object
+  if (kind === 1) return json.replace(/\}\s*$/, ',}'); // trailing comma
+  return 'Sure! Here is what I would change: tighten the rules and add examples where the replies failed.';
+}
+
+export function createSimBackend(opts: SimBackendOptions): SimBackend {
+  const seed = opts.seed;
+  const rates = {
+    harmfulEditRate: opts.harmfulEditRate ?? 0,
+    irrelevantEditRate: opts.irrelevantEditRate ?? 0,
+  };
+  const malformedRate = opts.malformedJsonRate ?? 0;
+  const latencyMs = opts.latencyMs ?? 0;
+  const model = opts.model ?? (opts.role ? `sim-${opts.role}` : 'sim-1');
+  const calls: Record<string, number> = {};
+
+  const structured = (op: Exclude<Operation, 'perform'>, payload: PayloadFor[Operation], rng: Rng): unknown => {
+    switch (op) {
+      case 'reflect':
+        return { edits: reflect(payload as PayloadFor['reflect'], rates, rng) };
+      case 'merge':
+        return merge(payload as PayloadFor['merge']);
+      case 'rank':
+        return rank(payload as PayloadFor['rank']);
+      case 'lr_budget':
+        return lrBudget(payload as PayloadFor['lr_budget']);
+      case 'slow_update':
+        return slowUpdate(payload as PayloadFor['slow_update'], rng);
+      case 'meta_skill':
+        return metaSkill(payload as PayloadFor['meta_skill']);
+      case 'judge_rubric':
+        return judgeRubric(payload as PayloadFor['judge_rubric']);
+      case 'mine_task':
+        return mineTask(payload as PayloadFor['mine_task']);
+    }
+  };
+
+  return {
+    name: 'sim',
+    model,
+    destination: 'local',
+    calls,
+    totalCalls: () => Object.values(calls).reduce((a, b) => a + b, 0),
+    async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
+      if (signal?.aborted) throw new SleepError('ABORTED', 'sim call aborted', { cause: signal.reason });
+      if (req.payload === undefined || req.payload === null) {
+        throw new SleepError('INVALID_INPUT', `sim: request for ${req.operation} has no payload`, { hint: 'the sim backend reads typed payloads; pass one' });
+      }
+      calls[req.operation] = (calls[req.operation] ?? 0) + 1;
+      const started = Date.now();
+      const payloadHash = hashHex(stableStringify(req.payload));
+      let text: string;
+      let toolsCalled: string[] | undefined;
+      if (req.operation === 'perform') {
+        const p = req.payload as PayloadFor['perform'];
+        const result = perform(p, seed, payloadHash);
+        text = result.text;
+        toolsCalled = result.toolsCalled;
+      } else {
+        const sample = typeof (req.payload as { sample?: unknown }).sample === 'number' ? (req.payload as { sample: number }).sample : 0;
+        const rng = new Rng(seed, req.operation, payloadHash, sample);
+        const reply = structured(req.operation as Exclude<Operation, 'perform'>, req.payload, rng);
+        text = JSON.stringify(reply);
+        // a repair request (different prompt, same payload) gets a fresh draw, like a real retry
+        if (malformedRate > 0 && hashUnit(seed, 'malformed', req.operation, payloadHash, hashHex(req.prompt ?? '')) < malformedRate) {
+          text = malformed(text, new Rng(seed, 'malformed-kind', payloadHash));
+        }
+      }
+      await sleep(latencyMs, signal);
+      return {
+        text,
+        backend: 'sim',
+        model,
+        tokensIn: tokens(`${req.system ?? ''}${req.prompt ?? ''}`),
+        tokensOut: tokens(text),
+        costUsd: 0,
+        latencyMs: Date.now() - started,
+        cached: false,
+        ...(toolsCalled ? { toolsCalled } : {}),
+      };
+    },
+  };
+}
+
+export { simPersonaTasks } from './persona.js';

@@ -1,0 +1,201 @@
+/**
+ * The simulated optimizer's `reflect`: failure feedback → at most `maxEdits` edits phrased in its
+ * own words; successes → edits that keep the structure the successful replies share. With
+ * configured rates it proposes irrelevant edits (clutter) and harmful edits (guidance that
+ * contradicts a requirement, or deleting a useful line), like a real, imperfect optimizer.
+ * It avoids edits that match the rejected-edit buffer.
+ */
+import type { Edit } from '../../core/records.js';
+import type { ReflectPayload, RejectedEditDigest } from '../../core/protocol.js';
+import { Rng } from './rng.js';
+import { collectIssues, type Issue } from './feedback.js';
+import { concepts, isNegated, jaccard, paraphrase } from './semantics.js';
+import { addressStrength, guidanceLines, requirementOfText } from './guidance.js';
+import { parseHeadings } from '../../replay/markdown.js';
+
+export interface ReflectRates {
+  harmfulEditRate: number;
+  irrelevantEditRate: number;
+}
+
+const OPENERS = ['Always', 'Make sure to', 'Remember to', 'Be sure to', ''];
+
+/** Guidance that sounds reasonable but is about nothing these tasks check. */
+export const IRRELEVANT_GUIDANCE = [
+  'Prefer tabs over spaces when editing YAML files.',
+  'Greet the user warmly before answering.',
+  'Use British spelling in prose and comments.',
+  'Mention the operating system you assume.',
+  'Favour functional programming idioms over classes.',
+  'Keep Dockerfiles minimal with multi-stage builds.',
+  'Quote the relevant documentation page when unsure.',
+  'Prefer descriptive variable names over abbreviations.',
+  'Wrap prose at eighty columns.',
+  'Add a friendly sign-off line at the very end.',
+];
+
+function lowerFirst(s: string): string {
+  return s ? s[0].toLowerCase() + s.slice(1) : s;
+}
+
+/** The issue restated in new words (same meaning), with its concrete example when it has one. */
+export function phraseGuidance(issue: Pick<Issue, 'statement' | 'example' | 'negative'>, rng: Rng, withStatement = true): string {
+  const parts: string[] = [];
+  if (withStatement) {
+    const reworded = paraphrase(issue.statement, rng);
+    const opener = issue.negative || /^(never|do not|don't|avoid)\b/i.test(reworded) ? '' : rng.pick(OPENERS);
+    parts.push(opener ? `${opener} ${lowerFirst(reworded)}` : reworded);
+  }
+  if (issue.example) parts.push(issue.example);
+  return `- ${parts.join(' ')}`;
+}
+
+/** The same requirement turned against itself: the kind of edit that lowers compliance. */
+export function contradict(statement: string): string {
+  const negated = isNegated(statement);
+  if (negated) {
+    const freed = statement.replace(/\b(never|not|no|don't|do not|avoid|without|omit|skip)\s+/gi, '').trim();
+    return `- It is fine to ${lowerFirst(freed)}`;
+  }
+  return `- Do not ${lowerFirst(statement.replace(/^(always|make sure to|remember to|be sure to)\s+/i, ''))}`;
+}
+
+/**
+ * An edit repeats a rejected one when every rule sentence in it already appears, with the same
+ * polarity and nearly the same concepts, in some rejected edit (rejected edits may bundle rules).
+ */
+function similarToRejected(content: string, rejected: RejectedEditDigest[]): boolean {
+  const mine = guidanceLines(content);
+  if (mine.length === 0 || rejected.length === 0) return false;
+  const theirs = rejected.flatMap((r) => guidanceLines(r.content || ''));
+  return mine.every((m) => theirs.some((t) => t.negated === m.negated && jaccard(m.concepts, t.concepts) >= 0.8));
+}
+
+function alreadyCovered(skill: string, issue: Issue): boolean {
+  const req = requirementOfText(issue.key, `${issue.statement} ${issue.example ?? ''}`, '');
+  return guidanceLines(skill).some((l) => l.negated === req.negative && addressStrength(req, l) >= 1);
+}
+
+/** A skill line that contradicts this issue (opposite polarity, same subject), if any. */
+function contradictingLine(skill: string, issue: Issue): string | null {
+  const req = requirementOfText(issue.key, `${issue.statement} ${issue.example ?? ''}`, '');
+  for (const raw of unprotectedLines(skill)) {
+    const lines = guidanceLines(raw);
+    if (lines.some((l) => l.negated !== issue.negative && addressStrength(req, l) >= 0.5)) return raw;
+  }
+  return null;
+}
+
+function successEdits(payload: ReflectPayload, rng: Rng): Edit[] {
+  const counts = new Map<string, string[]>();
+  for (const r of payload.rollouts) {
+    for (const h of new Set(parseHeadings(r.response).map((x) => x.text))) {
+      const ids = counts.get(h) ?? [];
+      ids.push(r.taskId);
+      counts.set(h, ids);
+    }
+  }
+  const need = Math.min(2, payload.rollouts.length);
+  const skillConcepts = concepts(payload.skill);
+  const edits: Edit[] = [];
+  for (const [heading, ids] of [...counts].sort((a, b) => b[1].length - a[1].length)) {
+    if (ids.length < need || edits.length >= Math.max(1, Math.floor(payload.maxEdits / 2))) continue;
+    const hc = concepts(heading);
+    if (hc.size === 0 || [...hc].every((c) => skillConcepts.has(c))) continue;
+    const content = `- ${rng.pick(['Keep', 'Include', 'Add'])} a \`## ${heading}\` section: the replies that passed had one.`;
+    if (similarToRejected(content, payload.rejectedEdits)) continue;
+    edits.push({ op: 'add', content, rationale: `${ids.length} successful replies share the "${heading}" section`, evidence: ids });
+  }
+  return edits;
+}
+
+export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng): Edit[] {
+  const maxEdits = Math.max(0, Math.floor(payload.maxEdits));
+  if (maxEdits === 0) return [];
+  if (payload.mode === 'successes') return successEdits(payload, rng).slice(0, maxEdits);
+
+  const issues = collectIssues(payload.rollouts, rng).filter((i) => !alreadyCovered(payload.skill, i));
+  const edits: Edit[] = [];
+  const usedBad = new Set<string>();
+  const bundles: Array<{ edit: Edit; size: number }> = [];
+  for (const issue of issues) {
+    if (edits.length >= maxEdits) break;
+    const rationale = `${issue.taskIds.length} failing rollout(s): ${issue.statement}`;
+    const roll = rng.next();
+    if (roll < rates.harmfulEditRate) {
+      // a few tries, so two harmful edits of one reply do not pick the same victim
+      const harmful = [0, 1, 2]
+        .map(() => harmfulEdit(payload, issue, rng, rationale))
+        .find((h) => h && !usedBad.has(h.content + h.anchor) && !similarToRejected(h.content || h.anchor || '', payload.rejectedEdits));
+      if (harmful) {
+        usedBad.add(harmful.content + harmful.anchor);
+        edits.push(harmful);
+        continue;
+      }
+    } else if (roll < rates.harmfulEditRate + rates.irrelevantEditRate) {
+      const fresh = IRRELEVANT_GUIDANCE.map((g) => `- ${g}`).filter(
+        (g) => !usedBad.has(g) && !payload.skill.includes(g.slice(2)) && !similarToRejected(g, payload.rejectedEdits),
+      );
+      const content = fresh.length ? rng.pick(fresh) : null;
+      if (content) {
+        usedBad.add(content);
+        edits.push({ op: 'add', content, rationale, evidence: issue.taskIds.slice(0, 1) });
+        continue;
+      }
+    }
+    // the helpful edit; if its wording was rejected before, try the concrete example alone
+    let content = phraseGuidance(issue, rng);
+    if (similarToRejected(content, payload.rejectedEdits)) {
+      if (!issue.example) continue;
+      content = phraseGuidance(issue, rng, false);
+      if (similarToRejected(content, payload.rejectedEdits)) continue;
+    }
+    const against = contradictingLine(payload.skill, issue);
+    if (against) {
+      edits.push({ op: 'replace', anchor: against, content, rationale: `${rationale} (the skill says the opposite)`, evidence: issue.taskIds });
+      continue;
+    }
+    // like a real optimizer, state related rules (failing on the same tasks) in one bullet
+    const bundle = bundles.find((b) => b.size < MAX_RULES_PER_EDIT && jaccard(new Set(b.edit.evidence), new Set(issue.taskIds)) >= 0.5);
+    if (bundle) {
+      bundle.edit.content = `${bundle.edit.content} ${content.replace(/^- /, '')}`;
+      bundle.edit.rationale = `${bundle.edit.rationale}; ${issue.statement}`;
+      bundle.edit.evidence = [...new Set([...bundle.edit.evidence, ...issue.taskIds])];
+      bundle.size++;
+      continue;
+    }
+    const edit: Edit = { op: 'add', content, rationale, evidence: [...issue.taskIds] };
+    bundles.push({ edit, size: 1 });
+    edits.push(edit);
+  }
+  return edits;
+}
+
+const MAX_RULES_PER_EDIT = 3;
+
+/** Lines outside `<!-- …:start -->` … `<!-- …:end -->` blocks (protected regions are not edited). */
+function unprotectedLines(skill: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  for (const line of skill.split(/\r?\n/)) {
+    if (/<!--\s*[\w:-]*:start\s*-->/.test(line)) depth++;
+    else if (/<!--\s*[\w:-]*:end\s*-->/.test(line)) depth = Math.max(0, depth - 1);
+    else if (depth === 0) out.push(line);
+  }
+  return out;
+}
+
+/**
+ * Harm hits what already works: deleting a useful rule, or adding a line that contradicts one the
+ * skill follows (an over-generalisation). With no rules yet, it contradicts the failing issue.
+ */
+function harmfulEdit(payload: ReflectPayload, issue: Issue, rng: Rng, rationale: string): Edit | null {
+  const ruleLines = unprotectedLines(payload.skill).filter((l) => /^\s*[-*]\s+\S/.test(l) && concepts(l).size >= 2 && !/^\s*[-*]\s+(Do not|It is fine to)\b/.test(l));
+  if (ruleLines.length > 0) {
+    const victim = rng.pick(ruleLines);
+    if (rng.chance(0.5)) return { op: 'delete', anchor: victim, content: '', rationale: `${rationale}; this rule looks redundant`, evidence: issue.taskIds };
+    const firstSentence = victim.replace(/^\s*[-*]\s+/, '').split(/(?<=[.!?])\s+(?=[A-Z])/)[0];
+    return { op: 'add', content: contradict(firstSentence), rationale: `${rationale}; the rule above is too strict`, evidence: issue.taskIds };
+  }
+  return { op: 'add', content: contradict(issue.statement), rationale, evidence: issue.taskIds };
+}

@@ -1,0 +1,54 @@
+/**
+ * Deterministic randomness for the sim backend: every draw is derived from a seed and a list of
+ * parts (operation, payload hash, task, check, sample…), so the same call always behaves the same.
+ */
+import crypto from 'node:crypto';
+
+/** A uniform number in [0, 1) fixed by its parts. */
+export function hashUnit(...parts: Array<string | number>): number {
+  const h = crypto.createHash('sha256').update(parts.map(String).join('\u0000')).digest();
+  return h.readUInt32BE(0) / 0x1_0000_0000;
+}
+
+export function hashHex(...parts: Array<string | number>): string {
+  return crypto.createHash('sha256').update(parts.map(String).join('\u0000')).digest('hex');
+}
+
+/** Small seeded generator (mulberry32) for sequences of draws within one call. */
+export class Rng {
+  private state: number;
+
+  constructor(...parts: Array<string | number>) {
+    this.state = Math.floor(hashUnit(...parts) * 0x1_0000_0000) >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
+  }
+
+  int(minInclusive: number, maxInclusive: number): number {
+    return minInclusive + Math.floor(this.next() * (maxInclusive - minInclusive + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)];
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+}
+
+/** Stable JSON (sorted keys) so a payload hash does not depend on key order. */
+export function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+}

@@ -1,0 +1,219 @@
+/**
+ * Heuristic judge synthesis: turns what users asked for and how they corrected the agent into rule
+ * checks, plus a rubric. Each recognised preference yields a visible check (its failure feedback
+ * teaches the optimizer) and, where a second, stricter form exists, a sealed one (it counts in the
+ * gate but is never shown, so a skill that merely quotes the visible check does not pass).
+ * Every check is validated on creation: a check that cannot be evaluated is an error here.
+ */
+import type { Check, Judge } from '../core/records.js';
+import { validateCheck } from '../replay/checks.js';
+import { stableId } from '../core/ids.js';
+import { SleepError } from '../core/errors.js';
+
+type Draft = Omit<Check, 'id' | 'weight' | 'sealed'> & { sealed?: boolean; weight?: number };
+
+export function makeCheck(d: Draft): Check {
+  const check: Check = {
+    id: stableId('chk', d.op, String(d.value ?? ''), d.needle ?? '', d.flags ?? '').slice(0, 16),
+    weight: d.weight ?? 1,
+    sealed: d.sealed ?? false,
+    ...d,
+  } as Check;
+  validateCheck(check);
+  return check;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface PreferenceRule {
+  name: string;
+  /** tested against lower-cased correction and prompt text */
+  pattern: RegExp;
+  checks(m: RegExpMatchArray): Draft[];
+}
+
+/** Preferences people state to coding agents again and again, and how to verify each. */
+const RULES: PreferenceRule[] = [
+  {
+    name: 'keep-a-changelog',
+    pattern: /keep ?a ?changelog|keepachangelog/,
+    checks: () => [
+      { op: 'regex', value: '^#{2,3}\\s*\\[?unreleased\\]?', flags: 'im', description: 'Keep a Changelog: entries go under an [Unreleased] heading' },
+      {
+        op: 'regex',
+        value: '^#{3,4}\\s*(added|changed|deprecated|removed|fixed|security)\\b',
+        flags: 'im',
+        description: 'Keep a Changelog change-type subsection',
+        sealed: true,
+      },
+    ],
+  },
+  {
+    name: 'link-pr',
+    pattern: /\b(link|reference|mention|include|cite)s? (to )?(the )?(pr|pull request|pull-request)\b|\bpr (link|number)\b/,
+    checks: () => [{ op: 'regex', value: '(#\\d+|/pull/\\d+|\\bPR\\s*#?\\d+)', flags: 'i', description: 'links the pull request' }],
+  },
+  {
+    name: 'issue-ref',
+    pattern: /\b(ticket|issue|jira) (number|id|key|reference|link)\b/,
+    checks: () => [{ op: 'regex', value: '([A-Z][A-Z0-9]+-\\d+|#\\d+)', description: 'references the ticket or issue' }],
+  },
+  {
+    name: 'it-each',
+    pattern: /\bit\.each\b|\btest\.each\b|table[- ]driven/,
+    checks: () => [
+      { op: 'contains', value: '.each', description: 'uses table-driven tests (it.each)' },
+      { op: 'regex', value: '\\b(it|test)\\.each\\s*[(`]', description: 'it.each called with a table', sealed: true },
+    ],
+  },
+  {
+    name: 'vitest',
+    pattern: /\bvitest\b/,
+    checks: () => [
+      { op: 'contains', value: 'vitest', description: 'uses vitest' },
+      { op: 'not_contains', value: 'jest.fn', description: 'no jest APIs in vitest tests', sealed: true },
+    ],
+  },
+  {
+    name: 'conventional-commits',
+    pattern: /conventional commits?|conventional-commit|\bfeat: |commit (message )?(prefix|type)/,
+    checks: () => [
+      {
+        op: 'regex',
+        value: '^\\s*(feat|fix|docs|style|refactor|perf|test|build|ci|chore|revert)(\\([^)]+\\))?!?: \\S',
+        flags: 'im',
+        description: 'Conventional Commits subject line (type(scope): summary)',
+      },
+    ],
+  },
+  { name: 'pnpm', pattern: /\bpnpm\b/, checks: () => [{ op: 'contains', value: 'pnpm', description: 'uses pnpm' }] },
+  { name: 'yarn', pattern: /\buse yarn\b|\byarn instead\b/, checks: () => [{ op: 'contains', value: 'yarn', description: 'uses yarn' }] },
+  { name: 'json', pattern: /\b(as|in|return|output|valid) json\b|\bjson (only|output|format)\b/, checks: () => [{ op: 'json_valid', description: 'answers with valid JSON' }] },
+  {
+    name: 'concise',
+    pattern: /\b(too long|shorter|be (more )?(concise|brief)|keep it (short|brief)|less verbose|too verbose)\b/,
+    checks: () => [{ op: 'max_chars', value: 1500, description: 'stays concise' }],
+  },
+  {
+    name: 'bullets',
+    pattern: /\bbullet(ed)? (points?|list)\b|\bas bullets\b/,
+    checks: () => [{ op: 'regex', value: '^\\s*[-*•] \\S', flags: 'm', description: 'uses a bulleted list' }],
+  },
+  {
+    name: 'typescript-types',
+    pattern: /\bno any\b|\bavoid any\b|don'?t use any\b/,
+    checks: () => [{ op: 'regex', value: '^(?![\\s\\S]*:\\s*any\\b)', description: 'no `any` types', sealed: false }],
+  },
+];
+
+/** "add a Testing section" / "include a ## Summary section" → section_present. */
+const SECTION_RE = /\b(?:add|include|with|needs?|missing|put (?:it|them) (?:in|under)) (?:an? |the )?(?:#+ ?)?["'`]?([a-z][\w -]{1,30}?)["'`]? (?:section|heading)\b/g;
+/** "start with `X`" → starts_with. */
+const STARTS_RE = /\b(?:start|begin)s? with ["'`]([^"'`\n]{1,40})["'`]/g;
+/** "use `X` (instead of|not|rather than) `Y`" / "use X instead of Y". */
+const USE_INSTEAD_RE = /\buse ["'`]?([\w.@/:-]{2,40})["'`]?(?: \w+)?,? (?:instead of|not|rather than|over) ["'`]?([\w.@/:-]{2,40})["'`]?/g;
+/** "use `X`" with a code-quoted operand. */
+const USE_QUOTED_RE = /\b(?:use|call|prefer|import) `([^`\n]{2,40})`/g;
+/** "don't use `Y`" / "never `Y`" / "no `Y`". */
+const AVOID_QUOTED_RE = /\b(?:don'?t|do not|never|avoid|no|stop using|not) (?:use |using |call |calling )?`([^`\n]{2,40})`/g;
+
+const GENERIC_WORDS = new Set(['the', 'a', 'an', 'it', 'this', 'that', 'them', 'these', 'those', 'my', 'our', 'same', 'one']);
+
+/** Contains-style checks from explicit literals in corrections. */
+function literalDrafts(text: string, original: string): Draft[] {
+  const out: Draft[] = [];
+  for (const m of text.matchAll(USE_INSTEAD_RE)) {
+    const want = m[1];
+    const avoid = m[2];
+    if (GENERIC_WORDS.has(want) || GENERIC_WORDS.has(avoid)) continue;
+    const wantOrig = findOriginalCase(original, want);
+    out.push({ op: 'contains', value: wantOrig, description: `uses ${wantOrig}` });
+    const avoidOrig = findOriginalCase(original, avoid);
+    if (wantOrig.toLowerCase().includes(avoidOrig.toLowerCase())) {
+      // "use pnpm, not npm": a plain not_contains would forbid "pnpm" too; match the word alone
+      out.push({ op: 'regex', value: `^(?![\\s\\S]*(?<![\\w.-])${escapeRe(avoidOrig)}(?![\\w-]))`, flags: 'i', description: `does not use ${avoidOrig}` });
+    } else {
+      out.push({ op: 'not_contains', value: avoidOrig, description: `does not use ${avoidOrig}` });
+    }
+  }
+  for (const m of original.matchAll(USE_QUOTED_RE)) out.push({ op: 'contains', value: m[1], description: `uses ${m[1]}` });
+  for (const m of original.matchAll(AVOID_QUOTED_RE)) out.push({ op: 'not_contains', value: m[1], description: `avoids ${m[1]}` });
+  for (const m of text.matchAll(SECTION_RE)) {
+    const name = m[1].trim();
+    if (!GENERIC_WORDS.has(name) && name.length >= 3) out.push({ op: 'section_present', value: titleCase(name), description: `has a ${name} section` });
+  }
+  for (const m of original.matchAll(STARTS_RE)) out.push({ op: 'starts_with', value: m[1], description: `starts with ${m[1]}` });
+  return out;
+}
+
+function findOriginalCase(original: string, lower: string): string {
+  const i = original.toLowerCase().indexOf(lower);
+  return i >= 0 ? original.slice(i, i + lower.length) : lower;
+}
+
+const titleCase = (s: string) => s.replace(/\b\w/g, (c) => c.toUpperCase());
+
+export interface JudgeEvidence {
+  intent: string;
+  prompts: string[];
+  corrections: string[];
+  /** lengths of the agent's final answers that the user accepted, if known */
+  acceptedLengths?: number[];
+}
+
+export interface SynthesizedJudge {
+  judge: Judge;
+  /** names of the preference rules that fired, for tags and reports */
+  preferences: string[];
+}
+
+/**
+ * A rule preference counts when any correction states it (the user cared enough to object), or
+ * when at least a third of the asks state it (it is part of how they ask).
+ */
+export function synthesizeJudge(ev: JudgeEvidence): SynthesizedJudge {
+  const drafts: Draft[] = [];
+  const preferences: string[] = [];
+  const prompts = ev.prompts.map((p) => p.toLowerCase());
+  const corrections = ev.corrections.map((c) => c.toLowerCase());
+  for (const rule of RULES) {
+    const inCorrection = corrections.map((c) => c.match(rule.pattern)).find(Boolean);
+    const promptHits = prompts.filter((p) => rule.pattern.test(p)).length;
+    const m = inCorrection ?? (promptHits > 0 && promptHits * 3 >= prompts.length ? prompts.map((p) => p.match(rule.pattern)).find(Boolean) : null);
+    if (!m) continue;
+    preferences.push(rule.name);
+    drafts.push(...rule.checks(m));
+  }
+  ev.corrections.forEach((c, i) => drafts.push(...literalDrafts(corrections[i], c)));
+  // generic guards: the task was done (not refused), and the answer has a plausible length
+  const maxLen = Math.max(4000, ...(ev.acceptedLengths ?? []).map((n) => n * 3));
+  drafts.push({ op: 'no_refusal', description: 'does the task instead of refusing' });
+  drafts.push({ op: 'min_chars', value: 20, description: 'gives a substantive answer' });
+  if (!drafts.some((d) => d.op === 'max_chars')) drafts.push({ op: 'max_chars', value: Math.min(maxLen, 20000), description: 'stays within a plausible length' });
+
+  const checks: Check[] = [];
+  const seen = new Set<string>();
+  for (const d of drafts) {
+    const c = makeCheck(d);
+    if (seen.has(c.id)) continue;
+    seen.add(c.id);
+    checks.push(c);
+  }
+  const prefs = ev.corrections.length ? ` It respects what the user insisted on before: ${ev.corrections.slice(0, 5).map((c) => `"${c}"`).join('; ')}.` : '';
+  const rubric = `The response fully does what was asked: "${ev.intent.slice(0, 400)}".${prefs} It is correct, specific to the request, and does not refuse or stall.`;
+  return { judge: { checks, reference: { kind: 'rubric', rubric, passThreshold: 0.7 } }, preferences };
+}
+
+/** Validates every check of a judge (used for imported and edited tasks); throws on the first bad one. */
+export function validateJudge(judge: Judge): void {
+  const ids = new Set<string>();
+  for (const c of judge.checks) {
+    validateCheck(c);
+    if (ids.has(c.id)) throw invalid(`duplicate check id "${c.id}"`);
+    ids.add(c.id);
+  }
+  if (judge.reference.kind === 'rubric' && !judge.reference.rubric.trim()) throw invalid('rubric reference with an empty rubric');
+  if (judge.reference.kind === 'exact' && !judge.reference.answer.trim()) throw invalid('exact reference with an empty answer');
+}
+
+const invalid = (message: string) => new SleepError('INVALID_INPUT', message, { hint: 'fix the judge of the task (`skillopt-sleep tasks edit ID`)' });

@@ -1,0 +1,67 @@
+/**
+ * Optional LLM miner (the `miner` role): rewrites a cluster's asks into a self-contained intent and
+ * checks. Its checks are validated like any other; an invalid one is dropped and reported (the
+ * caller surfaces it), never kept as a check that silently scores zero. Any failure of the model
+ * call leaves the heuristic task in place.
+ */
+import { MineTaskReply, type Backend, type MineTaskPayload } from '../core/protocol.js';
+import type { Check } from '../core/records.js';
+import { makeCheck } from './judge-synth.js';
+import { errorMessage, throwIfAborted } from '../core/errors.js';
+
+export interface LlmMined {
+  intent: string;
+  context: string;
+  checks: Check[];
+  invalid: string[];
+}
+
+export function minerPrompt(p: MineTaskPayload): string {
+  const asks = p.prompts.slice(0, 8).map((x, i) => `${i + 1}. ${x.slice(0, 400)}`).join('\n');
+  const corr = p.corrections.length ? p.corrections.slice(0, 8).map((x) => `- ${x.slice(0, 300)}`).join('\n') : '(none)';
+  return [
+    'You turn a recurring request a user makes to their coding agent into ONE self-contained, replayable task.',
+    `Project: ${p.project ?? '(several projects)'}`,
+    '',
+    'How the user asked (paraphrases of the same request):',
+    asks,
+    '',
+    'How the user corrected the agent afterwards (their preferences):',
+    corr,
+    '',
+    'Return ONLY a JSON object: {"intent": string, "context": string, "checks": [{"op", "value", "needle"?, "flags"?, "description", "sealed"?}]}.',
+    '- intent: the request generalised, understandable without the original session (no file paths that only existed there).',
+    '- context: the minimal facts needed to do it (may be empty). Do NOT put the corrections in the context.',
+    '- checks: verifiable properties of a good answer; ops: contains, not_contains, regex, section_present, section_contains, min_chars, max_chars, json_valid, starts_with, no_refusal, tool_called.',
+    '  Derive them from the corrections first. Mark stricter duplicates of a check "sealed": true.',
+  ].join('\n');
+}
+
+function extractJsonObject(text: string): unknown {
+  const fenced = /```(?:json)?\s*\n([\s\S]*?)\n```/.exec(text);
+  const body = fenced ? fenced[1] : text;
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  if (start < 0 || end <= start) throw new Error('no JSON object in the reply');
+  return JSON.parse(body.slice(start, end + 1));
+}
+
+export async function mineWithLlm(backend: Backend, payload: MineTaskPayload, signal?: AbortSignal): Promise<LlmMined> {
+  throwIfAborted(signal);
+  const reply = await backend.complete(
+    { role: 'miner', operation: 'mine_task', prompt: minerPrompt(payload), payload, maxTokens: 1200, temperature: 0, cacheable: true },
+    signal,
+  );
+  const parsed = MineTaskReply.safeParse(extractJsonObject(reply.text));
+  if (!parsed.success) throw new Error(`miner reply does not match the schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const checks: Check[] = [];
+  const invalid: string[] = [];
+  for (const raw of parsed.data.checks) {
+    try {
+      checks.push(makeCheck({ ...raw, sealed: raw.sealed ?? false, weight: raw.weight ?? 1 }));
+    } catch (err) {
+      invalid.push(errorMessage(err));
+    }
+  }
+  return { intent: parsed.data.intent.trim(), context: parsed.data.context.trim(), checks, invalid };
+}

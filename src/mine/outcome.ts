@@ -1,0 +1,191 @@
+/**
+ * Evidence and outcome of each ask: what the agent did (tools, errors, final answer) and how the
+ * user reacted in the next turn. A reaction prompt ("no, use pnpm", "still failing", "thanks") is
+ * evidence about the previous ask, not a new ask, so it is attached to it instead of being clustered.
+ * Corrections and refinements are kept verbatim: they are the user's preferences.
+ */
+import { normalizePrompt, type NormalizedPrompt } from './normalize.js';
+import { contentWords } from './features.js';
+
+export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
+
+export interface Reaction {
+  kind: ReactionKind;
+  text?: string;
+  seq?: number;
+}
+
+export type OutcomeLabel = 'success' | 'corrected' | 'failed' | 'unknown';
+
+export interface Outcome {
+  tools: string[];
+  toolErrors: number;
+  final: string; // head of the last final assistant text of the ask
+  reactions: Reaction[];
+  label: OutcomeLabel;
+  /** first code block the user pasted with the ask (minimal context for the task) */
+  code?: string;
+}
+
+export interface MinedEvent {
+  seq: number;
+  ts: number | null;
+  role: string;
+  kind: string;
+  toolName: string | null;
+  isError: boolean;
+  text: string;
+  meta: Record<string, unknown>;
+}
+
+export interface IntentPrompt {
+  seq: number;
+  ts: number | null;
+  text: string;
+  norm: NormalizedPrompt;
+  outcome: Outcome;
+}
+
+/** A reaction is short; a long message is a new ask even if it starts with "no". */
+const MAX_REACTION_CHARS = 400;
+const MAX_PRAISE_CHARS = 140;
+
+const CORRECTION_RES = [
+  /^(no|nope|nah|wrong|incorrect)\b/,
+  /^not (quite|right|what|like|that|this)\b/,
+  /^(that'?s|that is|this is|it'?s|it is|those are|you'?re) (not|wrong|still|broken|incorrect|missing)\b/,
+  /^still\b/,
+  /^(actually|instead|hmm,? no)\b/,
+  /^(you|u) (forgot|missed|didn'?t|did not|should|need to|have to|broke|ignored)\b/,
+  /^(don'?t|do not|never|stop|avoid|remove|drop)\b/,
+  /^(use|prefer|switch to)\b/,
+  /^(it|that|this) (should|needs? to|must|has to)\b/,
+  /^(fix|redo|undo|revert) (it|that|this)\b/,
+  /^why (did|are|is|would) (you|it|this|that)\b/,
+  /^(wrong|bad) (format|style|file|output)\b/,
+  /\b(still (fail|broken|wrong|red|not)|doesn'?t (work|compile|pass)|didn'?t (work|pass|compile)|not working|is failing)\b/,
+];
+const REFINEMENT_RES = [
+  /\b(too|as well)[.!]*$/,
+  /^(shorter|longer|simpler|smaller|more|less|fewer)\b/,
+  /^(group|sort|split|merge|order|rename|move) (them|it|those|these)\b/,
+  /^(add|include|put|mention) (a|an|the) [\w -]{1,30} (section|heading|note|line|entry|link|number)( too| as well)?[.!]*$/,
+  /^(make|keep) (it|them|sure)\b/,
+  /^(also|and also|plus|additionally)\b/, /^(can|could) you (also|make it|keep)\b/, /^(and|but) (also|make|use|keep|link|add)\b/];
+const PRAISE_RES = [
+  /^(thanks|thank you|thx|ty|cheers|great|perfect|awesome|nice|cool|excellent|amazing|brilliant|lgtm|sweet)\b/,
+  /^(looks|look) (good|great|right|fine)\b/,
+  /^(good|great|nice) (job|work|stuff)\b/,
+  /^(well done|exactly|yes,? (that'?s|exactly|perfect)|that (works|worked|did it)|it works|works( now)?\b)/,
+];
+const INTERRUPT_RES = [/^\[request interrupted by user/i, /<turn_aborted>/i, /the user doesn't want to proceed with this tool use/i];
+
+export function isInterruption(text: string, meta: Record<string, unknown> = {}): boolean {
+  return meta.interrupted === true || meta.aborted === true || INTERRUPT_RES.some((r) => r.test(text.trim()));
+}
+
+/** Classifies a follow-up prompt relative to the previous ask; null = it is a new ask. */
+export function classifyReaction(clean: string, previousKey: string | null): ReactionKind | null {
+  const t = clean.trim().toLowerCase();
+  if (!t) return null;
+  if (t.length <= MAX_PRAISE_CHARS && PRAISE_RES.some((r) => r.test(t))) {
+    // "thanks, but the date is wrong" is a correction, not praise
+    const rest = t.replace(PRAISE_RES.find((r) => r.test(t))!, '').replace(/^[\s,.!-]+/, '');
+    if (!/^(but|however|though)\b/.test(rest)) return 'praise';
+    return 'correction';
+  }
+  if (t.length > MAX_REACTION_CHARS) return null;
+  if (previousKey !== null && isRetry(t, previousKey)) return 'retry';
+  if (previousKey === null) return null;
+  if (CORRECTION_RES.some((r) => r.test(t))) return 'correction';
+  if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';
+  return null;
+}
+
+/** Asking the same thing again (word overlap ≥ 0.7) means the first attempt did not satisfy. */
+export function isRetry(text: string, previousKey: string): boolean {
+  const a = new Set(contentWords(text));
+  const b = new Set(contentWords(previousKey));
+  if (a.size < 2 || b.size < 2) return false;
+  let inter = 0;
+  for (const w of a) if (b.has(w)) inter++;
+  return inter / (a.size + b.size - inter) >= 0.7;
+}
+
+export function outcomeLabel(o: Pick<Outcome, 'reactions' | 'toolErrors'>): OutcomeLabel {
+  const kinds = new Set(o.reactions.map((r) => r.kind));
+  const negative = kinds.has('correction') || kinds.has('retry') || kinds.has('interruption');
+  if (kinds.has('praise') && !negative) return 'success';
+  if (kinds.has('correction') || kinds.has('refinement')) return 'corrected';
+  if (negative) return 'failed';
+  if (kinds.has('next_task')) return o.toolErrors > 0 ? 'unknown' : 'success';
+  return 'unknown';
+}
+
+/** Too little left after normalization to be an ask ("continue", "yes", "go on"). */
+const TRIVIAL = new Set(['continue', 'proceed', 'go', 'yes', 'yep', 'sure', 'ok', 'okay', 'next', 'retry', 'again', 'done', 'stop', 'wait', 'hmm']);
+export function isTrivialAsk(norm: NormalizedPrompt): boolean {
+  if (norm.codeBlocks.length > 0) return false;
+  const words = contentWords(norm.key);
+  return words.length === 0 || (words.length === 1 && TRIVIAL.has(words[0]));
+}
+
+const MAX_FINAL = 400;
+
+/**
+ * Walks one session's events in order and returns its asks, each with its outcome. Follow-up
+ * reactions are folded into the ask they react to.
+ */
+export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
+  const intents: IntentPrompt[] = [];
+  let current: IntentPrompt | null = null;
+  for (const ev of events) {
+    if (ev.kind === 'prompt' && ev.role === 'user') {
+      if (isInterruption(ev.text, ev.meta)) {
+        if (current) current.outcome.reactions.push({ kind: 'interruption', seq: ev.seq });
+        continue;
+      }
+      const norm = normalizePrompt(ev.text);
+      if (!norm.clean && norm.codeBlocks.length === 0) continue;
+      const reaction = current ? classifyReaction(norm.clean, current.norm.key) : null;
+      if (current && reaction) {
+        current.outcome.reactions.push({ kind: reaction, text: norm.clean.slice(0, 600), seq: ev.seq });
+        continue;
+      }
+      if (isTrivialAsk(norm)) continue;
+      if (current) current.outcome.reactions.push({ kind: 'next_task', seq: ev.seq });
+      current = {
+        seq: ev.seq,
+        ts: ev.ts,
+        text: ev.text,
+        norm,
+        outcome: {
+          tools: [],
+          toolErrors: 0,
+          final: '',
+          reactions: [],
+          label: 'unknown',
+          ...(norm.codeBlocks[0] ? { code: norm.codeBlocks[0].slice(0, 1200) } : {}),
+        },
+      };
+      intents.push(current);
+      continue;
+    }
+    if (!current) continue;
+    if (ev.kind === 'tool_call' && ev.toolName) {
+      if (!current.outcome.tools.includes(ev.toolName)) current.outcome.tools.push(ev.toolName);
+    } else if (ev.kind === 'tool_result') {
+      if (ev.isError) current.outcome.toolErrors++;
+      if (isInterruption(ev.text, ev.meta)) current.outcome.reactions.push({ kind: 'interruption', seq: ev.seq });
+    } else if (ev.kind === 'text' && ev.role === 'assistant') {
+      if (ev.meta.final === true || !current.outcome.final) current.outcome.final = ev.text.slice(0, MAX_FINAL);
+    }
+  }
+  for (const i of intents) i.outcome.label = outcomeLabel(i.outcome);
+  return intents;
+}
+
+/** The user's preference evidence in an outcome: corrections and refinements, verbatim. */
+export function correctionsOf(o: Outcome): string[] {
+  return o.reactions.filter((r) => (r.kind === 'correction' || r.kind === 'refinement') && r.text).map((r) => r.text!);
+}

@@ -1,0 +1,145 @@
+/**
+ * Train/val/test assignment and holdout integrity. A task's split is a pure function of its id (a
+ * stable hash), so it never moves between nights: a task the optimizer trained on can never later
+ * be used to validate it. Synthetic (dream) tasks are always train. `checkSplitIntegrity` is what
+ * the gate calls before trusting a validation score: any violation blocks it.
+ */
+import crypto from 'node:crypto';
+import type { Db } from '../store/db.js';
+import type { Split, Task } from '../core/records.js';
+import { listTasks } from '../store/repos/tasks.js';
+import { normalizePrompt } from './normalize.js';
+
+export const SPLIT_FRACTIONS = { val: 0.3, test: 0.15 } as const;
+
+/** Uniform number in [0,1) from the task id (and the training seed). */
+export function splitBucket(taskId: string, seed = 1): number {
+  const h = crypto.createHash('sha256').update(`${seed}:${taskId}`).digest();
+  return h.readUInt32BE(0) / 0x1_0000_0000;
+}
+
+export function assignSplit(taskId: string, origin: Task['origin'], seed = 1): Split {
+  if (origin === 'dream') return 'train';
+  const u = splitBucket(taskId, seed);
+  if (u < SPLIT_FRACTIONS.val) return 'val';
+  if (u < SPLIT_FRACTIONS.val + SPLIT_FRACTIONS.test) return 'test';
+  return 'train';
+}
+
+export type SplitViolationKind = 'duplicate_id' | 'synthetic_in_holdout' | 'near_duplicate' | 'derived_leak' | 'shared_occurrence';
+
+export interface SplitViolation {
+  kind: SplitViolationKind;
+  taskIds: string[];
+  message: string;
+}
+
+const holdout = (s: Split) => s === 'val' || s === 'test';
+
+/** The id a synthetic variant was derived from (`<id>_dream<k>`, `recall:<id>`), if any. */
+export function derivedFrom(taskId: string): string | null {
+  const dream = /^(.*)_dream\d+$/.exec(taskId);
+  if (dream) return dream[1];
+  if (taskId.startsWith('recall:')) return taskId.slice('recall:'.length);
+  return null;
+}
+
+function intentKey(t: Task): string {
+  return normalizePrompt(t.intent).key;
+}
+
+/**
+ * Pure check over a task set (e.g. the one a night is about to train and gate on):
+ * - the same id in two splits;
+ * - a synthetic task in val or test;
+ * - the same ask (normalized intent) in a holdout split and in another split;
+ * - a synthetic variant in train derived from a holdout task.
+ */
+export function checkSplitIntegrity(tasks: Task[]): SplitViolation[] {
+  const out: SplitViolation[] = [];
+  const byId = new Map<string, Task[]>();
+  for (const t of tasks) byId.set(t.id, [...(byId.get(t.id) ?? []), t]);
+  for (const [id, group] of byId) {
+    const splits = new Set(group.map((t) => t.split));
+    if (splits.size > 1) out.push({ kind: 'duplicate_id', taskIds: [id], message: `task ${id} is in several splits (${[...splits].join(', ')})` });
+  }
+  for (const t of tasks) {
+    if (holdout(t.split) && t.origin === 'dream') {
+      out.push({ kind: 'synthetic_in_holdout', taskIds: [t.id], message: `synthetic task ${t.id} is in ${t.split}; only real tasks may be held out` });
+    }
+    const src = derivedFrom(t.id);
+    const parent = src ? byId.get(src)?.[0] : undefined;
+    if (parent && holdout(parent.split) && !holdout(t.split)) {
+      out.push({ kind: 'derived_leak', taskIds: [parent.id, t.id], message: `${t.id} (${t.split}) is derived from held-out task ${parent.id} (${parent.split})` });
+    }
+  }
+  const byIntent = new Map<string, Task[]>();
+  for (const t of tasks) {
+    const k = intentKey(t);
+    if (!k) continue;
+    byIntent.set(k, [...(byIntent.get(k) ?? []), t]);
+  }
+  for (const group of byIntent.values()) {
+    const splits = new Set(group.map((t) => t.split));
+    if (splits.size > 1 && group.some((t) => holdout(t.split))) {
+      const ids = [...new Set(group.map((t) => t.id))];
+      if (ids.length > 1) {
+        out.push({ kind: 'near_duplicate', taskIds: ids, message: `the same ask is in ${[...splits].join(' and ')}: ${ids.join(', ')}` });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The stored task pool: the pure checks above plus occurrences shared by tasks in different
+ * splits (one prompt feeding both a train and a held-out task).
+ */
+export function checkStoredSplitIntegrity(db: Db, opts: { project?: string | null } = {}): SplitViolation[] {
+  const tasks = listTasks(db, { status: 'active', ...(opts.project !== undefined ? { project: opts.project } : {}) });
+  const out = checkSplitIntegrity(tasks);
+  const rows = db
+    .prepare(
+      `SELECT a.task_id AS a, b.task_id AS b, ta.split AS sa, tb.split AS sb, a.session_id AS s, a.event_seq AS q
+       FROM task_occurrences a JOIN task_occurrences b ON a.session_id = b.session_id AND a.event_seq = b.event_seq AND a.task_id < b.task_id
+       JOIN tasks ta ON ta.id = a.task_id JOIN tasks tb ON tb.id = b.task_id
+       WHERE ta.split <> tb.split AND ta.status = 'active' AND tb.status = 'active' LIMIT 100`,
+    )
+    .all() as Array<{ a: string; b: string; sa: string; sb: string; s: string; q: number }>;
+  const ids = new Set(tasks.map((t) => t.id));
+  for (const r of rows) {
+    if (opts.project !== undefined && !ids.has(r.a) && !ids.has(r.b)) continue;
+    out.push({
+      kind: 'shared_occurrence',
+      taskIds: [r.a, r.b],
+      message: `prompt ${r.s}#${r.q} feeds both ${r.a} (${r.sa}) and ${r.b} (${r.sb})`,
+    });
+  }
+  return out;
+}
+
+export interface ThinProject {
+  project: string | null;
+  tasks: number;
+  valTasks: number;
+  /** more validation tasks needed to reach training.minValTasks */
+  needed: number;
+  /** estimated more recurring tasks to mine for that (given the validation fraction) */
+  moreTasks: number;
+}
+
+/** Projects whose active real tasks are too few for a meaningful validation split. */
+export function thinProjects(tasks: Task[], minValTasks: number): ThinProject[] {
+  const groups = new Map<string | null, Task[]>();
+  for (const t of tasks) {
+    if (t.status !== 'active') continue;
+    groups.set(t.project, [...(groups.get(t.project) ?? []), t]);
+  }
+  const out: ThinProject[] = [];
+  for (const [project, group] of groups) {
+    const valTasks = group.filter((t) => t.split === 'val').length;
+    const needed = Math.max(0, minValTasks - valTasks);
+    if (needed > 0) out.push({ project, tasks: group.length, valTasks, needed, moreTasks: Math.ceil(needed / SPLIT_FRACTIONS.val) });
+  }
+  return out.sort((a, b) => (a.project ?? '').localeCompare(b.project ?? ''));
+}

@@ -1,0 +1,74 @@
+/**
+ * The rollout cache (`rollouts` table): a judged rollout is stored under a key made of the skill
+ * content hash, the task (id and everything the target or the judge sees), the target backend and
+ * model, and the sample index. Re-scoring an unchanged skill on an unchanged task is then free.
+ * Failed rollouts (with `error`) are never cached, so a retry really retries.
+ */
+import type { Db } from '../store/db.js';
+import { RolloutSchema, type Rollout, type Task } from '../core/records.js';
+import type { Backend } from '../core/protocol.js';
+import { sha256 } from '../core/fsutil.js';
+
+export function skillHash(content: string): string {
+  return sha256(content);
+}
+
+/** What of the task changes the rollout or its judgement; the id alone would miss edited checks. */
+export function taskFingerprint(task: Task): string {
+  return sha256(JSON.stringify([task.id, task.intent, task.context, task.judge]));
+}
+
+export interface RolloutKeyParts {
+  skill: { name: string; content: string };
+  task: Task;
+  target: Pick<Backend, 'name' | 'model'>;
+  /** only when the task needs the judge model (rubric/outcome) */
+  judge?: Pick<Backend, 'name' | 'model'>;
+  sample: number;
+}
+
+export function needsJudgeModel(task: Task): boolean {
+  const k = task.judge.reference.kind;
+  return k === 'rubric' || k === 'outcome';
+}
+
+export function rolloutCacheKey(p: RolloutKeyParts): string {
+  const judge = needsJudgeModel(p.task) && p.judge ? `${p.judge.name}/${p.judge.model}` : '';
+  return sha256(
+    JSON.stringify(['rollout/v1', skillHash(p.skill.content), p.skill.name, taskFingerprint(p.task), `${p.target.name}/${p.target.model}`, judge, p.sample]),
+  );
+}
+
+export class RolloutCache {
+  private readonly getStmt;
+  private readonly putStmt;
+
+  constructor(private readonly db: Db) {
+    this.getStmt = db.prepare<[string], { record: string }>('SELECT record FROM rollouts WHERE cache_key = ?');
+    this.putStmt = db.prepare(
+      'INSERT INTO rollouts (cache_key, task_id, skill_hash, record, created_at) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT(cache_key) DO UPDATE SET record = excluded.record, created_at = excluded.created_at',
+    );
+  }
+
+  get(key: string): Rollout | null {
+    const row = this.getStmt.get(key);
+    if (!row) return null;
+    try {
+      const parsed = RolloutSchema.safeParse(JSON.parse(row.record));
+      return parsed.success ? parsed.data : null; // an unreadable row is a miss, not a crash
+    } catch {
+      return null;
+    }
+  }
+
+  put(key: string, rollout: Rollout, now: number = Date.now()): void {
+    if (rollout.error) return;
+    this.putStmt.run(key, rollout.taskId, rollout.skillHash, JSON.stringify({ ...rollout, cached: false }), now);
+  }
+
+  /** Drops cached rollouts of one task (e.g. after its checks were edited by the user). */
+  forgetTask(taskId: string): number {
+    return this.db.prepare('DELETE FROM rollouts WHERE task_id = ?').run(taskId).changes;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Rejected edits per skill: edits the gate measured as harmful (with the score drop) and edits the
+ * user rejected in review. They are fed to later reflection so the optimizer does not propose them
+ * again, and they outlive a run (resume, next night).
+ */
+import type { Db } from '../db.js';
+
+export interface RejectedEditRow {
+  skillKey: string;
+  editHash: string;
+  op: 'add' | 'delete' | 'replace';
+  anchor: string | null;
+  content: string;
+  reason: string | null;
+  scoreDrop: number | null;
+  source: 'gate' | 'user';
+  createdAt: number;
+}
+
+interface RawRow {
+  skill_key: string;
+  edit_hash: string;
+  op: string;
+  anchor: string | null;
+  content: string;
+  reason: string | null;
+  score_drop: number | null;
+  source: string;
+  created_at: number;
+}
+
+const fromRaw = (r: RawRow): RejectedEditRow => ({
+  skillKey: r.skill_key,
+  editHash: r.edit_hash,
+  op: r.op as RejectedEditRow['op'],
+  anchor: r.anchor,
+  content: r.content,
+  reason: r.reason,
+  scoreDrop: r.score_drop,
+  source: r.source as RejectedEditRow['source'],
+  createdAt: r.created_at,
+});
+
+/** Inserts, or on a repeat keeps the larger measured drop and the latest reason. */
+export function recordRejectedEdit(db: Db, row: Omit<RejectedEditRow, 'createdAt'> & { createdAt?: number }): void {
+  db.prepare(
+    `INSERT INTO rejected_edits (skill_key, edit_hash, op, anchor, content, reason, score_drop, source, created_at)
+     VALUES (@skillKey, @editHash, @op, @anchor, @content, @reason, @scoreDrop, @source, @createdAt)
+     ON CONFLICT (skill_key, edit_hash, source) DO UPDATE SET
+       reason = excluded.reason,
+       score_drop = CASE WHEN rejected_edits.score_drop IS NULL THEN excluded.score_drop
+                         WHEN excluded.score_drop IS NULL THEN rejected_edits.score_drop
+                         ELSE max(rejected_edits.score_drop, excluded.score_drop) END,
+       created_at = excluded.created_at`,
+  ).run({ ...row, createdAt: row.createdAt ?? Date.now() });
+}
+
+export function listRejectedEdits(db: Db, skillKey: string): RejectedEditRow[] {
+  return (db.prepare(`SELECT * FROM rejected_edits WHERE skill_key = ? ORDER BY created_at, id`).all(skillKey) as RawRow[]).map(fromRaw);
+}

@@ -1,0 +1,126 @@
+/** The `sessions` table: one row per transcript session (`<agent>:<vendor id>`). */
+import type { Db } from '../db.js';
+import { cachedStatement } from './cached.js';
+import type { AgentId, Session, SessionKind } from '../../core/records.js';
+
+interface SessionDbRow {
+  id: string;
+  agent: string;
+  vendor_id: string;
+  project: string | null;
+  cwd: string | null;
+  git_branch: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  kind: string;
+  parent_id: string | null;
+  file: string;
+  title: string | null;
+  prompt_count: number;
+  tool_error_count: number;
+  mined_at: number | null;
+  updated_at: number;
+}
+
+export type SessionRow = Session & { minedAt: number | null; updatedAt: number };
+
+function fromDb(r: SessionDbRow): SessionRow {
+  return {
+    id: r.id,
+    agent: r.agent as AgentId,
+    vendorId: r.vendor_id,
+    project: r.project,
+    cwd: r.cwd,
+    gitBranch: r.git_branch,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    kind: r.kind as SessionKind,
+    parentId: r.parent_id,
+    file: r.file,
+    title: r.title,
+    promptCount: r.prompt_count,
+    toolErrorCount: r.tool_error_count,
+    minedAt: r.mined_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function upsertSession(db: Db, s: Session, now = Date.now()): void {
+  cachedStatement(db,
+    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, git_branch, started_at, ended_at, kind, parent_id, file, title, prompt_count, tool_error_count, updated_at)
+     VALUES (@id, @agent, @vendorId, @project, @cwd, @gitBranch, @startedAt, @endedAt, @kind, @parentId, @file, @title, @promptCount, @toolErrorCount, @now)
+     ON CONFLICT(id) DO UPDATE SET project = excluded.project, cwd = excluded.cwd, git_branch = excluded.git_branch,
+       started_at = excluded.started_at, ended_at = excluded.ended_at, kind = excluded.kind, parent_id = excluded.parent_id,
+       file = excluded.file, title = excluded.title, prompt_count = excluded.prompt_count,
+       tool_error_count = excluded.tool_error_count, updated_at = excluded.updated_at`,
+  ).run({
+    id: s.id,
+    agent: s.agent,
+    vendorId: s.vendorId,
+    project: s.project,
+    cwd: s.cwd,
+    gitBranch: s.gitBranch ?? null,
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    kind: s.kind,
+    parentId: s.parentId ?? null,
+    file: s.file,
+    title: s.title ?? null,
+    promptCount: s.promptCount,
+    toolErrorCount: s.toolErrorCount,
+    now,
+  });
+}
+
+export function getSession(db: Db, id: string): SessionRow | undefined {
+  const r = cachedStatement(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as SessionDbRow | undefined;
+  return r ? fromDb(r) : undefined;
+}
+
+/** Finds a session by full id, vendor id, or a unique prefix of either. */
+export function findSession(db: Db, idOrPrefix: string): SessionRow[] {
+  const exact = getSession(db, idOrPrefix);
+  if (exact) return [exact];
+  const rows = db
+    .prepare('SELECT * FROM sessions WHERE vendor_id = ? OR id LIKE ? OR vendor_id LIKE ? ORDER BY started_at DESC LIMIT 5')
+    .all(idOrPrefix, `${idOrPrefix}%`, `${idOrPrefix}%`) as SessionDbRow[];
+  return rows.map(fromDb);
+}
+
+export interface SessionFilter {
+  agent?: AgentId;
+  project?: string;
+  kind?: SessionKind;
+  sinceMs?: number;
+  limit?: number;
+}
+
+export function listSessions(db: Db, f: SessionFilter = {}): SessionRow[] {
+  const where: string[] = [];
+  const args: Record<string, unknown> = {};
+  if (f.agent) {
+    where.push('agent = @agent');
+    args.agent = f.agent;
+  }
+  if (f.project) {
+    where.push('(project = @project OR project LIKE @projectPrefix)');
+    args.project = f.project;
+    args.projectPrefix = `${f.project.replace(/\/+$/, '')}/%`;
+  }
+  if (f.kind) {
+    where.push('kind = @kind');
+    args.kind = f.kind;
+  }
+  if (f.sinceMs !== undefined) {
+    where.push('coalesce(ended_at, started_at, updated_at) >= @since');
+    args.since = f.sinceMs;
+  }
+  const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY coalesce(started_at, updated_at) DESC LIMIT @limit`;
+  return (db.prepare(sql).all({ ...args, limit: f.limit ?? 50 }) as SessionDbRow[]).map(fromDb);
+}
+
+export function countSessionsByKind(db: Db): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of db.prepare('SELECT kind, count(*) AS n FROM sessions GROUP BY kind').all() as Array<{ kind: string; n: number }>) out[r.kind] = r.n;
+  return out;
+}

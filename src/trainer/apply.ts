@@ -1,0 +1,259 @@
+/**
+ * The user's decisions on a proposal: apply, reject, revert. Applying is the only place that
+ * writes a live skill file, so it is careful:
+ *  - it refuses a stale base (the live file changed since training) unless forced;
+ *  - it writes only inside the resolved skill roots (PATH_ESCAPE otherwise, symlinks included);
+ *  - it keeps a backup and a journal (`backups/<id>/journal.json`) before touching the file, then
+ *    writes atomically (temp, fsync, rename), then records the decision and a receipt, then drops
+ *    the journal. Killing the process at any point leaves the live file old or new, never partial;
+ *    `recoverInterrupted` finishes or rolls back what a journal describes and says what it did.
+ * Revert restores the backup only when the live file is still exactly what we applied.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { AgentId, Proposal } from '../core/records.js';
+import { SleepError } from '../core/errors.js';
+import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
+import { acquireLease, releaseLease } from '../store/repos/leases.js';
+import { insertReceipt, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
+import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
+import { editHash } from './buffer.js';
+import { assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
+import { contentForEdits } from './partial.js';
+
+export { recoverInterrupted, type RecoveryReport } from './recover.js';
+export { rescoreSubset, contentForEdits } from './partial.js';
+
+export interface DecisionOptions {
+  /** env used to resolve the agents' skill roots (CLAUDE_CONFIG_DIR, CODEX_HOME, HOME...) */
+  env?: NodeJS.ProcessEnv;
+  now?: number;
+}
+
+export interface ApplyOptions extends DecisionOptions {
+  force?: boolean;
+  /** partial apply: only these accepted edits, re-applied to the base */
+  editIds?: string[];
+  /** a user-edited candidate (from $EDITOR) */
+  content?: string;
+}
+
+export interface ApplyOutcome {
+  proposal: Proposal;
+  path: string;
+  backupPath: string;
+  beforeHash: string;
+  afterHash: string;
+  readBy: AgentId[];
+  forced: boolean;
+  partial: boolean;
+}
+
+/** Journal of an in-flight apply or revert; its presence means "not finished". */
+export interface Journal {
+  v: 1;
+  action: 'apply' | 'revert';
+  proposalId: string;
+  path: string;
+  /** hash of the live file before this action ('' = absent) */
+  beforeHash: string;
+  /** hash the live file has once the action is done ('' = absent) */
+  afterHash: string;
+  backupPath: string;
+  pid: number;
+  startedAt: number;
+  editIds?: string[];
+  forced?: boolean;
+}
+
+export const APPLY_LEASE = 'apply';
+const LEASE_TTL_MS = 120_000;
+
+export function backupDir(paths: SleepPaths, proposalId: string): string {
+  return path.join(paths.backupsDir, proposalId);
+}
+export function journalPath(paths: SleepPaths, proposalId: string): string {
+  return path.join(backupDir(paths, proposalId), 'journal.json');
+}
+/** Backup of the live file as it was before apply; `<name>.absent` marks "there was no file". */
+export function backupPathFor(paths: SleepPaths, p: Proposal): string {
+  return path.join(backupDir(paths, p.id), path.basename(p.skillTarget.path));
+}
+
+export function liveHash(file: string): string {
+  const text = readIfExists(file);
+  return text === undefined ? '' : sha256(text);
+}
+
+function ctxFor(p: Proposal, env: NodeJS.ProcessEnv) {
+  return { project: p.skillTarget.project ?? null, env };
+}
+
+function withLease<T>(db: Db, body: () => T): T {
+  const holder = `apply:${process.pid}:${Date.now()}`;
+  acquireLease(db, APPLY_LEASE, holder, LEASE_TTL_MS);
+  try {
+    return body();
+  } finally {
+    releaseLease(db, APPLY_LEASE, holder);
+  }
+}
+
+export function writeJournal(paths: SleepPaths, j: Journal): void {
+  ensurePrivateDir(backupDir(paths, j.proposalId));
+  writeFileAtomic(journalPath(paths, j.proposalId), JSON.stringify(j, null, 2), { mode: 0o600 });
+}
+
+export function clearJournal(paths: SleepPaths, proposalId: string): void {
+  fs.rmSync(journalPath(paths, proposalId), { force: true });
+}
+
+export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: ApplyOptions = {}): ApplyOutcome {
+  const env = opts.env ?? process.env;
+  return withLease(db, () => {
+    const p = requireProposal(db, id);
+    if (p.status === 'applied') {
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} is already applied to ${p.skillTarget.path}`, { hint: `\`skillopt-sleep revert ${p.id}\` undoes it` });
+    }
+    if (p.status === 'rejected') {
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} was rejected${p.reason ? ` (${p.reason})` : ''}`, { hint: 'run another night to get a new proposal' });
+    }
+    const file = p.skillTarget.path;
+    assertWritableTarget(file, ctxFor(p, env));
+
+    const current = readIfExists(file);
+    const beforeHash = current === undefined ? '' : sha256(current);
+    const stale = beforeHash !== p.baseHash;
+    if (stale && !opts.force) {
+      if (p.status !== 'stale') updateProposalStatus(db, p.id, 'stale', { reason: 'the live file changed after training' });
+      throw new SleepError('STALE', `${file} changed since this proposal was trained (${p.baseHash ? `base ${p.baseHash.slice(0, 12)}` : 'it did not exist'}, now ${beforeHash ? beforeHash.slice(0, 12) : 'missing'})`, {
+        hint: `run a new night to retrain on the current file, or \`skillopt-sleep apply ${p.id} --force\` to overwrite your changes (a backup is kept)`,
+      });
+    }
+
+    let content = p.candidate;
+    const partial = !!opts.editIds && opts.editIds.length > 0;
+    if (opts.content !== undefined) content = opts.content;
+    else if (partial) content = contentForEdits(p, opts.editIds!, paths);
+    const afterHash = sha256(content);
+
+    const backupPath = backupPathFor(paths, p);
+    ensurePrivateDir(backupDir(paths, p.id));
+    if (current !== undefined) writeFileAtomic(backupPath, current, { mode: 0o600 });
+    else {
+      fs.rmSync(backupPath, { force: true });
+      writeFileAtomic(`${backupPath}.absent`, '', { mode: 0o600 });
+    }
+    const now = opts.now ?? Date.now();
+    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale });
+
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // re-check right before the rename: a write by the user since our read must not be lost
+    if (liveHash(file) !== beforeHash) {
+      clearJournal(paths, p.id);
+      throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
+    }
+    writeFileAtomic(file, content);
+
+    const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds) });
+    clearJournal(paths, p.id);
+    return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: readBy(file, ctxFor(p, env)), forced: stale, partial };
+  });
+}
+
+function noteFor(forced: boolean, partial: boolean, edited: boolean, editIds?: string[]): string | null {
+  const parts: string[] = [];
+  if (forced) parts.push('forced over a changed live file');
+  if (partial) parts.push(`partial: ${editIds!.join(',')}`);
+  if (edited) parts.push('user-edited candidate');
+  return parts.length ? parts.join('; ') : null;
+}
+
+/** Records an apply that reached the disk (also used by recovery). */
+export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
+  return db.transaction(() => {
+    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null });
+    insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
+    return next;
+  })();
+}
+
+export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: string, opts: DecisionOptions = {}): Proposal {
+  const p = requireProposal(db, id);
+  if (p.status !== 'staged' && p.status !== 'stale') {
+    throw new SleepError('INVALID_INPUT', `proposal ${p.id} is ${p.status}; only staged proposals can be rejected`, {
+      hint: p.status === 'applied' ? `\`skillopt-sleep revert ${p.id}\` undoes an applied proposal` : undefined,
+    });
+  }
+  const now = opts.now ?? Date.now();
+  return db.transaction(() => {
+    // the trainer's rejected-edit buffer reads these for the same skill (key: the live path)
+    for (const e of p.edits.filter((x) => x.status === 'accepted')) {
+      recordRejectedEdit(db, { skillKey: p.skillTarget.path, editHash: editHash(e), op: e.op, anchor: e.anchor ?? null, content: e.content, reason: reason ?? 'rejected in review', scoreDrop: null, source: 'user', createdAt: now });
+    }
+    insertReceipt(db, { proposalId: p.id, action: 'reject', ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null });
+    return updateProposalStatus(db, p.id, 'rejected', { reason: reason ?? null, decidedAt: now });
+  })();
+}
+
+export interface RevertOutcome {
+  proposal: Proposal;
+  path: string;
+  restored: 'content' | 'removed';
+}
+
+export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: DecisionOptions = {}): RevertOutcome {
+  const env = opts.env ?? process.env;
+  return withLease(db, () => {
+    const p = requireProposal(db, id);
+    if (p.status !== 'applied') {
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} is ${p.status}, not applied: nothing to revert`, { hint: '`skillopt-sleep proposals list` shows what is applied' });
+    }
+    const receipt = listReceipts(db, p.id)
+      .filter((r) => r.action === 'apply')
+      .pop();
+    if (!receipt) throw new SleepError('INTERNAL', `proposal ${p.id} is applied but has no apply receipt`, { hint: 'restore the file by hand from the backups folder' });
+    const file = p.skillTarget.path;
+    assertWritableTarget(file, ctxFor(p, env));
+    const backupPath = receipt.backupPath ?? backupPathFor(paths, p);
+    const absent = fs.existsSync(`${backupPath}.absent`) && !fs.existsSync(backupPath);
+    const backup = absent ? undefined : readIfExists(backupPath);
+    if (!absent && backup === undefined) {
+      throw new SleepError('NOT_FOUND', `the backup of ${file} is missing (${backupPath})`, { hint: 'restore the file by hand; the proposal folder has base.md' });
+    }
+    const now = liveHash(file);
+    if (now !== receipt.afterHash) {
+      throw new SleepError('STALE', `${file} was edited after it was applied; reverting would lose those edits`, {
+        hint: `the pre-apply version is at ${absent ? '(there was no file)' : backupPath}; restore it by hand if you want it back`,
+      });
+    }
+    const afterHash = backup === undefined ? '' : sha256(backup);
+    const ts = opts.now ?? Date.now();
+    writeJournal(paths, { v: 1, action: 'revert', proposalId: p.id, path: file, beforeHash: now, afterHash, backupPath, pid: process.pid, startedAt: ts });
+    if (backup === undefined) fs.rmSync(file, { force: true });
+    else writeFileAtomic(file, backup);
+    const done = finishRevert(db, { proposal: p, path: file, beforeHash: now, afterHash, backupPath, now: ts, note: null });
+    clearJournal(paths, p.id);
+    if (backup === undefined) removeEmptySkillDir(file);
+    return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content' };
+  });
+}
+
+export function finishRevert(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
+  return db.transaction(() => {
+    insertReceipt(db, { proposalId: a.proposal.id, action: 'revert', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
+    return updateProposalStatus(db, a.proposal.id, 'reverted', { decidedAt: a.now });
+  })();
+}
+
+/** A skill folder we created for a new SKILL.md goes away with it, if nothing else is inside. */
+function removeEmptySkillDir(file: string): void {
+  if (path.basename(file) !== 'SKILL.md') return;
+  try {
+    fs.rmdirSync(path.dirname(file));
+  } catch {
+    /* not empty or already gone */
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Epoch boundary updates.
+ *
+ * Slow update: the same sample of train tasks is run under the skill that entered the epoch and
+ * the skill now; per task improved / regressed / still failing / stable goes to the optimizer,
+ * which rewrites the protected guidance block. (Upstream force-accepted this without re-measuring
+ * the score; the trainer here gates it and re-measures, see train.ts.)
+ *
+ * Meta skill: optimizer-side strategy memory (which edits helped or hurt), never put in the skill,
+ * shown to the optimizer's reflect/merge/rank/lr prompts from the next epoch on.
+ */
+import type { Edit, Task } from '../core/records.js';
+import { MetaSkillReply, SlowUpdateReply, type MetaSkillPayload, type SlowUpdatePayload } from '../core/protocol.js';
+import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
+import { clip, renderPrompt } from './prompts.js';
+import { metricScore, type GateMetric, type SplitScores } from './gate.js';
+import { getGuidance } from './skilldoc.js';
+
+export type PairStatus = SlowUpdatePayload['perTask'][number]['status'];
+
+export interface Comparison {
+  taskId: string;
+  intent: string;
+  before: number;
+  after: number;
+  status: PairStatus;
+}
+
+/** Category from pass/fail (hard) before and after, as upstream; scores are the gate metric. */
+export function comparePairs(tasks: Task[], before: SplitScores, after: SplitScores, metric: GateMetric): Comparison[] {
+  const b = new Map(before.perTask.map((t) => [t.taskId, t]));
+  const a = new Map(after.perTask.map((t) => [t.taskId, t]));
+  return tasks
+    .filter((t) => b.has(t.id) && a.has(t.id))
+    .map((t) => {
+      const x = b.get(t.id)!;
+      const y = a.get(t.id)!;
+      const passB = x.hard >= 1;
+      const passA = y.hard >= 1;
+      const status: PairStatus = !passB && passA ? 'improved' : passB && !passA ? 'regressed' : !passB && !passA ? 'still_failing' : 'stable';
+      return { taskId: t.id, intent: t.intent, before: metricScore(x.hard, x.soft, metric), after: metricScore(y.hard, y.soft, metric), status };
+    });
+}
+
+function renderComparison(pairs: Comparison[]): string {
+  const groups: Array<[PairStatus, string]> = [
+    ['regressed', 'Regressions (pass → fail) — HIGHEST PRIORITY'],
+    ['still_failing', 'Persistent failures'],
+    ['improved', 'Improvements'],
+    ['stable', 'Stable successes'],
+  ];
+  const counts = groups.map(([s]) => `${s}=${pairs.filter((p) => p.status === s).length}`).join(' ');
+  const parts = [`Summary: ${counts}`];
+  for (const [status, title] of groups) {
+    const list = pairs.filter((p) => p.status === status);
+    if (!list.length) continue;
+    parts.push(`### ${title}\n${list.map((p) => `- ${p.taskId}: ${clip(p.intent, 160)} (score ${p.before.toFixed(2)} → ${p.after.toFixed(2)})`).join('\n')}`);
+  }
+  return parts.join('\n\n');
+}
+
+export interface SlowUpdateResult {
+  guidance: string | null;
+  pairs: Comparison[];
+  action: 'write_guidance' | 'skip_nothing_to_say' | 'no_content' | 'call_failed';
+  error?: string;
+}
+
+export async function slowUpdate(input: { call: CallContext; skillBefore: string; skillAfter: string; tasks: Task[]; before: SplitScores; after: SplitScores; metric: GateMetric }): Promise<SlowUpdateResult> {
+  const pairs = comparePairs(input.tasks, input.before, input.after, input.metric);
+  const currentGuidance = getGuidance(input.skillAfter);
+  const troubled = pairs.some((p) => p.status === 'regressed' || p.status === 'still_failing');
+  if (!troubled && !currentGuidance) return { guidance: null, pairs, action: 'skip_nothing_to_say' };
+  const payload: SlowUpdatePayload = {
+    skillBefore: input.skillBefore,
+    skillAfter: input.skillAfter,
+    currentGuidance,
+    perTask: pairs.map((p) => ({ taskId: p.taskId, intent: p.intent, before: p.before, after: p.after, status: p.status })),
+  };
+  const rendered = renderPrompt('slow_update', {
+    before: input.skillBefore,
+    after: input.skillAfter,
+    guidance: currentGuidance || '(No previous guidance — this is the first slow update.)',
+    count: pairs.length,
+    comparison: renderComparison(pairs),
+  });
+  try {
+    const reply = await askOptimizer(input.call, 'slow_update', 'slow_update', payload, rendered, SlowUpdateReply);
+    const guidance = reply.guidance.trim();
+    return guidance ? { guidance, pairs, action: 'write_guidance' } : { guidance: null, pairs, action: 'no_content' };
+  } catch (err) {
+    if (!isSurvivable(err)) throw err;
+    return { guidance: null, pairs, action: 'call_failed', error: (err as Error).message };
+  }
+}
+
+export interface MetaSkillResult {
+  meta: string | null;
+  action: 'write_meta_skill' | 'no_content' | 'call_failed' | 'skip_no_evidence';
+  error?: string;
+}
+
+export async function updateMetaSkill(input: {
+  call: CallContext;
+  previousMeta: string;
+  epoch: number;
+  accepted: Edit[];
+  rejected: Array<Edit & { scoreDrop: number | null }>;
+  valBefore: number;
+  valAfter: number;
+}): Promise<MetaSkillResult> {
+  if (!input.accepted.length && !input.rejected.length) return { meta: null, action: 'skip_no_evidence' };
+  const payload: MetaSkillPayload = {
+    previousMeta: input.previousMeta,
+    epoch: input.epoch,
+    accepted: input.accepted,
+    rejected: input.rejected,
+    valBefore: input.valBefore,
+    valAfter: input.valAfter,
+  };
+  const line = (e: Edit) => `- [${e.op}]${e.anchor ? ` anchor=${JSON.stringify(clip(e.anchor, 80))}` : ''} ${JSON.stringify(clip(e.content, 200))}`;
+  const rendered = renderPrompt('meta_skill', {
+    previous: input.previousMeta || '(none yet)',
+    epoch: input.epoch,
+    val_before: input.valBefore.toFixed(3),
+    val_after: input.valAfter.toFixed(3),
+    accepted: input.accepted.map(line).join('\n') || '(none)',
+    rejected: input.rejected.map((e) => `${line(e)} (drop ${e.scoreDrop === null ? 'n/a' : e.scoreDrop.toFixed(3)})`).join('\n') || '(none)',
+  });
+  try {
+    const reply = await askOptimizer(input.call, 'meta_skill', 'meta_skill', payload, rendered, MetaSkillReply);
+    const meta = reply.meta.trim();
+    return meta ? { meta, action: 'write_meta_skill' } : { meta: null, action: 'no_content' };
+  } catch (err) {
+    if (!isSurvivable(err)) throw err;
+    return { meta: null, action: 'call_failed', error: (err as Error).message };
+  }
+}

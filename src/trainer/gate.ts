@@ -1,0 +1,111 @@
+/**
+ * The validation gate, as a pure function. A candidate replaces the current skill only if its
+ * validation score is strictly greater (by more than `margin`); ties are rejected. With
+ * `noRegression`, every validation task must also score at least what it scored under the current
+ * skill; a task that is missing or has a non-finite score counts as regressed (fail closed).
+ */
+export type GateMetric = 'hard' | 'soft' | 'mixed';
+
+/** Scores of one skill on the validation split. */
+export interface SplitScores {
+  hard: number;
+  soft: number;
+  /** per task: mean hard and soft over samples */
+  perTask: Array<{ taskId: string; hard: number; soft: number }>;
+}
+
+export type GateAction = 'accept_new_best' | 'accept' | 'reject' | 'force_accept';
+
+export interface GateInput {
+  metric: GateMetric;
+  /** weight of soft in the mixed metric; upstream default 0.5 */
+  mixedWeight?: number;
+  current: SplitScores;
+  candidate: SplitScores;
+  /** gate-metric score of the best skill so far */
+  bestScore: number;
+  margin?: number;
+  noRegression?: boolean;
+  /** false only for the ablation: every candidate becomes current (best still tracked strictly) */
+  enabled?: boolean;
+}
+
+export interface GateDecision {
+  action: GateAction;
+  accepted: boolean;
+  newBest: boolean;
+  currentScore: number;
+  candidateScore: number;
+  /** task ids whose score dropped (only computed with noRegression or for reporting) */
+  regressions: string[];
+  reason: string;
+}
+
+/** Float noise below this is a tie: 0.1+0.2 must not beat 0.3. */
+export const SCORE_EPSILON = 1e-9;
+
+export function metricScore(hard: number, soft: number, metric: GateMetric, mixedWeight = 0.5): number {
+  const w = Math.min(1, Math.max(0, mixedWeight));
+  if (metric === 'hard') return hard;
+  if (metric === 'soft') return soft;
+  return (1 - w) * hard + w * soft;
+}
+
+export function splitScore(s: SplitScores, metric: GateMetric, mixedWeight = 0.5): number {
+  return metricScore(s.hard, s.soft, metric, mixedWeight);
+}
+
+/** Tasks whose metric score is lower under the candidate (missing / non-finite = regressed). */
+export function perTaskRegressions(current: SplitScores, candidate: SplitScores, metric: GateMetric, mixedWeight = 0.5): string[] {
+  const cand = new Map(candidate.perTask.map((t) => [t.taskId, metricScore(t.hard, t.soft, metric, mixedWeight)]));
+  const out: string[] = [];
+  for (const t of current.perTask) {
+    const before = metricScore(t.hard, t.soft, metric, mixedWeight);
+    const after = cand.get(t.taskId);
+    if (after === undefined || !Number.isFinite(after) || !Number.isFinite(before) || after < before - SCORE_EPSILON) out.push(t.taskId);
+  }
+  return out;
+}
+
+export function gateDecision(input: GateInput): GateDecision {
+  const w = input.mixedWeight ?? 0.5;
+  const currentScore = splitScore(input.current, input.metric, w);
+  const candidateScore = splitScore(input.candidate, input.metric, w);
+  const margin = Math.max(0, input.margin ?? 0);
+  const regressions = perTaskRegressions(input.current, input.candidate, input.metric, w);
+  const beatsBest = Number.isFinite(candidateScore) && candidateScore - input.bestScore > SCORE_EPSILON;
+  const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(4) : String(x));
+
+  if (input.enabled === false) {
+    return {
+      action: 'force_accept',
+      accepted: true,
+      newBest: beatsBest,
+      currentScore,
+      candidateScore,
+      regressions,
+      reason: `gate disabled: ${fmt(candidateScore)} force-accepted (current ${fmt(currentScore)})`,
+    };
+  }
+  const reject = (reason: string): GateDecision => ({ action: 'reject', accepted: false, newBest: false, currentScore, candidateScore, regressions, reason });
+
+  if (!Number.isFinite(candidateScore)) return reject(`candidate score is not a number (${candidateScore})`);
+  const gain = candidateScore - currentScore;
+  if (!(gain > margin + SCORE_EPSILON)) {
+    if (Math.abs(gain) <= SCORE_EPSILON) return reject(`tie: ${fmt(candidateScore)} = current ${fmt(currentScore)}`);
+    if (gain < 0) return reject(`${fmt(candidateScore)} < current ${fmt(currentScore)}`);
+    return reject(`gain ${fmt(gain)} ≤ margin ${fmt(margin)}`);
+  }
+  if (input.noRegression && regressions.length > 0) {
+    return reject(`${fmt(candidateScore)} > ${fmt(currentScore)} but ${regressions.length} task(s) regressed: ${regressions.slice(0, 5).join(', ')}`);
+  }
+  return {
+    action: beatsBest ? 'accept_new_best' : 'accept',
+    accepted: true,
+    newBest: beatsBest,
+    currentScore,
+    candidateScore,
+    regressions,
+    reason: `${fmt(candidateScore)} > current ${fmt(currentScore)}${beatsBest ? ' (new best)' : ''}`,
+  };
+}

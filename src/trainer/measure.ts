@@ -1,0 +1,57 @@
+/** Running a skill on a split through replay, and turning rollouts into gate scores. */
+import type { Db } from '../store/db.js';
+import type { Rollout, Task } from '../core/records.js';
+import type { RoleBackends } from '../core/protocol.js';
+import { rolloutBatch } from '../replay/index.js';
+import type { SplitScores } from './gate.js';
+import type { UsageMeter } from './optimizer.js';
+
+/** Per-task means over samples; a rollout that failed to run scores 0 (it cannot count as a pass). */
+export function splitScoresFrom(rollouts: Rollout[]): SplitScores {
+  const byTask = new Map<string, { hard: number; soft: number; n: number }>();
+  for (const r of rollouts) {
+    const t = byTask.get(r.taskId) ?? { hard: 0, soft: 0, n: 0 };
+    t.hard += r.error ? 0 : r.hardScore;
+    t.soft += r.error ? 0 : r.softScore;
+    t.n++;
+    byTask.set(r.taskId, t);
+  }
+  const perTask = [...byTask].map(([taskId, t]) => ({ taskId, hard: t.hard / t.n, soft: t.soft / t.n }));
+  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
+  return { hard: mean('hard'), soft: mean('soft'), perTask };
+}
+
+export const EMPTY_SCORES: SplitScores = { hard: 0, soft: 0, perTask: [] };
+
+export interface Measurer {
+  (tasks: Task[], content: string, stage: string): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
+}
+
+export function makeMeasurer(opts: {
+  db: Db;
+  backends: RoleBackends;
+  skillName: string;
+  samples: number;
+  concurrency: number;
+  meter: UsageMeter;
+  signal?: AbortSignal;
+  runId: string;
+}): Measurer {
+  return async (tasks, content, stage) => {
+    if (!tasks.length) return { scores: EMPTY_SCORES, rollouts: [] };
+    const rollouts = await rolloutBatch({
+      db: opts.db,
+      tasks,
+      skill: { name: opts.skillName, content },
+      target: opts.backends.target,
+      judge: opts.backends.judge,
+      samples: opts.samples,
+      concurrency: opts.concurrency,
+      signal: opts.signal,
+      useCache: true,
+      runId: opts.runId,
+    });
+    for (const r of rollouts) opts.meter.add(stage, { tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached });
+    return { scores: splitScoresFrom(rollouts), rollouts };
+  };
+}

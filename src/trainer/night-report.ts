@@ -1,0 +1,109 @@
+/**
+ * The report every night leaves (`runs/<id>/night-report.{json,md}` and the `runs` row): what was
+ * harvested and mined, the forecast, what each target did and why, what was staged, what it cost.
+ * A night that stages nothing says exactly why and what is needed.
+ */
+import type { AgentId } from '../core/records.js';
+import { fmtScore, sanitizeLine } from './staging-report.js';
+
+export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
+export type ItemStatus = 'staged' | 'applied' | 'not_improved' | 'skipped' | 'failed' | 'stopped';
+
+export interface NightItemReport {
+  target: { name: string; path: string; kind: string; readBy: AgentId[] };
+  project: string | null;
+  routedBy: string;
+  tasks: { train: number; val: number; test: number; ids: { train: string[]; val: string[]; test: string[] } };
+  status: ItemStatus;
+  reason?: string;
+  needed?: string;
+  trainRunId?: string;
+  stoppedBy?: string;
+  val?: { before: number; after: number };
+  test?: { before: number | null; after: number | null };
+  edits?: { accepted: number; rejected: number; unmatched: number };
+  proposalId?: string;
+  autoApplied?: boolean;
+}
+
+export interface NightReport {
+  schema: 'skillopt-sleep.night.v1';
+  id: string;
+  status: NightStatus;
+  dryRun: boolean;
+  startedAt: string;
+  endedAt: string | null;
+  project: string | null;
+  deadline: string | null;
+  backends: Record<string, { backend: string; model: string; destination: string }> | null;
+  harvest: Record<string, unknown> | { error: string } | null;
+  mining: Record<string, unknown> | { error: string } | null;
+  forecast: { calls: number; tokens: number; usd: number; fits: boolean; limitedBy?: string; callsThatFit: number } | null;
+  limits: { maxUsd: number; maxTokens: number; maxCalls: number; maxTasks: number; deadline: string };
+  used: { usd: number; tokens: number; calls: number };
+  items: NightItemReport[];
+  proposals: string[];
+  /** the one-line verdict: what happened, or why nothing was staged and what is needed */
+  summary: string;
+  notes: string[];
+  recovered: string[];
+}
+
+export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dryRun' | 'status'>): string {
+  if (r.dryRun) {
+    const n = r.items.filter((i) => i.status !== 'skipped').length;
+    return `dry run: would train ${n} skill${n === 1 ? '' : 's'}; nothing was called or staged`;
+  }
+  if (r.proposals.length) return `staged ${r.proposals.length} proposal${r.proposals.length === 1 ? '' : 's'}: review with \`skillopt-sleep review\``;
+  if (r.items.length === 0) return 'nothing staged: no recurring tasks yet (keep using your agents; tasks appear once a request recurs)';
+  const reasons = r.items.map((i) => `${i.target.name}: ${i.reason ?? i.status}`);
+  return `nothing staged: ${reasons.join('; ')}`;
+}
+
+const pct = (n: number | null | undefined) => fmtScore(n);
+
+export function renderNightReport(r: NightReport): string {
+  const lines: string[] = [];
+  lines.push(`# Night ${r.id}${r.dryRun ? ' (dry run)' : ''}`, '');
+  lines.push(`**${sanitizeLine(r.summary, 1000)}**`, '');
+  lines.push(`- status: ${r.status}`);
+  lines.push(`- started: ${r.startedAt}${r.endedAt ? `, ended: ${r.endedAt}` : ''}${r.deadline ? `, deadline: ${r.deadline}` : ''}`);
+  if (r.project) lines.push(`- project: \`${r.project}\``);
+  if (r.backends) lines.push(`- backends: ${Object.entries(r.backends).map(([role, b]) => `${role} ${b.backend}/${b.model} → ${b.destination}`).join(', ')}`);
+  if (r.harvest) lines.push(`- harvest: ${'error' in r.harvest ? `failed: ${sanitizeLine(String(r.harvest.error))}` : sanitizeLine(JSON.stringify(r.harvest))}`);
+  if (r.mining) lines.push(`- mining: ${'error' in r.mining ? `failed: ${sanitizeLine(String(r.mining.error))}` : sanitizeLine(JSON.stringify(r.mining))}`);
+  const l = r.limits;
+  lines.push(`- budget: $${l.maxUsd}, ${l.maxTokens} tokens, ${l.maxCalls} calls, ${l.maxTasks} tasks, done by ${l.deadline}`);
+  if (r.forecast) {
+    lines.push(
+      `- forecast: at most ${r.forecast.calls} calls, ~${r.forecast.tokens} tokens, ~$${r.forecast.usd.toFixed(4)}${r.forecast.fits ? ' (fits)' : ` (exceeds the ${r.forecast.limitedBy} budget after ${r.forecast.callsThatFit} calls: the night stops there and stages only what passed the gate)`}`,
+    );
+  }
+  lines.push(`- used: ${r.used.calls} calls, ${r.used.tokens} tokens, $${r.used.usd.toFixed(4)}`);
+  lines.push('');
+  if (r.items.length) {
+    lines.push('## Skills', '', '| Skill | Read by | Tasks (train/val/test) | Validation | Test | Result |', '|---|---|---|---|---|---|');
+    for (const i of r.items) {
+      const val = i.val ? `${pct(i.val.before)} → ${pct(i.val.after)}` : '—';
+      const test = i.test ? `${pct(i.test.before)} → ${pct(i.test.after)}` : '—';
+      const result = i.proposalId ? `${i.status} (${i.proposalId})` : i.status;
+      lines.push(`| ${sanitizeLine(i.target.name, 60)} | ${i.target.readBy.join(', ') || '—'} | ${i.tasks.train}/${i.tasks.val}/${i.tasks.test} | ${val} | ${test} | ${result} |`);
+    }
+    lines.push('');
+    for (const i of r.items.filter((x) => x.reason)) {
+      lines.push(`- **${sanitizeLine(i.target.name, 60)}**: ${sanitizeLine(i.reason!, 600)}${i.needed ? `. Needed: ${sanitizeLine(i.needed, 600)}` : ''}`);
+    }
+    lines.push('');
+  }
+  if (r.recovered.length) {
+    lines.push('## Recovered from an earlier interruption', '');
+    for (const x of r.recovered) lines.push(`- ${sanitizeLine(x, 600)}`);
+    lines.push('');
+  }
+  if (r.notes.length) {
+    lines.push('## Notes', '');
+    for (const n of r.notes) lines.push(`- ${sanitizeLine(n, 600)}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}

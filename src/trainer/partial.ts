@@ -1,0 +1,126 @@
+/**
+ * Partial apply: the user keeps only some of a proposal's accepted edits. The chosen subset is
+ * re-applied, in the original order, to the document training started from (`start.md` in the
+ * proposal folder: the live base, or the scaffold of a new skill), and — for the review screen —
+ * re-scored on the validation tasks (from the rollout cache when the same text was already scored).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { Edit, Proposal, Task } from '../core/records.js';
+import { TaskSchema } from '../core/records.js';
+import type { Backend } from '../core/protocol.js';
+import type { Progress } from '../core/progress.js';
+import { SleepError } from '../core/errors.js';
+import { requireProposal } from '../store/repos/proposals.js';
+import { applyEdits } from './edits.js';
+import { scoreSkill, type GateMetric } from '../replay/index.js';
+
+/** Where edits may land for this target: the whole document of our managed skill, else the learned region. */
+export function editScopeFor(p: Proposal): 'document' | 'learned' {
+  const recorded = readReportScope(p);
+  if (recorded) return recorded;
+  return p.skillTarget.kind === 'managed' ? 'document' : 'learned';
+}
+
+function readReportScope(p: Proposal): 'document' | 'learned' | null {
+  try {
+    const r = JSON.parse(fs.readFileSync(path.join(p.dir, 'report.json'), 'utf8')) as { editScope?: unknown };
+    return r.editScope === 'document' || r.editScope === 'learned' ? r.editScope : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The document training started from: `start.md` if staged, else the base snapshot. */
+export function startContent(p: Proposal): string {
+  for (const name of ['start.md', 'base.md']) {
+    try {
+      return fs.readFileSync(path.join(p.dir, name), 'utf8');
+    } catch {
+      /* try the next */
+    }
+  }
+  throw new SleepError('NOT_FOUND', `proposal folder ${p.dir} has no start.md or base.md`, { hint: 'the proposal folder was removed; apply the whole proposal or run a new night' });
+}
+
+/** The skill text with only `editIds` (accepted edits of the proposal) applied. */
+export function contentForEdits(p: Proposal, editIds: string[], _paths?: SleepPaths): string {
+  const accepted = p.edits.filter((e) => e.status === 'accepted');
+  const unknown = editIds.filter((id) => !accepted.some((e) => e.id === id));
+  if (unknown.length) {
+    throw new SleepError('INVALID_INPUT', `not accepted edits of proposal ${p.id}: ${unknown.join(', ')}`, {
+      hint: `\`skillopt-sleep proposals show ${p.id}\` lists the edit ids (${accepted.map((e) => e.id).join(', ') || 'none'})`,
+    });
+  }
+  const chosen: Edit[] = accepted
+    .filter((e) => editIds.includes(e.id))
+    .map((e) => ({ op: e.op, anchor: e.anchor, content: e.content, rationale: e.rationale, evidence: e.evidence }));
+  const { content, results } = applyEdits(startContent(p), chosen, { scope: editScopeFor(p) });
+  const failed = results.filter((r) => r.status === 'unmatched');
+  if (failed.length) {
+    throw new SleepError('INVALID_INPUT', `${failed.length} of the chosen edits no longer apply without the others (${failed.map((f) => f.reason).join(', ')})`, {
+      hint: 'include the edits they depend on, or apply the whole proposal',
+    });
+  }
+  return content;
+}
+
+export interface RescoreOptions {
+  target: Backend;
+  judge?: Backend;
+  metric: GateMetric;
+  mixedWeight?: number;
+  /** validation tasks; default: the proposal's validation tasks loaded from the store */
+  tasks?: Task[];
+  signal?: AbortSignal;
+  progress?: Progress;
+}
+
+export interface RescoreResult {
+  content: string;
+  editIds: string[];
+  baselineScore: number;
+  fullScore: number;
+  subsetScore: number;
+  perTask: Array<{ taskId: string; before: number; after: number }>;
+}
+
+export function loadTasksById(db: Db, ids: string[]): Task[] {
+  if (ids.length === 0) return [];
+  const rows = db.prepare(`SELECT record FROM tasks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Array<{ record: string }>;
+  return rows.map((r) => TaskSchema.parse(JSON.parse(r.record)));
+}
+
+/** Re-scores a subset of a proposal's accepted edits on its validation tasks (for the TUI). */
+export async function rescoreSubset(db: Db, proposalId: string, editIds: string[], opts: RescoreOptions): Promise<RescoreResult> {
+  const p = requireProposal(db, proposalId);
+  const content = contentForEdits(p, editIds);
+  const valRows = p.perTask.filter((t) => t.split === 'val');
+  const tasks = opts.tasks ?? loadTasksById(db, valRows.map((t) => t.taskId));
+  if (tasks.length === 0) {
+    throw new SleepError('NOT_FOUND', `the validation tasks of proposal ${p.id} are no longer in the store`, { hint: 'apply the whole proposal, or run a new night' });
+  }
+  const score = await scoreSkill({
+    db,
+    tasks,
+    skill: { name: p.skillTarget.name, content },
+    target: opts.target,
+    judge: opts.judge,
+    metric: opts.metric,
+    mixedWeight: opts.mixedWeight,
+    signal: opts.signal,
+    progress: opts.progress,
+    label: 'rescoring the chosen edits',
+  });
+  const before = new Map(valRows.map((t) => [t.taskId, t.before]));
+  return {
+    content,
+    editIds,
+    baselineScore: p.baselineScore,
+    fullScore: p.candidateScore,
+    subsetScore: score.mean,
+    perTask: score.perTask.map((t) => ({ taskId: t.taskId, before: before.get(t.taskId) ?? Number.NaN, after: t.score })),
+  };
+}

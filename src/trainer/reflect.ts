@@ -1,0 +1,171 @@
+/**
+ * REFLECT: the "backward pass". Train rollouts are split into failures (hard < 1: partial credit is
+ * a failure, unlike upstream) and successes, never mixed in one call; each list is shuffled with the
+ * step seed and cut into minibatches analysed in parallel. Patches come back sorted by minibatch,
+ * so the result does not depend on completion order. Rollouts that failed to run (infra errors)
+ * are not shown to the analysts: they say nothing about the skill.
+ */
+import type { Edit, Rollout, Task } from '../core/records.js';
+import { ReflectReply, type ReflectPayload, type RejectedEditDigest, type RolloutDigest } from '../core/protocol.js';
+import { chunk, mapLimit, shuffled } from './rng.js';
+import { clip, renderPrompt } from './prompts.js';
+import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
+import { stripMarkers } from './skilldoc.js';
+import { sealedFreeTask } from './task-view.js';
+
+export type EditSource = 'failure' | 'success';
+
+/** An edit on its way through aggregate and select, with its provenance. */
+export interface ProposedEdit {
+  edit: Edit;
+  source: EditSource;
+  /** how many trajectories back it (evidence task ids), summed when edits are merged */
+  support: number;
+  /** merge level that produced it (0 = straight from an analyst) */
+  level: number;
+}
+
+export interface Patch {
+  id: string; // fail_000 | succ_000
+  source: EditSource;
+  taskIds: string[];
+  edits: ProposedEdit[];
+}
+
+export interface ReflectInput {
+  call: CallContext;
+  skill: string;
+  scopeNote: string;
+  rollouts: Rollout[];
+  tasks: Map<string, Task>;
+  rejected: RejectedEditDigest[];
+  metaSkill: string;
+  history: string;
+  maxEdits: number;
+  minibatchSize: number;
+  seed: number;
+  concurrency: number;
+  failureOnly?: boolean;
+}
+
+export interface ReflectResult {
+  patches: Patch[];
+  errors: Array<{ minibatch: string; error: string }>;
+  failures: number;
+  successes: number;
+  /** rollouts left out because they failed to run */
+  infraErrors: number;
+}
+
+const RESPONSE_CHARS = 1500;
+const FEEDBACK_CHARS = 800;
+
+export function isFailure(r: Rollout): boolean {
+  return r.hardScore < 1;
+}
+
+export function digestRollout(r: Rollout, task: Task | undefined): RolloutDigest {
+  return {
+    taskId: r.taskId,
+    intent: task?.intent ?? r.taskId,
+    response: clip(r.response, RESPONSE_CHARS),
+    score: r.softScore,
+    passed: r.hardScore >= 1,
+    feedback: clip(r.feedback, FEEDBACK_CHARS),
+  };
+}
+
+function renderAttempt(d: RolloutDigest, task: Task | undefined, i: number): string {
+  const view = task ? sealedFreeTask(task) : undefined;
+  const checks = (view?.judge.checks ?? []).map((c) => `- ${c.description ?? `${c.op} ${c.value ?? ''}`.trim()}`);
+  return [
+    `### Attempt ${i + 1} (task=${d.taskId})`,
+    `Task: ${d.intent}`,
+    view?.context ? `Context:\n${clip(view.context, 1000)}` : '',
+    checks.length ? `What the judge checks:\n${checks.join('\n')}` : '',
+    `Result: ${d.passed ? 'PASS' : 'FAIL'} (soft=${d.score.toFixed(2)})`,
+    d.feedback ? `Feedback:\n${d.feedback}` : '',
+    `Response:\n\`\`\`\n${d.response}\n\`\`\``,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+export function renderRejected(rejected: RejectedEditDigest[]): string {
+  if (!rejected.length) return '';
+  const lines = rejected.map((r, i) => {
+    const drop = r.scoreDrop === null ? 'n/a' : r.scoreDrop.toFixed(3);
+    const where = r.anchor ? ` anchor="${clip(r.anchor, 80)}"` : '';
+    return `${i + 1}. [${r.op}]${where} "${clip(r.content, 200)}" (${r.source === 'user' ? 'rejected by the user' : `validation drop ${drop}`})`;
+  });
+  return `\n## Rejected edits (do not propose these again)\n${lines.join('\n')}\n`;
+}
+
+export function renderMeta(meta: string): string {
+  if (!meta.trim()) return '';
+  return `\n## Optimizer Meta Skill\nOptimizer-side memory distilled from earlier epochs. Prefer it when the evidence is ambiguous; do not force it when the trajectories contradict it.\n\n${meta.trim()}\n`;
+}
+
+/** Keeps analyst edits well-formed: markers stripped, evidence limited to the minibatch's tasks. */
+export function sanitizeEdits(edits: Edit[], taskIds: string[], maxEdits: number, source: EditSource): ProposedEdit[] {
+  const allowed = new Set(taskIds);
+  return edits.slice(0, Math.max(0, maxEdits)).map((e) => {
+    const evidence = (e.evidence ?? []).filter((id) => allowed.has(id));
+    const edit: Edit = {
+      op: e.op,
+      ...(e.anchor !== undefined && e.anchor.trim() !== '' ? { anchor: stripMarkers(e.anchor) } : {}),
+      content: stripMarkers(e.content ?? ''),
+      rationale: e.rationale ?? '',
+      evidence: evidence.length ? evidence : taskIds.slice(),
+    };
+    return { edit, source, support: Math.max(1, evidence.length), level: 0 };
+  });
+}
+
+export async function reflect(input: ReflectInput): Promise<ReflectResult> {
+  const usable = input.rollouts.filter((r) => !r.error);
+  const failures = shuffled(usable.filter(isFailure), input.seed);
+  const successes = input.failureOnly ? [] : shuffled(usable.filter((r) => !isFailure(r)), input.seed + 1);
+  const jobs = [
+    ...chunk(failures, input.minibatchSize).map((batch, i) => ({ id: `fail_${String(i).padStart(3, '0')}`, source: 'failure' as const, batch })),
+    ...chunk(successes, input.minibatchSize).map((batch, i) => ({ id: `succ_${String(i).padStart(3, '0')}`, source: 'success' as const, batch })),
+  ];
+  const errors: ReflectResult['errors'] = [];
+  const results = await mapLimit(jobs, input.concurrency, async (job): Promise<Patch | null> => {
+    const digests = job.batch.map((r) => digestRollout(r, input.tasks.get(r.taskId)));
+    const payload: ReflectPayload = {
+      skill: input.skill,
+      mode: job.source === 'failure' ? 'failures' : 'successes',
+      rollouts: digests,
+      rejectedEdits: input.rejected,
+      metaSkill: input.metaSkill,
+      maxEdits: input.maxEdits,
+    };
+    const rendered = renderPrompt(job.source === 'failure' ? 'reflect_failures' : 'reflect_successes', {
+      skill: input.skill,
+      scope_note: input.scopeNote,
+      max_edits: input.maxEdits,
+      history: input.history,
+      rejected: renderRejected(input.rejected),
+      meta: renderMeta(input.metaSkill),
+      count: digests.length,
+      rollouts: digests.map((d, i) => renderAttempt(d, input.tasks.get(d.taskId), i)).join('\n---\n'),
+    });
+    try {
+      const reply = await askOptimizer(input.call, 'reflect', 'reflect', payload, rendered, ReflectReply);
+      const taskIds = job.batch.map((r) => r.taskId);
+      return { id: job.id, source: job.source, taskIds, edits: sanitizeEdits(reply.edits, taskIds, input.maxEdits, job.source) };
+    } catch (err) {
+      if (!isSurvivable(err)) throw err;
+      errors.push({ minibatch: job.id, error: (err as Error).message });
+      return null;
+    }
+  });
+  return {
+    patches: results.filter((p): p is Patch => p !== null && p.edits.length > 0),
+    errors: errors.sort((a, b) => a.minibatch.localeCompare(b.minibatch)),
+    failures: failures.length,
+    successes: successes.length,
+    infraErrors: input.rollouts.length - usable.length,
+  };
+}

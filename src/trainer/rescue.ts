@@ -1,0 +1,53 @@
+/**
+ * Edit-level credit assignment for a rejected candidate (upstream §18.21: a rejected candidate
+ * threw away its good edits with the bad). Each applied edit is scored alone on validation; the
+ * edits that improve on their own are recombined and the combination must pass the same gate.
+ * Each edit's own measured drop is what the rejected-edit buffer records, so a good edit is not
+ * blamed for a bad neighbour.
+ */
+import type { EditApplyResult, ApplyOptions } from './edits.js';
+import { applyEdits } from './edits.js';
+import { SCORE_EPSILON, type GateDecision, type SplitScores } from './gate.js';
+
+export interface SingleEditTrial {
+  index: number;
+  /** score alone − current score (null when the edit alone changes nothing) */
+  gain: number | null;
+}
+
+export interface RescueResult {
+  singles: SingleEditTrial[];
+  kept: EditApplyResult[];
+  candidate: string | null;
+  scores: SplitScores | null;
+  decision: GateDecision | null;
+}
+
+export async function rescueEdits(input: {
+  base: string;
+  baseScore: number;
+  applied: EditApplyResult[];
+  applyOpts: ApplyOptions;
+  measureVal: (content: string) => Promise<SplitScores>;
+  score: (s: SplitScores) => number;
+  gate: (candidate: SplitScores) => GateDecision;
+}): Promise<RescueResult> {
+  const singles: SingleEditTrial[] = [];
+  const alone = new Map<number, SplitScores>();
+  for (const r of input.applied) {
+    const content = applyEdits(input.base, [r.edit], input.applyOpts).content;
+    if (content === input.base) {
+      singles.push({ index: r.index, gain: null });
+      continue;
+    }
+    const s = await input.measureVal(content);
+    alone.set(r.index, s);
+    singles.push({ index: r.index, gain: input.score(s) - input.baseScore });
+  }
+  const helpful = new Set(singles.filter((s) => s.gain !== null && s.gain > SCORE_EPSILON).map((s) => s.index));
+  const kept = input.applied.filter((r) => helpful.has(r.index));
+  if (!kept.length) return { singles, kept: [], candidate: null, scores: null, decision: null };
+  const candidate = applyEdits(input.base, kept.map((r) => r.edit), input.applyOpts).content;
+  const scores = kept.length === 1 ? alone.get(kept[0].index)! : await input.measureVal(candidate);
+  return { singles, kept, candidate, scores, decision: input.gate(scores) };
+}

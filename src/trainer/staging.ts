@@ -1,0 +1,141 @@
+/**
+ * Staging: turns a trained candidate into a proposal that waits for the user. A proposal is a
+ * store row plus `proposals/<id>/` holding:
+ *   <native file name>   the candidate in the agent's format (SKILL.md, AGENTS.md, x.instructions.md)
+ *   base.md, base.sha256 the live file as it was when training started ('' hash = it did not exist)
+ *   start.md             the document training started from (base, or a new skill's scaffold)
+ *   changes.diff         unified diff base → candidate
+ *   report.md, report.json, evidence.jsonl
+ * The folder is assembled under a hidden temp name and renamed into place, then the row is
+ * inserted: a crash leaves either nothing visible or a complete folder (an orphan folder without a
+ * row is cleaned by `recoverInterrupted`). Staging never touches the live file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { EditRecord, Proposal, SkillTarget, Split } from '../core/records.js';
+import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
+import { newId } from '../core/ids.js';
+import { insertProposal } from '../store/repos/proposals.js';
+import { renderProposalReport, type ProposalReport } from './staging-report.js';
+
+/** What staging needs from a training result (H5's TrainResult satisfies it structurally). */
+export interface StageableResult {
+  /** the gate passed: the candidate strictly beat the base on validation */
+  accepted: boolean;
+  baselineScore: number;
+  candidateScore: number;
+  perTask?: Array<{ taskId: string; split: Split; before: number; after: number }>;
+  edits?: EditRecord[];
+  gateTrials?: unknown[];
+  notes?: string[];
+}
+
+export interface StageInput {
+  target: SkillTarget;
+  /** the live file's content at base time; null when it did not exist */
+  baseContent: string | null;
+  candidate: string;
+  /** the document training started from (the base, or the scaffold of a new skill); default base */
+  startContent?: string;
+  /** where training was allowed to edit; recorded so a partial apply re-applies edits the same way */
+  editScope?: 'document' | 'learned';
+  result: StageableResult;
+  runId: string | null;
+  nightId?: string | null;
+  /** held-out test scores, evidence only (never read by the gate) */
+  test?: { before: number; after: number; perTask?: Array<{ taskId: string; before: number; after: number }> } | null;
+  budget?: { usd: number; tokens: number; calls: number; limits?: Record<string, unknown> } | null;
+  backends?: Record<string, { backend: string; model: string }>;
+  /** evidence lines (objects, one JSON line each) for `evidence.jsonl` */
+  evidence?: unknown[];
+  notes?: string[];
+  now?: number;
+}
+
+/** File name of the candidate inside the proposal folder: the live file's own name. */
+export function candidateFileName(target: SkillTarget): string {
+  return path.basename(target.path);
+}
+
+export function proposalDir(paths: SleepPaths, id: string): string {
+  return path.join(paths.proposalsDir, id);
+}
+
+export function unifiedDiff(target: SkillTarget, base: string, candidate: string): string {
+  return createTwoFilesPatch(`a/${target.name}/${candidateFileName(target)}`, `b/${target.name}/${candidateFileName(target)}`, base, candidate, 'live', 'proposed');
+}
+
+export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
+  const now = input.now ?? Date.now();
+  const id = newId('p');
+  const base = input.baseContent ?? '';
+  const baseHash = input.baseContent === null ? '' : sha256(input.baseContent);
+  const diff = unifiedDiff(input.target, base, input.candidate);
+  const perTask = [
+    ...(input.result.perTask ?? []),
+    ...(input.test?.perTask ?? []).map((t) => ({ ...t, split: 'test' as const })),
+  ];
+  const dir = proposalDir(paths, id);
+  const proposal: Proposal = {
+    id,
+    runId: input.runId,
+    nightId: input.nightId ?? null,
+    skillTarget: input.target,
+    baseHash,
+    candidate: input.candidate,
+    diff,
+    baselineScore: input.result.baselineScore,
+    candidateScore: input.result.candidateScore,
+    testBefore: input.test?.before ?? null,
+    testAfter: input.test?.after ?? null,
+    perTask,
+    edits: input.result.edits ?? [],
+    status: 'staged',
+    createdAt: now,
+    decidedAt: null,
+    reason: null,
+    dir,
+  };
+  const report: ProposalReport = {
+    schema: 'skillopt-sleep.proposal.v1',
+    id,
+    runId: input.runId,
+    nightId: input.nightId ?? null,
+    createdAt: new Date(now).toISOString(),
+    target: input.target,
+    baseHash,
+    candidateHash: sha256(input.candidate),
+    editScope: input.editScope ?? (input.target.kind === 'managed' ? 'document' : 'learned'),
+    gate: { accepted: input.result.accepted, baselineScore: input.result.baselineScore, candidateScore: input.result.candidateScore, trials: input.result.gateTrials ?? [] },
+    test: input.test ? { before: input.test.before, after: input.test.after } : null,
+    perTask,
+    edits: {
+      accepted: proposal.edits.filter((e) => e.status === 'accepted'),
+      rejected: proposal.edits.filter((e) => e.status === 'rejected'),
+      unmatched: proposal.edits.filter((e) => e.status === 'unmatched'),
+    },
+    budget: input.budget ?? null,
+    backends: input.backends ?? {},
+    notes: [...(input.result.notes ?? []), ...(input.notes ?? [])],
+  };
+
+  ensurePrivateDir(paths.proposalsDir);
+  const tmp = path.join(paths.proposalsDir, `.${id}.${process.pid}.tmp`);
+  ensurePrivateDir(tmp);
+  const put = (name: string, data: string) => writeFileAtomic(path.join(tmp, name), data, { mode: 0o600 });
+  put(candidateFileName(input.target), input.candidate);
+  put('base.md', base);
+  put('base.sha256', `${baseHash}\n`);
+  put('start.md', input.startContent ?? base);
+  put('changes.diff', diff);
+  put('report.json', JSON.stringify(report, null, 2) + '\n');
+  put('report.md', renderProposalReport(report));
+  put('evidence.jsonl', (input.evidence ?? []).map((e) => JSON.stringify(e)).join('\n') + ((input.evidence ?? []).length ? '\n' : ''));
+  fs.renameSync(tmp, dir);
+  fsyncDir(paths.proposalsDir);
+  insertProposal(db, proposal);
+  return proposal;
+}

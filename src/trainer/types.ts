@@ -1,0 +1,163 @@
+/** Public types of the training loop (re-exported by train.ts). */
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { EditRecord, Split, Task } from '../core/records.js';
+import type { RoleBackends } from '../core/protocol.js';
+import type { BudgetTracker } from '../llm/budget.js';
+import type { Progress } from '../core/progress.js';
+import type { LrSchedule } from './lr.js';
+import type { GateAction, GateMetric } from './gate.js';
+import type { StageUsage } from './optimizer.js';
+
+export interface TrainOptions {
+  epochs: number;
+  batchSize: number;
+  /** max edits per step (the textual learning rate) */
+  lr: number;
+  lrSchedule: LrSchedule;
+  minLr: number;
+  gateMetric: GateMetric;
+  /** weight of soft in the mixed metric */
+  mixedWeight: number;
+  noRegression: boolean;
+  margin: number;
+  seed: number;
+  /** allow edits outside the learned region of a hand-written skill (and in its front matter) */
+  fullDocument: boolean;
+  /** false only for the ablation: every candidate is force-accepted */
+  gateEnabled: boolean;
+  /** false only for the ablation: every merged edit is applied (no learning-rate cap) */
+  lrCap: boolean;
+  /** false only for the ablation: rejected edits are not remembered nor shown */
+  useBuffer: boolean;
+  slowUpdate: boolean;
+  metaSkill: boolean;
+  /** train tasks sampled for the slow-update comparison */
+  slowUpdateSamples: number;
+  minibatchSize: number;
+  mergeBatchSize: number;
+  /** parallel optimizer calls (analysts, merges) */
+  optimizerConcurrency: number;
+  /** parallel rollouts */
+  concurrency: number;
+  /** rollouts per task */
+  samples: number;
+  failureOnly: boolean;
+  attribution: boolean;
+  attributionMaxEdits: number;
+  /** when a multi-edit candidate is rejected, score its edits alone and keep those that help */
+  rescue: boolean;
+  /** after attribution, drop accepted edits whose removal raises validation (gated like a step) */
+  prune: boolean;
+}
+
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
+  epochs: 2,
+  batchSize: 8,
+  lr: 4,
+  lrSchedule: 'cosine',
+  minLr: 1,
+  gateMetric: 'soft',
+  mixedWeight: 0.5,
+  noRegression: false,
+  margin: 0,
+  seed: 1,
+  fullDocument: false,
+  gateEnabled: true,
+  lrCap: true,
+  useBuffer: true,
+  slowUpdate: true,
+  metaSkill: true,
+  slowUpdateSamples: 20,
+  minibatchSize: 8,
+  mergeBatchSize: 8,
+  optimizerConcurrency: 4,
+  concurrency: 4,
+  samples: 1,
+  failureOnly: false,
+  attribution: true,
+  attributionMaxEdits: 12,
+  rescue: true,
+  prune: true,
+};
+
+export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
+
+export interface StepReport {
+  epoch: number;
+  /** 1-based step within the epoch */
+  step: number;
+  stepsInEpoch: number;
+  globalStep: number;
+  totalSteps: number;
+  rolloutTasks: number;
+  trainHard: number;
+  trainSoft: number;
+  failures: number;
+  successes: number;
+  infraErrors: number;
+  patches: number;
+  reflectErrors: number;
+  mergeFallbacks: number;
+  /** merged edits proposed for selection (after the rejected-edit filter) */
+  proposed: number;
+  /** proposals dropped because they repeat a rejected edit */
+  blocked: number;
+  lr: number;
+  lrReason?: string;
+  selected: number;
+  applied: number;
+  unmatched: number;
+  action: StepAction;
+  valBefore: number;
+  valAfter: number | null;
+  bestScore: number;
+  regressions: string[];
+  reason: string;
+  candidateHash: string | null;
+  /** set when the full candidate was rejected but the edits that help alone were kept */
+  rescued?: { kept: number; of: number; fullValAfter: number };
+  /** the progress line, e.g. `[epoch 1 step 2/8] rollout 20 tasks · … · val 0.62 → 0.71 ACCEPT` */
+  line: string;
+  wallMs: number;
+}
+
+export interface TrainUsage {
+  stages: Record<string, StageUsage>;
+  total: StageUsage;
+  budget: { usd: number; tokens: number; calls: number } | null;
+}
+
+export interface TrainResult {
+  runId: string;
+  runDir: string;
+  baselineSkill: string;
+  bestSkill: string;
+  baseline: { val: number; test: number | null };
+  best: { val: number; test: number | null };
+  perTask: Array<{ taskId: string; split: Split; before: number; after: number }>;
+  edits: EditRecord[];
+  steps: StepReport[];
+  stoppedBy: 'done' | 'budget' | 'deadline' | 'aborted';
+  usage: TrainUsage;
+  /** the step whose candidate became the best (0 = baseline) */
+  bestStep: number;
+  epochs: Array<{ epoch: number; slowUpdate: string; metaSkill: string; valEnd: number }>;
+}
+
+export interface TrainInput {
+  db: Db;
+  paths: SleepPaths;
+  skill: { name: string; content: string; path?: string; handWritten: boolean };
+  tasks: { train: Task[]; val: Task[]; test: Task[] };
+  backends: RoleBackends;
+  options: Partial<TrainOptions>;
+  budget?: BudgetTracker;
+  signal?: AbortSignal;
+  progress?: Progress;
+  onStep?: (line: StepReport) => void;
+  /** epoch boundary notes (slow update, meta skill) for the CLI */
+  onNote?: (line: string) => void;
+  runId?: string;
+  resume?: boolean;
+}

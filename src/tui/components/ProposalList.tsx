@@ -1,0 +1,55 @@
+/**
+ * The morning list: one row per proposal (skill, who reads it, project, night, validation and test
+ * before → after, edits, status), newest first. Renders only the visible window of rows.
+ */
+import React from 'react';
+import { Box, Text } from 'ink';
+import { cellText, listColumns, STATUS_COLOR, type ListItem } from '../list-model.js';
+import { deltaTone } from '../format.js';
+import { fit } from '../text.js';
+import { Line, seg, type StyledLine } from './Line.js';
+
+export interface ProposalListProps {
+  items: ListItem[];
+  cursor: number;
+  start: number;
+  height: number;
+  width: number;
+  now: number;
+}
+
+const TONE_COLOR = { up: 'green', down: 'red', flat: undefined } as const;
+
+export function headerLine(width: number): StyledLine {
+  const cols = listColumns(width);
+  return [seg('  '), ...cols.map((c) => seg(fit(c.title, c.width) + ' ', { bold: true, dim: true }))];
+}
+
+export function rowLine(item: ListItem, width: number, selected: boolean, now: number): StyledLine {
+  const cols = listColumns(width);
+  const p = item.proposal;
+  const line: StyledLine = [seg(selected ? '❯ ' : '  ', { color: 'cyan', bold: true })];
+  for (const c of cols) {
+    const text = fit(cellText(item, c.id, now), c.width) + ' ';
+    let color: string | undefined;
+    if (c.id === 'val') color = TONE_COLOR[deltaTone(p.baselineScore, p.candidateScore)];
+    if (c.id === 'test') color = TONE_COLOR[deltaTone(p.testBefore, p.testAfter)];
+    if (c.id === 'status') color = STATUS_COLOR[item.status];
+    line.push(seg(text, { color, bold: selected && c.id === 'skill', inverse: false }));
+  }
+  return line;
+}
+
+export function ProposalList({ items, cursor, start, height, width, now }: ProposalListProps): React.ReactElement {
+  const rows: React.ReactElement[] = [];
+  for (let i = start; i < Math.min(items.length, start + height); i++) {
+    rows.push(<Line key={items[i].proposal.id} line={rowLine(items[i], width, i === cursor, now)} />);
+  }
+  for (let i = rows.length; i < height; i++) rows.push(<Text key={`pad-${i}`}> </Text>);
+  return (
+    <Box flexDirection="column">
+      <Line line={headerLine(width)} />
+      {rows}
+    </Box>
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * The decision flows behind a, x, e, u: each one explains what will happen in a numbered dialog
+ * before anything is written, then calls the service and reports the outcome in one line.
+ * - apply: a stale base is explained first (re-run, or apply anyway with a backup); a partial
+ *   selection is re-scored on validation and the new score shown before the user confirms.
+ * - reject: optional reason (the edits are remembered and not proposed again).
+ * - edit: $EDITOR on the candidate, then confirm applying the edited text.
+ * - undo: revert the last apply (the service refuses if the file was edited since).
+ */
+import path from 'node:path';
+import type { Proposal } from '../core/records.js';
+import { isSleepError } from '../core/errors.js';
+import type { DecisionOutcome, ReviewServices } from './services.js';
+import type { DialogOption } from './components/ConfirmDialog.js';
+import type { Tone } from './components/StatusBar.js';
+import { seg, type StyledLine } from './components/Line.js';
+import { acceptedEdits } from './evidence-model.js';
+import { homeRelative, readersLabel, score, scoreChange } from './format.js';
+
+export interface DialogSpec {
+  title: string;
+  body: StyledLine[];
+  /** options with no `run` just close the dialog; Esc picks the last option */
+  options: Array<DialogOption & { run?: () => void }>;
+  tone?: 'warning' | 'normal';
+}
+
+export interface TextSpec {
+  label: string;
+  hint?: string;
+  initial?: string;
+  onChange?(value: string): void;
+  onSubmit(value: string): void;
+  onCancel?(): void;
+}
+
+export interface DecisionUi {
+  ask(d: DialogSpec): void;
+  prompt(t: TextSpec): void;
+  say(text: string, tone?: Tone): void;
+  busy(label: string | null): void;
+  refresh(): void;
+  applied(id: string): void;
+}
+
+export function errorLine(err: unknown): string {
+  if (isSleepError(err)) return err.hint ? `${err.message} — ${err.hint}` : err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+const body = (...texts: Array<string | StyledLine>): StyledLine[] => texts.map((t) => (typeof t === 'string' ? [seg(t)] : t));
+
+export function createDecisions(services: ReviewServices, ui: DecisionUi) {
+  async function run(label: string, fn: () => Promise<DecisionOutcome>, after?: (o: DecisionOutcome) => void, onStale?: () => void): Promise<void> {
+    ui.busy(label);
+    try {
+      const out = await fn();
+      ui.say(out.message, 'success');
+      after?.(out);
+    } catch (err) {
+      if (onStale && isSleepError(err) && err.code === 'STALE') onStale();
+      else ui.say(errorLine(err), 'error');
+    } finally {
+      ui.busy(null);
+      ui.refresh();
+    }
+  }
+
+  function rerun(p: Proposal): void {
+    void run(`Re-running training for ${p.skillTarget.name}…`, () => services.rerun(p));
+  }
+
+  function explainStale(p: Proposal, proceed: () => void): void {
+    const st = services.staleness(p);
+    ui.ask({
+      title: `The live file ${st.missing ? 'was deleted' : 'changed'} since this proposal was made`,
+      tone: 'warning',
+      body: body(
+        homeRelative(p.skillTarget.path),
+        'was edited after the night read it, so this diff no longer describes what would change.',
+        'Re-running trains again from the current file; applying anyway overwrites those changes',
+        '(a backup of the current file is kept, and u reverts).',
+      ),
+      options: [
+        { label: 'Re-run training for this skill now', run: () => rerun(p) },
+        { label: 'Apply anyway (overwrite, keep a backup)', tone: 'danger', run: proceed },
+        { label: 'Cancel' },
+      ],
+    });
+  }
+
+  function doApply(p: Proposal, opts: { editIds?: string[]; content?: string; force?: boolean }, label: string): void {
+    void run(
+      label,
+      () => services.apply(p.id, opts),
+      () => ui.applied(p.id),
+      () => explainStale(p, () => doApply(p, { ...opts, force: true }, label)),
+    );
+  }
+
+  function refuseDecided(p: Proposal): boolean {
+    if (p.status === 'applied') {
+      ui.say(`${p.skillTarget.name} is already applied; u reverts it`, 'info');
+      return true;
+    }
+    if (p.status === 'rejected') {
+      ui.say(`${p.skillTarget.name} was rejected${p.reason ? ` (${p.reason})` : ''}; a new night can propose it again`, 'info');
+      return true;
+    }
+    return false;
+  }
+
+  /** `included` = the edit ids chosen for a partial apply (all accepted edits = a full apply). */
+  function apply(p: Proposal, included: ReadonlySet<string>, force = false): void {
+    if (refuseDecided(p)) return;
+    if (!force && services.staleness(p).stale) return explainStale(p, () => apply(p, included, true));
+    const all = acceptedEdits(p);
+    const chosen = all.filter((e) => included.has(e.id));
+    const target = homeRelative(p.skillTarget.path);
+    const readers = `Read by: ${readersLabel(p)}`;
+    if (all.length > 0 && chosen.length === 0) return ui.say('no edits included: press A to include all, or Space on the ones you want', 'warning');
+    if (chosen.length < all.length) {
+      const ids = chosen.map((e) => e.id);
+      ui.busy(`Re-scoring ${chosen.length} of ${all.length} edits on validation…`);
+      services
+        .rescore(p.id, ids)
+        .then((r) => {
+          const beats = r.score > r.baseline;
+          ui.ask({
+            title: `Apply ${chosen.length} of ${all.length} edits to ${target}?`,
+            tone: beats ? 'normal' : 'warning',
+            body: body(
+              [
+                seg('validation '),
+                seg(`${score(r.baseline)} → ${score(r.score)}`, { color: beats ? 'green' : 'red', bold: true }),
+                seg(` with these edits (all ${all.length}: ${score(p.candidateScore)}) · scored from ${r.source}`, { dim: true }),
+              ],
+              ...(beats ? [] : [[seg('this subset does not beat the current file on validation', { color: 'red' })]]),
+              readers,
+            ),
+            options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force }, 'Applying…') }, { label: 'No' }],
+          });
+        })
+        .catch((err) => ui.say(`could not re-score the chosen edits, nothing written: ${errorLine(err)}`, 'error'))
+        .finally(() => ui.busy(null));
+      return;
+    }
+    ui.ask({
+      title: `Apply ${p.skillTarget.name} to ${target}?`,
+      body: body(
+        `validation ${scoreChange(p.baselineScore, p.candidateScore)} · test ${scoreChange(p.testBefore, p.testAfter)} · ${all.length} edits`,
+        readers,
+        'The file is written atomically; a backup is kept and u reverts.',
+      ),
+      options: [{ label: 'Yes, apply', run: () => doApply(p, { force }, 'Applying…') }, { label: 'No' }],
+    });
+  }
+
+  function reject(p: Proposal): void {
+    if (p.status !== 'staged' && p.status !== 'stale') return ui.say(`${p.skillTarget.name} is ${p.status}: only proposals waiting for review can be rejected`, 'info');
+    const go = (reason?: string) => void run('Rejecting…', () => services.reject(p.id, reason));
+    ui.ask({
+      title: `Reject ${p.skillTarget.name}?`,
+      body: body('Its edits are remembered and will not be proposed again.'),
+      options: [
+        { label: 'Reject', tone: 'danger', run: () => go() },
+        {
+          label: 'Reject with a reason…',
+          run: () => ui.prompt({ label: 'Reason: ', hint: 'Enter reject · Esc cancel', onSubmit: (v) => go(v.trim() || undefined) }),
+        },
+        { label: 'Cancel' },
+      ],
+    });
+  }
+
+  function edit(p: Proposal): void {
+    if (refuseDecided(p)) return;
+    void services
+      .editText(p.candidate, path.basename(p.skillTarget.path) || 'SKILL.md')
+      .then((text) => {
+        if (text === null) return ui.say('editor closed without changes: nothing applied', 'info');
+        ui.ask({
+          title: `Apply your edited version to ${homeRelative(p.skillTarget.path)}?`,
+          body: body('Your text is written as you saved it (it was not re-scored).', `Read by: ${readersLabel(p)}`),
+          options: [{ label: 'Yes, apply my edited version', run: () => doApply(p, { content: text }, 'Applying your version…') }, { label: 'No, discard it' }],
+        });
+      })
+      .catch((err) => ui.say(`editor failed: ${errorLine(err)}`, 'error'));
+  }
+
+  function revert(p: Proposal | undefined): void {
+    if (!p) return ui.say('nothing to undo: no proposal has been applied', 'info');
+    ui.ask({
+      title: `Revert ${p.skillTarget.name}?`,
+      body: body(`Restores ${homeRelative(p.skillTarget.path)} as it was before the apply.`, 'Refused if the file was edited since the apply.'),
+      options: [{ label: 'Yes, revert', run: () => void run('Reverting…', () => services.revert(p.id)) }, { label: 'No' }],
+    });
+  }
+
+  return { apply, reject, edit, revert };
+}

@@ -1,0 +1,89 @@
+/**
+ * Virtualised scrolling: the screens render only `height` rows starting at `offset`, whatever the
+ * length of the content. Two flavours: a cursor that the window follows (lists), and a plain
+ * scroll position (diffs, reports). The state arithmetic is pure (`moveWindow`) and unit-tested.
+ */
+import { useCallback, useEffect, useState } from 'react';
+
+export interface WindowState {
+  offset: number;
+  cursor: number;
+}
+
+export type WindowMove =
+  | { type: 'by'; delta: number }
+  | { type: 'to'; index: number }
+  | { type: 'page'; dir: 1 | -1 }
+  | { type: 'top' }
+  | { type: 'bottom' }
+  /** scroll so that `index` is the first visible row (scroll mode) or the cursor (cursor mode) */
+  | { type: 'reveal'; index: number };
+
+export function clampWindow(s: WindowState, count: number, height: number, withCursor: boolean): WindowState {
+  const h = Math.max(1, height);
+  if (count <= 0) return { offset: 0, cursor: 0 };
+  const maxOffset = Math.max(0, count - h);
+  if (!withCursor) {
+    const offset = Math.min(Math.max(0, s.offset), maxOffset);
+    return { offset, cursor: offset };
+  }
+  const cursor = Math.min(Math.max(0, s.cursor), count - 1);
+  let offset = Math.min(Math.max(0, s.offset), maxOffset);
+  if (cursor < offset) offset = cursor;
+  if (cursor >= offset + h) offset = cursor - h + 1;
+  return { offset, cursor };
+}
+
+export function moveWindow(s: WindowState, move: WindowMove, count: number, height: number, withCursor: boolean): WindowState {
+  const h = Math.max(1, height);
+  const pos = withCursor ? s.cursor : s.offset;
+  let next: number;
+  switch (move.type) {
+    case 'by':
+      next = pos + move.delta;
+      break;
+    case 'to':
+    case 'reveal':
+      next = move.index;
+      break;
+    case 'page':
+      next = pos + move.dir * Math.max(1, h - 1);
+      break;
+    case 'top':
+      next = 0;
+      break;
+    case 'bottom':
+      next = count - 1;
+      break;
+  }
+  if (withCursor) {
+    // paging moves the window too, so the cursor keeps its place on screen
+    const offset = move.type === 'page' ? s.offset + (next - pos) : s.offset;
+    return clampWindow({ offset, cursor: next }, count, h, true);
+  }
+  return clampWindow({ offset: next, cursor: next }, count, h, false);
+}
+
+export interface WindowedScroll extends WindowState {
+  move(m: WindowMove): void;
+  /** the [start, end) slice of rows to render */
+  start: number;
+  end: number;
+}
+
+export function useWindowedScroll(count: number, height: number, opts: { withCursor: boolean; initial?: number }): WindowedScroll {
+  const { withCursor } = opts;
+  const [state, setState] = useState<WindowState>(() =>
+    clampWindow({ offset: opts.initial ?? 0, cursor: opts.initial ?? 0 }, count, height, withCursor),
+  );
+  // content or viewport changed size (resize, filter): keep the position valid
+  useEffect(() => {
+    setState((s) => {
+      const c = clampWindow(s, count, height, withCursor);
+      return c.offset === s.offset && c.cursor === s.cursor ? s : c;
+    });
+  }, [count, height, withCursor]);
+  const move = useCallback((m: WindowMove) => setState((s) => moveWindow(s, m, count, height, withCursor)), [count, height, withCursor]);
+  const view = clampWindow(state, count, height, withCursor);
+  return { ...view, move, start: view.offset, end: Math.min(count, view.offset + Math.max(1, height)) };
+}

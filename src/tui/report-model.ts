@@ -1,0 +1,48 @@
+/**
+ * The Report view as lines: the proposal's own facts (target, scores, base), then what the night
+ * recorded (gate trials, budget and spend, backend and models), its notes, and report.md.
+ */
+import type { Proposal } from '../core/records.js';
+import { homeRelative, readersLabel, score, scoreChange } from './format.js';
+import { sanitize } from './text.js';
+import { seg, type StyledLine } from './components/Line.js';
+import type { ReportBundle, StaleInfo } from './services.js';
+
+export function reportLines(p: Proposal, r: ReportBundle, stale: StaleInfo | null): StyledLine[] {
+  const lines: StyledLine[] = [];
+  const fact = (label: string, value: string, color?: string) => lines.push([seg(`  ${label.padEnd(16)} `, { dim: true }), seg(value, { color })]);
+  lines.push([seg('Proposal', { bold: true })]);
+  fact('id', p.id);
+  fact('file', homeRelative(p.skillTarget.path));
+  fact('read by', readersLabel(p));
+  fact('kind', p.skillTarget.kind);
+  fact('validation', `${score(p.baselineScore)} → ${score(p.candidateScore)}`);
+  fact('test', scoreChange(p.testBefore, p.testAfter));
+  fact('created', new Date(p.createdAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
+  fact('base', p.baseHash ? p.baseHash.slice(0, 12) : '(new file)');
+  if (stale?.stale) fact('live file', stale.missing ? 'missing now — it was deleted since the proposal' : `changed since the proposal (now ${stale.liveHash.slice(0, 12)})`, 'magenta');
+  fact('status', p.status + (p.reason ? ` — ${sanitize(p.reason)}` : ''));
+  if (r.facts.length > 0) {
+    lines.push([]);
+    lines.push([seg('Night', { bold: true })]);
+    for (const f of r.facts) fact(f.label, sanitize(f.value));
+  }
+  if (r.notes.length > 0) {
+    lines.push([]);
+    lines.push([seg('Notes', { bold: true })]);
+    for (const n of r.notes) lines.push([seg('  ! ', { color: 'yellow' }), seg(sanitize(n))]);
+  }
+  if (r.markdown) {
+    lines.push([]);
+    lines.push([seg('report.md', { bold: true })]);
+    for (const l of r.markdown.split('\n')) {
+      const t = sanitize(l);
+      lines.push(t.startsWith('#') ? [seg('  ' + t, { bold: true, color: 'cyan' })] : [seg('  ' + t)]);
+    }
+  }
+  if (r.facts.length === 0 && r.notes.length === 0 && !r.markdown) {
+    lines.push([]);
+    lines.push([seg('  (no night report was found for this proposal)', { dim: true })]);
+  }
+  return lines;
+}

@@ -1,0 +1,52 @@
+/**
+ * Re-scoring a partial selection of edits before it is written. First from the rollout cache:
+ * training already scored many documents (leave-one-out attribution scores "all edits but one"),
+ * so a subset's exact text often has cached rollouts on every validation task — then the number is
+ * free and exact. Otherwise the subset is replayed through the trainer's `rescoreSubset` with the
+ * configured target/judge backends, when a backend factory is available.
+ */
+import type { Db } from '../store/db.js';
+import type { Proposal } from '../core/records.js';
+import { RolloutSchema, type Rollout } from '../core/records.js';
+import { SleepError } from '../core/errors.js';
+import { contentForEdits } from '../trainer/partial.js';
+import { skillHash, summarizeRollouts, type GateMetric } from '../replay/index.js';
+import type { RescoreOutcome } from './services.js';
+
+/** Mean validation score of `content` from cached rollouts, or null when any validation task is missing. */
+export function cachedScore(db: Db, content: string, taskIds: string[], metric: GateMetric): number | null {
+  if (taskIds.length === 0) return null;
+  const rows = db
+    .prepare(`SELECT task_id, record FROM rollouts WHERE skill_hash = ? AND task_id IN (${taskIds.map(() => '?').join(',')})`)
+    .all(skillHash(content), ...taskIds) as Array<{ task_id: string; record: string }>;
+  const rollouts: Rollout[] = [];
+  for (const r of rows) {
+    try {
+      const parsed = RolloutSchema.safeParse(JSON.parse(r.record));
+      if (parsed.success) rollouts.push(parsed.data);
+    } catch {
+      /* an unreadable cache row is a miss */
+    }
+  }
+  const covered = new Set(rollouts.map((r) => r.taskId));
+  if (!taskIds.every((t) => covered.has(t))) return null;
+  return summarizeRollouts(rollouts, metric).mean;
+}
+
+export type ReplayScorer = (p: Proposal, editIds: string[]) => Promise<number>;
+
+export async function rescoreEdits(db: Db, p: Proposal, editIds: string[], metric: GateMetric, replay?: ReplayScorer): Promise<RescoreOutcome> {
+  const accepted = p.edits.filter((e) => e.status === 'accepted').map((e) => e.id);
+  if (accepted.length > 0 && accepted.every((id) => editIds.includes(id))) return { score: p.candidateScore, baseline: p.baselineScore, source: 'the night (all edits)' };
+  if (editIds.length === 0) return { score: p.baselineScore, baseline: p.baselineScore, source: 'the night (no edits)' };
+  const content = contentForEdits(p, editIds);
+  const valIds = p.perTask.filter((t) => t.split === 'val').map((t) => t.taskId);
+  const cached = cachedScore(db, content, valIds, metric);
+  if (cached !== null) return { score: cached, baseline: p.baselineScore, source: 'cache' };
+  if (!replay) {
+    throw new SleepError('BACKEND_UNAVAILABLE', 'this selection was never scored and no backend is available to replay it', {
+      hint: 'apply the whole proposal, or configure a backend (`skillopt-sleep doctor`)',
+    });
+  }
+  return { score: await replay(p, editIds), baseline: p.baselineScore, source: 'replay' };
+}

@@ -1,0 +1,100 @@
+/**
+ * What the review UI needs from the rest of the product, as one injected interface. The real
+ * implementation (store-services.ts) reads the store and calls the trainer's apply/reject/revert;
+ * tests pass fixtures. The UI never touches SQL or the file system itself.
+ */
+import type { AgentId, Proposal, Split } from '../core/records.js';
+
+export interface LedgerSummary {
+  /** 'night' = since the start of the most recent night run; '24h' = no night on record */
+  window: 'night' | '24h';
+  since: number;
+  calls: number;
+  failed: number;
+  bytesSent: number;
+  costUsd: number;
+  tokensIn: number;
+  tokensOut: number;
+  destinations: Array<{ destination: string; calls: number; costUsd: number }>;
+}
+
+export interface NextNight {
+  cron: string;
+  timezone?: string;
+  at: Date | null;
+  /** set when the cron expression is invalid */
+  error?: string;
+}
+
+export interface Excerpt {
+  sessionId: string;
+  seq: number | null;
+  ts: number | null;
+  text: string;
+}
+
+export interface TaskEvidence {
+  id: string;
+  intent: string;
+  split: Split | null;
+  occurrences: number;
+  /** prompts where the user asked for this (newest first, a few) */
+  prompts: Excerpt[];
+  /** what the user said to correct the agent */
+  corrections: string[];
+}
+
+export interface EvidenceBundle {
+  tasks: Record<string, TaskEvidence>;
+  /** evidence refs that are not task ids (session/event refs), resolved to transcript text when possible */
+  refs: Record<string, Excerpt>;
+}
+
+export interface ReportBundle {
+  /** label/value pairs shown first (gate, budget, spend, backend, models) */
+  facts: Array<{ label: string; value: string }>;
+  /** warnings and notes (thin night, budget stop, ...) */
+  notes: string[];
+  /** report.md text, shown below */
+  markdown: string | null;
+}
+
+export interface DecisionOutcome {
+  /** one line for the status bar */
+  message: string;
+  path?: string;
+  readBy?: AgentId[];
+}
+
+export interface RescoreOutcome {
+  score: number;
+  baseline: number;
+  /** where the number came from: the eval cache or a fresh replay */
+  source: 'cache' | 'replay' | string;
+}
+
+export interface StaleInfo {
+  stale: boolean;
+  /** hash of the live file now ('' when missing) */
+  liveHash: string;
+  missing: boolean;
+}
+
+export interface ReviewServices {
+  /** every proposal, newest first */
+  listProposals(): Proposal[];
+  staleness(p: Proposal): StaleInfo;
+  ledgerSummary(): LedgerSummary;
+  nextNight(): NextNight;
+  evidence(p: Proposal): EvidenceBundle;
+  report(p: Proposal): ReportBundle;
+  apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean }): Promise<DecisionOutcome>;
+  reject(id: string, reason?: string): Promise<DecisionOutcome>;
+  revert(id: string): Promise<DecisionOutcome>;
+  rescore(id: string, editIds: string[]): Promise<RescoreOutcome>;
+  /** opens the text in $EDITOR with the UI suspended; null when the user aborted or nothing changed */
+  editText(text: string, fileName: string): Promise<string | null>;
+  /** re-runs training for a proposal's skill (UI suspended); returns a one-line summary */
+  rerun(p: Proposal): Promise<DecisionOutcome>;
+  now(): number;
+}

@@ -1,0 +1,143 @@
+/**
+ * Reads the "why" of a proposal from the store and its folder: the tasks behind each edit (intent,
+ * the user's prompts and corrections from task_occurrences), transcript excerpts for event refs,
+ * the night's report (report.json / report.md), and the egress ledger summary.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { Proposal, Split } from '../core/records.js';
+import { getTask, listOccurrences } from '../store/repos/tasks.js';
+import { listRuns } from '../store/repos/runs.js';
+import { listEgress } from '../llm/ledger.js';
+import type { EvidenceBundle, Excerpt, LedgerSummary, ReportBundle, TaskEvidence } from './services.js';
+
+const MAX_PROMPTS = 3;
+
+function stringsIn(v: unknown): string[] {
+  if (!Array.isArray(v)) return [];
+  return v.map((x) => (typeof x === 'string' ? x : typeof x === 'object' && x && 'text' in x ? String((x as { text: unknown }).text) : '')).filter(Boolean);
+}
+
+export function loadTaskEvidence(db: Db, taskId: string): TaskEvidence | null {
+  const task = getTask(db, taskId);
+  if (!task) return null;
+  const occ = listOccurrences(db, taskId);
+  const corrections = new Set<string>(task.corrections);
+  for (const o of occ) for (const c of stringsIn(o.outcome.corrections)) corrections.add(c);
+  const prompts: Excerpt[] = occ
+    .slice(-MAX_PROMPTS)
+    .reverse()
+    .map((o) => ({ sessionId: o.sessionId, seq: o.eventSeq, ts: o.ts, text: o.prompt }));
+  return { id: task.id, intent: task.intent, split: task.split as Split, occurrences: Math.max(task.occurrences, occ.length), prompts, corrections: [...corrections] };
+}
+
+/** An evidence ref that is not a task id: `<session id>#<seq>` (or `:<seq>`) resolved to the event text. */
+export function loadEventRef(db: Db, ref: string): Excerpt | null {
+  const m = /^(.*)[#:@](\d+)$/.exec(ref);
+  if (!m) return null;
+  const row = db.prepare('SELECT session_id, seq, ts, text FROM events WHERE session_id = ? AND seq = ?').get(m[1], Number(m[2])) as
+    | { session_id: string; seq: number; ts: number | null; text: string }
+    | undefined;
+  return row ? { sessionId: row.session_id, seq: row.seq, ts: row.ts, text: row.text } : null;
+}
+
+export function loadEvidence(db: Db, p: Proposal): EvidenceBundle {
+  const ids = new Set<string>([...p.perTask.map((t) => t.taskId), ...p.edits.flatMap((e) => e.evidence)]);
+  const tasks: EvidenceBundle['tasks'] = {};
+  const refs: EvidenceBundle['refs'] = {};
+  for (const id of ids) {
+    const t = loadTaskEvidence(db, id);
+    if (t) {
+      tasks[id] = t;
+      continue;
+    }
+    const x = loadEventRef(db, id);
+    if (x) refs[id] = x;
+  }
+  return { tasks, refs };
+}
+
+function readJson(file: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function readText(file: string, max = 200_000): string | null {
+  try {
+    const t = fs.readFileSync(file, 'utf8');
+    return t.length > max ? t.slice(0, max) + '\n… (truncated)' : t;
+  } catch {
+    return null;
+  }
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** report.json (schema skillopt-sleep.proposal.v1) as facts and notes; report.md as text. */
+export function loadReport(p: Proposal): ReportBundle {
+  const r = readJson(path.join(p.dir, 'report.json'));
+  const facts: ReportBundle['facts'] = [];
+  const notes: string[] = [];
+  if (r) {
+    const gate = (r.gate ?? {}) as Record<string, unknown>;
+    const trials = Array.isArray(gate.trials) ? gate.trials.length : 0;
+    if ('accepted' in gate) facts.push({ label: 'gate', value: `${gate.accepted ? 'passed' : 'did not pass'}${trials ? ` after ${trials} trial(s)` : ''}` });
+    const budget = r.budget as Record<string, unknown> | null | undefined;
+    if (budget) {
+      const usd = num(budget.usd);
+      facts.push({ label: 'spent', value: `${num(budget.calls) ?? 0} calls, ${num(budget.tokens) ?? 0} tokens, $${(usd ?? 0).toFixed(4)}` });
+      const limits = budget.limits as Record<string, unknown> | undefined;
+      if (limits && typeof limits === 'object') {
+        facts.push({ label: 'budget', value: Object.entries(limits).map(([k, v]) => `${k} ${String(v)}`).join(', ') });
+      }
+    }
+    const backends = r.backends as Record<string, { backend?: string; model?: string }> | undefined;
+    if (backends && typeof backends === 'object') {
+      for (const [role, b] of Object.entries(backends)) facts.push({ label: role, value: `${b?.backend ?? '?'}${b?.model ? ` / ${b.model}` : ''}` });
+    }
+    if (typeof r.editScope === 'string') facts.push({ label: 'edit scope', value: r.editScope === 'document' ? 'whole document' : 'learned region only' });
+    if (typeof r.runId === 'string') facts.push({ label: 'run', value: `${r.runId}${typeof r.nightId === 'string' ? ` (night ${r.nightId})` : ''}` });
+    for (const n of stringsIn(r.notes)) notes.push(n);
+  }
+  return { facts, notes, markdown: readText(path.join(p.dir, 'report.md')) };
+}
+
+/**
+ * What left the machine "last night": the ledger since the start of the most recent night run
+ * (or the last 24 h when no night is on record), grouped by destination.
+ */
+export function loadLedgerSummary(db: Db, now: number): LedgerSummary {
+  let since = now - 24 * 3600_000;
+  let window: LedgerSummary['window'] = '24h';
+  try {
+    const night = listRuns(db, { kind: 'night', limit: 1 })[0];
+    if (night) {
+      since = night.startedAt;
+      window = 'night';
+    }
+  } catch {
+    /* no runs table contents yet */
+  }
+  const rows = listEgress(db, { sinceMs: since });
+  const by = new Map<string, { destination: string; calls: number; costUsd: number }>();
+  const s: LedgerSummary = { window, since, calls: 0, failed: 0, bytesSent: 0, costUsd: 0, tokensIn: 0, tokensOut: 0, destinations: [] };
+  for (const r of rows) {
+    s.calls++;
+    if (!r.ok) s.failed++;
+    s.bytesSent += r.bytesSent;
+    s.costUsd += r.costUsd;
+    s.tokensIn += r.tokensIn;
+    s.tokensOut += r.tokensOut;
+    const d = by.get(r.destination) ?? { destination: r.destination, calls: 0, costUsd: 0 };
+    d.calls++;
+    d.costUsd += r.costUsd;
+    by.set(r.destination, d);
+  }
+  s.destinations = [...by.values()].sort((a, b) => b.calls - a.calls);
+  return s;
+}

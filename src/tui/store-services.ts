@@ -1,0 +1,106 @@
+/**
+ * The real ReviewServices: proposals and evidence from the SQLite store, decisions through the
+ * trainer's apply/reject/revert (atomic writes, backups, receipts), the next night from
+ * `schedule.cron`, $EDITOR and re-runs with the UI suspended.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import cron from 'node-cron';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { Config } from '../core/config.js';
+import type { Proposal } from '../core/records.js';
+import { listProposals } from '../store/repos/proposals.js';
+import { applyProposal, rejectProposal, revertProposal, liveHash } from '../trainer/apply.js';
+import { errorMessage } from '../core/errors.js';
+import type { NextNight, ReviewServices } from './services.js';
+import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';
+import { rescoreEdits, type ReplayScorer } from './rescore.js';
+import { editInEditor } from './editor.js';
+import { agentName, homeRelative } from './format.js';
+
+/** Runs `fn` with the UI handed back to the terminal (Ink cleared, raw mode off), then resumes. */
+export type Suspend = <T>(fn: () => T) => T;
+
+export interface StoreServicesInput {
+  db: Db;
+  paths: SleepPaths;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  suspend: Suspend;
+  /** replays a subset when the cache cannot score it (needs a backend) */
+  replay?: ReplayScorer;
+  now?: () => number;
+}
+
+export function nextNightFrom(cronExpr: string, timezone: string | undefined): NextNight {
+  if (!cron.validate(cronExpr)) return { cron: cronExpr, timezone, at: null, error: 'not a valid cron expression' };
+  try {
+    const task = cron.createTask(cronExpr, () => undefined, timezone ? { timezone } : {});
+    // getNextRuns works on a task that was never started (getNextRun needs it running)
+    const at = task.getNextRuns(1)[0] ?? null;
+    void task.destroy();
+    return { cron: cronExpr, timezone, at };
+  } catch (err) {
+    return { cron: cronExpr, timezone, at: null, error: errorMessage(err) };
+  }
+}
+
+const CLI_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
+
+export function createStoreServices(input: StoreServicesInput): ReviewServices {
+  const { db, paths, config, env, suspend } = input;
+  const now = input.now ?? (() => Date.now());
+  return {
+    now,
+    listProposals: () => listProposals(db),
+    staleness(p: Proposal) {
+      const missing = !fs.existsSync(p.skillTarget.path);
+      const live = liveHash(p.skillTarget.path);
+      return { stale: live !== p.baseHash, liveHash: live, missing: missing && p.baseHash !== '' };
+    },
+    ledgerSummary: () => loadLedgerSummary(db, now()),
+    nextNight: () => nextNightFrom(config.schedule.cron, config.schedule.timezone),
+    evidence: (p) => loadEvidence(db, p),
+    report: (p) => loadReport(p),
+    async apply(id, opts) {
+      const out = applyProposal(db, paths, id, { ...opts, editIds: opts.editIds && opts.editIds.length ? opts.editIds : undefined, env });
+      const readers = out.readBy.length ? out.readBy.map(agentName).join(', ') : 'no agent detected for this location';
+      const n = opts.editIds?.length ?? 0;
+      const what = out.partial ? `${n} edit${n === 1 ? '' : 's'} of ${out.proposal.skillTarget.name}` : out.proposal.skillTarget.name;
+      return {
+        message: `Applied ${what} → ${homeRelative(out.path)} · read by ${readers} · backup kept · u undoes`,
+        path: out.path,
+        readBy: out.readBy,
+      };
+    },
+    async reject(id, reason) {
+      const p = rejectProposal(db, paths, id, reason);
+      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again` };
+    },
+    async revert(id) {
+      const out = revertProposal(db, paths, id, { env });
+      return { message: `Reverted ${out.proposal.skillTarget.name}: ${homeRelative(out.path)} ${out.restored === 'removed' ? 'removed (it did not exist before)' : 'restored as it was'}`, path: out.path };
+    },
+    async rescore(id, editIds) {
+      const p = listProposals(db).find((x) => x.id === id);
+      if (!p) throw new Error(`proposal ${id} is gone`);
+      return rescoreEdits(db, p, editIds, config.training.gateMetric, input.replay);
+    },
+    async editText(text, fileName) {
+      return suspend(() => editInEditor(text, fileName, env));
+    },
+    async rerun(p) {
+      const args = [CLI_MAIN, 'night', '--skill', p.skillTarget.name];
+      if (p.skillTarget.project) args.push('--project', p.skillTarget.project);
+      const r = suspend(() => {
+        process.stdout.write(`\n$ skillopt-sleep ${args.slice(1).join(' ')}\n`);
+        return spawnSync(process.execPath, args, { stdio: 'inherit', env });
+      });
+      if (r.status !== 0) throw new Error(`the re-run exited with code ${r.status ?? r.signal}; see \`skillopt-sleep logs\``);
+      return { message: `Re-ran training for ${p.skillTarget.name}: a new proposal is listed if it beat the current file` };
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Crash safety of apply: a real `skillopt-sleep apply` child process is SIGKILLed at random
+ * moments, many times. After each kill the live skill file must be exactly the old or the new
+ * content (never partial), and after recovery the store must agree with the file and no temp
+ * file may be left next to it. Then apply/revert/stale/escape/reject through the real CLI.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { resolvePaths } from '../../src/core/paths.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { sha256 } from '../../src/core/fsutil.js';
+import type { SkillTarget } from '../../src/core/records.js';
+import { stageProposal } from '../../src/trainer/staging.js';
+import { recoverInterrupted } from '../../src/trainer/apply.js';
+import { getProposal } from '../../src/store/repos/proposals.js';
+
+let sb: Sandbox;
+let db: Db;
+let project: string;
+
+beforeAll(() => {
+  if (!fs.existsSync(CLI_BIN)) throw new Error('run `npm run build` before the CLI tests');
+  sb = makeSandbox();
+  project = path.join(sb.root, 'proj');
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true });
+  db = openDb(resolvePaths({ env: sb.env }).database);
+});
+afterAll(() => {
+  db?.close();
+  sb?.cleanup();
+});
+
+const paths = () => resolvePaths({ env: sb.env });
+
+function stage(name: string, base: string | null, candidate: string) {
+  const target: SkillTarget = { agent: null, path: path.join(project, '.claude/skills', name, 'SKILL.md'), name, kind: 'skill', readBy: ['claude-code', 'copilot'], project };
+  if (base !== null) {
+    fs.mkdirSync(path.dirname(target.path), { recursive: true });
+    fs.writeFileSync(target.path, base);
+  }
+  const p = stageProposal(db, paths(), {
+    target,
+    baseContent: base,
+    candidate,
+    runId: null,
+    result: { accepted: true, baselineScore: 0.2, candidateScore: 0.9, edits: [{ id: 'e1', op: 'add', content: '- rule', rationale: 'r', evidence: [], status: 'accepted' }] },
+  });
+  return { p, target };
+}
+
+function killAfter(args: string[], ms: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { env: sb.env, stdio: 'ignore' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+describe('apply under SIGKILL', () => {
+  it('never leaves a partial skill file; recovery makes the store agree with the file', async () => {
+    const big = (tag: string) => `---\nname: crash\ndescription: crash test\n---\n${`- ${tag} rule line that makes the file large enough to take a while to write\n`.repeat(60_000)}`;
+    const iterations = 24;
+    const outcomes = { old: 0, new: 0 };
+    for (let i = 0; i < iterations; i++) {
+      const oldText = big(`old${i}`);
+      const newText = big(`new${i}`);
+      const { p, target } = stage('crash', oldText, newText);
+      // spread kills over process start-up, the backup, the journal and the write itself
+      const delay = 60 + Math.floor(Math.random() * 500);
+      await killAfter(['apply', p.id], delay);
+      const live = fs.readFileSync(target.path, 'utf8');
+      expect([sha256(oldText), sha256(newText)]).toContain(sha256(live));
+      recoverInterrupted(db, paths());
+      const status = getProposal(db, p.id)!.status;
+      if (live === newText) {
+        outcomes.new++;
+        expect(status).toBe('applied');
+      } else {
+        outcomes.old++;
+        expect(['staged', 'stale']).toContain(status);
+      }
+      expect(fs.readdirSync(path.dirname(target.path))).toEqual(['SKILL.md']);
+      expect(fs.existsSync(path.join(paths().backupsDir, p.id, 'journal.json'))).toBe(false);
+      // next iteration starts from a fresh base
+      fs.rmSync(path.dirname(target.path), { recursive: true, force: true });
+    }
+    // the random delays must have produced both outcomes, or the test proved nothing
+    expect(outcomes.old).toBeGreaterThan(0);
+    expect(outcomes.new).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('decisions through the CLI', () => {
+  it('apply → live file changed with a backup; revert → restored', () => {
+    const { p, target } = stage('cli-apply', '# old\n', '# new\n- rule\n');
+    const a = runCli(['apply', p.id, '--json'], sb.env);
+    expect(a.status, a.stderr).toBe(0);
+    const out = JSON.parse(a.stdout);
+    expect(fs.readFileSync(target.path, 'utf8')).toBe('# new\n- rule\n');
+    expect(fs.readFileSync(out.backup, 'utf8')).toBe('# old\n');
+    expect(out.readBy).toEqual(['claude-code', 'copilot']);
+    const list = JSON.parse(runCli(['proposals', 'list', '--json', '--status', 'applied'], sb.env).stdout);
+    expect(list.proposals.map((x: { id: string }) => x.id)).toContain(p.id);
+    const r = runCli(['revert', p.id], sb.env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/back to its previous content/);
+    expect(fs.readFileSync(target.path, 'utf8')).toBe('# old\n');
+  });
+
+  it('refuses a stale base with a hint, --force overrides', () => {
+    const { p, target } = stage('cli-stale', '# old\n', '# new\n');
+    fs.writeFileSync(target.path, '# old, edited by hand\n');
+    const a = runCli(['apply', p.id], sb.env);
+    expect(a.status).toBe(1);
+    expect(a.stderr).toMatch(/^error: .*changed since this proposal was trained/m);
+    expect(a.stderr).toMatch(/^hint: .*--force/m);
+    expect(fs.readFileSync(target.path, 'utf8')).toBe('# old, edited by hand\n');
+    expect(runCli(['apply', p.id, '--force'], sb.env).status).toBe(0);
+    expect(fs.readFileSync(target.path, 'utf8')).toBe('# new\n');
+  });
+
+  it('refuses a path that escapes the skill roots', () => {
+    const outside = path.join(sb.root, 'outside');
+    fs.mkdirSync(outside, { recursive: true });
+    fs.mkdirSync(path.join(project, '.claude/skills'), { recursive: true });
+    fs.symlinkSync(outside, path.join(project, '.claude/skills/escape'));
+    const target: SkillTarget = { agent: null, path: path.join(project, '.claude/skills/escape/SKILL.md'), name: 'escape', kind: 'skill', readBy: [], project };
+    const p = stageProposal(db, paths(), { target, baseContent: null, candidate: 'x', runId: null, result: { accepted: true, baselineScore: 0, candidateScore: 1 } });
+    const a = runCli(['apply', p.id, '--json'], sb.env);
+    expect(a.status).toBe(1);
+    expect(JSON.parse(a.stdout).error.code).toBe('PATH_ESCAPE');
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  it('reject is remembered and shown', () => {
+    const { p } = stage('cli-reject', null, '# new\n');
+    const r = runCli(['reject', p.id, '--reason', 'not my style'], sb.env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/will not be proposed again/);
+    const show = JSON.parse(runCli(['proposals', 'show', p.id, '--json'], sb.env).stdout);
+    expect(show.proposal).toMatchObject({ status: 'rejected', reason: 'not my style' });
+    expect(show.receipts.map((x: { action: string }) => x.action)).toEqual(['reject']);
+    const rows = db.prepare("SELECT content, source FROM rejected_edits WHERE skill_key = ?").all(path.join(project, '.claude/skills/cli-reject/SKILL.md'));
+    expect(rows).toEqual([{ content: '- rule', source: 'user' }]);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The REAL `copilot` binary (devDependency @github/copilot) in prompt mode, in its offline BYOK
+ * mode (COPILOT_OFFLINE + COPILOT_PROVIDER_BASE_URL) against the local fake OpenAI server — no
+ * GitHub account needed. The fake model asks to view a user file; we assert the denial, that only
+ * our tool list was offered, that the skill in .github/skills was loaded, and the `self` harvest.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../src/core/config.js';
+import { resolvePaths } from '../../src/core/paths.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { createRoleBackends } from '../../src/llm/registry.js';
+import { runHarvest } from '../../src/harvest/ingest.js';
+import { startFakeOpenAi, type FakeOpenAiReply, type FakeServer } from '../helpers/fake-openai.js';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { NODE_BIN, cliMissing, performRequest } from '../helpers/llm-cli.js';
+
+const missing = cliMissing('copilot');
+if (missing) console.warn(`SKIP llm-copilot-real: ${missing}`);
+
+const SKILL = '---\nname: release-notes\ndescription: Use when writing release notes COPILOT_SKILL_MARK_118\n---\nGroup changes under Added / Fixed.\n';
+
+describe.skipIf(!!missing)('copilot CLI backend (real binary, BYOK offline, fake OpenAI API)', () => {
+  let sb: Sandbox;
+  let server: FakeServer<FakeOpenAiReply>;
+  let db: Db;
+  let userFile: string;
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    server = await startFakeOpenAi();
+    sb = makeSandbox();
+    Object.assign(sb.env, {
+      PATH: `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`,
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'dummy',
+      COPILOT_MODEL: 'gpt-5-mini',
+    });
+    userFile = path.join(sb.root, 'user-project', 'private.txt');
+    fs.mkdirSync(path.dirname(userFile), { recursive: true });
+    fs.writeFileSync(userFile, 'USER_PRIVATE_COPILOT_404');
+    db = openDb(resolvePaths({ env: sb.env }).database);
+  });
+  afterAll(async () => {
+    db?.close();
+    await server?.close();
+    sb?.cleanup();
+  });
+
+  it('runs isolated: skill loaded, only file tools offered, reading outside the workspace denied', async () => {
+    server.setResponder((_req, i) =>
+      i === 0
+        ? {
+            raw: JSON.stringify({
+              id: 'chatcmpl-1',
+              object: 'chat.completion',
+              created: 1,
+              model: 'gpt-5-mini',
+              choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'view', arguments: JSON.stringify({ path: userFile }) } }] } }],
+              usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+            }),
+          }
+        : { text: 'COPILOT REAL DONE' },
+    );
+    const config = ConfigSchema.parse({ roles: { target: { backend: 'copilot' }, optimizer: { backend: 'copilot' }, judge: { backend: 'copilot' }, miner: { backend: 'copilot' } } });
+    const rb = createRoleBackends(config, { db, env: sb.env, onWorkspace: (d) => dirs.push(d) });
+    const reply = await rb.target.complete(performRequest('Write release notes for v4.', { name: 'release-notes', content: SKILL }));
+    expect(reply.text).toBe('COPILOT REAL DONE');
+    expect(reply.toolsCalled).toEqual(['view']);
+
+    const calls = server.messageRequests();
+    expect(calls).toHaveLength(2);
+    const all = calls.map((c) => c.raw).join('\n');
+    expect(all).toContain('COPILOT_SKILL_MARK_118');
+    expect(all).not.toContain('USER_PRIVATE_COPILOT_404');
+    expect(all).toMatch(/Permission denied/);
+    const tools = ((calls[0].body?.tools ?? []) as Array<{ function?: { name: string } }>).map((t) => t.function?.name).sort();
+    expect(tools).toEqual(['create', 'edit', 'glob', 'grep', 'skill', 'view']);
+    expect(fs.existsSync(dirs[0])).toBe(false);
+  });
+
+  it('the copilot session is harvested as `self` (when the harvester reads Copilot CLI sessions)', async () => {
+    const summary = await runHarvest(db, ConfigSchema.parse({}), { env: sb.env, agents: ['copilot'], workers: 0 });
+    expect(summary.errors).toEqual([]);
+    const rows = db.prepare("SELECT kind, cwd FROM sessions WHERE agent = 'copilot'").all() as Array<{ kind: string; cwd: string }>;
+    const ours = rows.filter((r) => r.cwd === dirs[0]);
+    expect(ours).toHaveLength(1);
+    expect(ours[0].kind).toBe('self');
+  });
+});

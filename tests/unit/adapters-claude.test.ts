@@ -1,0 +1,131 @@
+/** Claude Code pitfalls beyond the shared fixtures (reference/transcripts.md §1.9). */
+import { describe, expect, it } from 'vitest';
+import { ClaudeParser, cleanClaudePrompt } from '../../adapters/claude-code/parse.js';
+import { claudeConfigRoots, isClaudeTranscript } from '../../adapters/claude-code/paths.js';
+import { defaultConfig } from '../../src/core/config.js';
+import type { ParseOutput } from '../../adapters/types.js';
+
+const SID = '11111111-2222-4333-8444-555555555555';
+const FILE = `/h/.claude/projects/-w/${SID}.jsonl`;
+const base = { sessionId: SID, cwd: '/w', gitBranch: 'main', entrypoint: 'cli', isSidechain: false };
+let n = 0;
+const user = (content: unknown, extra: object = {}) => ({ ...base, type: 'user', uuid: `u${n++}`, timestamp: `2026-10-01T00:00:${String(n % 60).padStart(2, '0')}.000Z`, message: { role: 'user', content }, ...extra });
+const asst = (id: string, blocks: unknown[], stop: string | null = null, extra: object = {}) => ({
+  ...base,
+  type: 'assistant',
+  uuid: `a${n++}`,
+  timestamp: '2026-10-01T00:01:00.000Z',
+  message: { id, role: 'assistant', model: 'claude-opus-4-8', content: blocks, stop_reason: stop },
+  ...extra,
+});
+
+function parse(rows: object[], file = FILE): ParseOutput {
+  const p = new ClaudeParser(file, undefined);
+  for (const r of rows) p.line(r as Record<string, unknown>);
+  return p.flush();
+}
+
+describe('Claude Code parser', () => {
+  it('merges a response split across lines by message.id and marks the end_turn text final', () => {
+    const out = parse([user('hi'), asst('m1', [{ type: 'text', text: 'Part one. ' }]), asst('m1', [{ type: 'text', text: 'Part two.' }], 'end_turn')]);
+    const texts = out.events.filter((e) => e.kind === 'text');
+    expect(texts.map((e) => e.text)).toEqual(['Part one. Part two.']);
+    expect(texts[0].meta.final).toBe(true);
+  });
+
+  it('drops rows re-appended with the same uuid after a second /compact', () => {
+    const p = user('do the thing');
+    const a = asst('m1', [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }]);
+    const out = parse([p, a, p, a]);
+    expect(out.events.filter((e) => e.kind === 'prompt')).toHaveLength(1);
+    expect(out.events.filter((e) => e.kind === 'tool_call')).toHaveLength(1);
+    expect(out.skipped.duplicate).toBe(2);
+  });
+
+  it('skips meta, command echoes, compaction summaries, interrupts and wrappers; strips envelopes', () => {
+    const out = parse([
+      user('<local-command-caveat>Caveat: …</local-command-caveat>', { isMeta: true }),
+      user('<command-name>/clear</command-name>'),
+      user('This session is being continued from a previous conversation…', { isCompactSummary: true }),
+      user('[Request interrupted by user]'),
+      user([{ type: 'text', text: '<system-reminder>be nice</system-reminder>\nreal question here' }]),
+      user('<ide_selection>x</ide_selection> and another'),
+    ]);
+    expect(out.events.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['real question here', 'and another']);
+  });
+
+  it('joins tool results to their calls and flags errors', () => {
+    const out = parse([
+      user('run it'),
+      asst('m1', [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm test' } }]),
+      user([{ type: 'tool_result', tool_use_id: 't1', content: 'Exit code 1', is_error: true }]),
+      asst('m2', [{ type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/w/a.ts' } }]),
+      user([{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: '<tool_use_error>String not found</tool_use_error>' }] }]),
+    ]);
+    const results = out.events.filter((e) => e.kind === 'tool_result');
+    expect(results.map((e) => [e.toolName, e.isError])).toEqual([
+      ['Bash', true],
+      ['Edit', true],
+    ]);
+    expect(out.session?.toolErrorCount).toBe(2);
+  });
+
+  it('skips inline sidechain copies and synthetic API error rows; headless for sdk entrypoints', () => {
+    const out = parse([
+      user('go', { entrypoint: 'sdk-cli' }),
+      asst('m1', [{ type: 'text', text: 'sub-agent work' }], null, { isSidechain: true }),
+      asst('m2', [{ type: 'text', text: 'API Error: 529' }], null, { isApiErrorMessage: true }),
+      asst('m3', [{ type: 'text', text: 'done' }], 'end_turn'),
+    ]);
+    expect(out.events.filter((e) => e.kind === 'text').map((e) => e.text)).toEqual(['done']);
+    expect(out.session?.kind).toBe('headless');
+  });
+
+  it('reads legacy agent-*.jsonl beside the session as a sub-agent of the row sessionId', () => {
+    const out = parse([user('explore the repo', { isSidechain: true, agentId: 'abc' })], '/h/.claude/projects/-w/agent-abc.jsonl');
+    expect(out.session?.kind).toBe('subagent');
+    expect(out.session?.id).toBe(`claude-code:${SID}:agent-abc`);
+    expect(out.session?.parentId).toBe(`claude-code:${SID}`);
+  });
+
+  it('custom titles beat AI titles; the last prompt closes the previous turn', () => {
+    const out = parse([
+      { type: 'ai-title', aiTitle: 'AI', sessionId: SID },
+      { type: 'custom-title', customTitle: 'Mine', sessionId: SID },
+      user('first'),
+      asst('m1', [{ type: 'text', text: 'interrupted answer' }]),
+      user('second'),
+    ]);
+    expect(out.session?.title).toBe('Mine');
+    expect(out.events.find((e) => e.text === 'interrupted answer')?.meta.final).toBe(true);
+  });
+
+  it('resumes from saved state across reads with the same result as one pass', () => {
+    const rows = [user('a'), asst('m1', [{ type: 'text', text: 'x' }]), user('b'), asst('m2', [{ type: 'text', text: 'y' }], 'end_turn')];
+    const one = parse(rows);
+    const p1 = new ClaudeParser(FILE, undefined);
+    rows.slice(0, 2).forEach((r) => p1.line(r as Record<string, unknown>));
+    const first = p1.flush();
+    const p2 = new ClaudeParser(FILE, JSON.parse(JSON.stringify(p1.saveState())));
+    rows.slice(2).forEach((r) => p2.line(r as Record<string, unknown>));
+    const second = p2.flush();
+    expect([...first.events, ...second.events].map((e) => [e.seq, e.kind, e.text])).toEqual(one.events.map((e) => [e.seq, e.kind, e.text]));
+    // the first turn's answer is marked by an update once the next prompt arrives
+    expect(second.finalUpdates).toEqual([{ sessionId: `claude-code:${SID}`, seq: 1, final: true }]);
+  });
+
+  it('recognises prompt wrappers', () => {
+    expect(cleanClaudePrompt('<bash-input>ls</bash-input>')).toEqual({ skip: 'injected' });
+    expect(cleanClaudePrompt('  fix it  ')).toEqual({ text: 'fix it' });
+  });
+
+  it('finds config roots from CLAUDE_CONFIG_DIR lists, XDG and home; recognises transcript paths', () => {
+    const roots = claudeConfigRoots(defaultConfig(), { env: { CLAUDE_CONFIG_DIR: '/a, /b' }, platform: 'linux', homedir: '/home/u' });
+    expect(roots).toEqual(['/a', '/b', '/home/u/.config/claude', '/home/u/.claude']);
+    expect(isClaudeTranscript('/a/projects/-w/x.jsonl')).toBe(true);
+    expect(isClaudeTranscript('/a/projects/-w/x/subagents/agent-1.jsonl')).toBe(true);
+    expect(isClaudeTranscript('/a/projects/-w/x/subagents/workflows/wf_1/agent-2.jsonl')).toBe(true);
+    expect(isClaudeTranscript('/a/history.jsonl')).toBe(false);
+    expect(isClaudeTranscript('/a/projects/-w/x/tool-results/y.jsonl')).toBe(false);
+  });
+});

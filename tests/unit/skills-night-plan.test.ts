@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { SkillTarget, Task } from '../../src/core/records.js';
+import { capTasks, checkItem, countTasks, forecastCalls, planNight } from '../../src/trainer/night-plan.js';
+
+let n = 0;
+function task(p: Partial<Task> & { split: Task['split'] }): Task {
+  n++;
+  return {
+    id: p.id ?? `t${n}`,
+    project: p.project === undefined ? '/p' : p.project,
+    intent: p.intent ?? `do distinct thing number ${n} with words ${'abcdefghij'.charAt(n % 10)}${n}`,
+    context: '',
+    judge: { checks: [], reference: { kind: 'rule' } },
+    split: p.split,
+    origin: 'real',
+    skillHint: p.skillHint ?? null,
+    occurrences: p.occurrences ?? 2,
+    firstSeen: 1,
+    lastSeen: p.lastSeen ?? 2,
+    status: 'active',
+    reviewed: false,
+    corrections: [],
+    agents: p.agents ?? ['claude-code'],
+  };
+}
+const target = (name: string, project: string | null, kind: SkillTarget['kind'] = 'skill'): SkillTarget => ({
+  agent: null,
+  path: `${project ?? '/home'}/.claude/skills/${name}/SKILL.md`,
+  name,
+  kind,
+  readBy: ['claude-code'],
+  project,
+});
+const managed = (project: string) => target('skillopt-sleep-learned', project, 'managed');
+const splits = (tr: number, va: number, te: number, extra: Partial<Task> = {}) => [
+  ...Array.from({ length: tr }, () => task({ split: 'train', ...extra })),
+  ...Array.from({ length: va }, () => task({ split: 'val', ...extra })),
+  ...Array.from({ length: te }, () => task({ split: 'test', ...extra })),
+];
+
+describe('planNight', () => {
+  it('routes hinted tasks to the invoked skill and the rest to the managed skill', () => {
+    const tasks = [...splits(4, 3, 1, { skillHint: 'changelog' }), ...splits(5, 3, 1)];
+    const plan = planNight({ tasks, skillsByProject: new Map([['/p', [target('changelog', '/p')]]]), managed, maxTasks: 60, minValTasks: 3 });
+    const byName = Object.fromEntries(plan.items.map((i) => [i.target.name, i]));
+    expect(byName.changelog.routedBy).toBe('skill-hint');
+    expect(countTasks(byName.changelog.tasks)).toBe(8);
+    expect(byName['skillopt-sleep-learned'].routedBy).toBe('managed');
+    expect(countTasks(byName['skillopt-sleep-learned'].tasks)).toBe(9);
+    expect(plan.items.every((i) => !i.skip)).toBe(true);
+  });
+
+  it('a hint to a skill that does not exist falls back to the managed skill', () => {
+    const plan = planNight({ tasks: splits(3, 3, 0, { skillHint: 'ghost' }), skillsByProject: new Map(), managed, maxTasks: 60, minValTasks: 3 });
+    expect(plan.items.map((i) => i.target.name)).toEqual(['skillopt-sleep-learned']);
+  });
+
+  it('thin targets are skipped with the reason and what is needed', () => {
+    const plan = planNight({ tasks: splits(4, 1, 0), skillsByProject: new Map(), managed, maxTasks: 60, minValTasks: 3 });
+    expect(plan.items[0].skip?.reason).toMatch(/thin night: 1 validation task\(s\), training.minValTasks is 3/);
+    expect(plan.items[0].skip?.needed).toMatch(/more recurring task/);
+  });
+
+  it('leaked splits are skipped', () => {
+    const a = task({ split: 'train', intent: 'write the changelog entry for the fix' });
+    const b = task({ split: 'val', intent: 'write the changelog entry for the fix' });
+    expect(checkItem({ train: [a], val: [b, task({ split: 'val' }), task({ split: 'val' })], test: [] }, 3)?.reason).toMatch(/leak/);
+  });
+
+  it('caps tasks to budget.maxTasks, keeping validation tasks first', () => {
+    const s = { train: splits(20, 0, 0), val: splits(0, 6, 0), test: splits(0, 0, 4) };
+    const c = capTasks(s, 10, 3);
+    expect(countTasks(c)).toBe(10);
+    expect(c.val.length).toBe(3);
+    expect(c.test.length).toBe(2);
+    const plan = planNight({ tasks: [...splits(20, 6, 4)], skillsByProject: new Map(), managed, maxTasks: 10, minValTasks: 3 });
+    expect(countTasks(plan.items[0].tasks)).toBe(10);
+    expect(plan.notes.join()).toMatch(/using 10 of 30 tasks/);
+  });
+
+  it('--skill trains only that target, on all project tasks when none invoked it', () => {
+    const plan = planNight({ tasks: splits(3, 3, 1), skillsByProject: new Map(), managed, maxTasks: 60, minValTasks: 3, only: target('vitest-style', '/p') });
+    expect(plan.items).toHaveLength(1);
+    expect(plan.items[0].routedBy).toBe('explicit');
+    expect(countTasks(plan.items[0].tasks)).toBe(7);
+    expect(plan.notes.join()).toMatch(/no task was seen invoking vitest-style/);
+  });
+});
+
+describe('forecastCalls', () => {
+  it('counts baseline, per-step rollouts + optimizer calls + gate replays, epoch calls and test', () => {
+    const s = { train: splits(10, 0, 0), val: splits(0, 3, 0), test: splits(0, 0, 2) };
+    const calls = forecastCalls(s, { epochs: 2, batchSize: 4, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0.001 }) });
+    // val 3 + 2 epochs × (3 steps × (batch + 4 + 3 val) + 2) + 2 × test 2
+    const perEpoch = (4 + 4 + 3) + (4 + 4 + 3) + (2 + 4 + 3) + 2;
+    expect(calls.length).toBe(3 + 2 * perEpoch + 4);
+  });
+});
