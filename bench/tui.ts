@@ -116,9 +116,16 @@ function stage(db: Db, paths: SleepPaths, root: string, name: string, lines: num
   });
 }
 
-async function firstFrame(services: ReviewServices, initialId: string | undefined, needle: string): Promise<number> {
+interface FrameTime {
+  wall: number;
+  /** CPU time of this process (user + system) until the frame: what the work costs, without the wait for a busy machine */
+  cpu: number;
+}
+
+async function firstFrame(services: ReviewServices, initialId: string | undefined, needle: string): Promise<FrameTime> {
   const out = new FakeStdout();
   const stdin = new FakeStdin();
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const inst = render(React.createElement(App, { services, initialId }), {
     stdout: out as unknown as NodeJS.WriteStream,
@@ -127,9 +134,10 @@ async function firstFrame(services: ReviewServices, initialId: string | undefine
     patchConsole: false,
   });
   const at = await waitForFrame(out, 0, needle);
+  const c = process.cpuUsage(c0);
   inst.unmount();
   inst.cleanup();
-  return at - t0;
+  return { wall: at - t0, cpu: (c.user + c.system) / 1000 };
 }
 
 async function scrollLatency(services: ReviewServices, id: string, presses: number): Promise<number> {
@@ -186,7 +194,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     const hugeCold = await firstFrame(services, huge.id, 'hunk 1/');
     const warm = async (id: string | undefined, needle: string) => {
       const xs: number[] = [];
-      for (let i = 0; i < 5; i++) xs.push(await firstFrame(services, id, needle));
+      for (let i = 0; i < 5; i++) xs.push((await firstFrame(services, id, needle)).wall);
       return median(xs);
     };
     const listWarm = await warm(undefined, `${count} waiting`);
@@ -195,13 +203,16 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     const scroll = await scrollLatency(services, huge.id, 40);
 
     const ok = (v: number) => v <= TARGET_MS;
+    const ratio = hugeWarm / Math.max(0.001, smallWarm);
     return [
-      { name: `first frame: list of ${count} proposals (cold)`, value: round(listCold), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(listCold) },
+      { name: 'machine load average (1 min), for reading the wall times', value: round(os.loadavg()[0]), unit: 'load' },
+      { name: `first frame: list of ${count} proposals (cold, wall)`, value: round(listCold.wall), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(listCold.wall) },
+      { name: `first frame: list of ${count} proposals (cold, CPU)`, value: round(listCold.cpu), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(listCold.cpu) },
       { name: `first frame: list of ${count} proposals (warm median)`, value: round(listWarm), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(listWarm) },
-      { name: `first frame: ${hugeRows}-line diff, ${count} listed (cold)`, value: round(hugeCold), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(hugeCold) },
+      { name: `first frame: ${hugeRows}-line diff, ${count} listed (cold, wall)`, value: round(hugeCold.wall), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(hugeCold.wall) },
       { name: `first frame: ${hugeRows}-line diff (warm median)`, value: round(hugeWarm), unit: 'ms', target: `<= ${TARGET_MS}`, pass: ok(hugeWarm) },
       { name: 'baseline: first frame, 20-line diff (warm median)', value: round(smallWarm), unit: 'ms' },
-      { name: `ratio ${hugeRows}-line / 20-line diff first frame`, value: round(hugeWarm / Math.max(0.001, smallWarm)), unit: 'x', target: '<= 3', pass: hugeWarm / Math.max(0.001, smallWarm) <= 3 },
+      { name: `ratio ${hugeRows}-line / 20-line diff first frame`, value: round(ratio), unit: 'x', target: '<= 3', pass: ratio <= 3 },
       { name: `PgDn in the ${hugeRows}-line diff, key → frame (median)`, value: round(scroll), unit: 'ms', target: '<= 50', pass: scroll <= 50 },
     ];
   } finally {

@@ -15,6 +15,9 @@ const STOPWORDS = new Set(
     'let lets let\'s want wanted need needs like get got make sure go going now again one thing stuff ' +
     'help able kind sort bit little quick quickly real actually maybe perhaps up out over under than ' +
     'e.g etc via per each every other another same new ' +
+    'vs versus around given whether between while without within across after before during through ' +
+    'because since until unless though although also either neither both only own such more most less least ' +
+    'then than there once still yet even ever much many few several one two ' +
     // verbs every request uses: what distinguishes two asks is their object, not "write" or "fix"
     'write add fix create update make give run generate draft prepare suggest show tell provide put do'
   ).split(/\s+/),

@@ -66,6 +66,8 @@ const CORRECTION_RES = [
   /\b(still (fail|broken|wrong|red|not)|doesn'?t (work|compile|pass)|didn'?t (work|pass|compile)|not working|is failing)\b/,
 ];
 const REFINEMENT_RES = [
+  /^(link|cite|reference|mention) (the|a|an|it|to)\b/,
+  /^(group|sort|order) (them|it|the \w+) by\b/,
   /\b(too|as well)[.!]*$/,
   /^(shorter|longer|simpler|smaller|more|less|fewer)\b/,
   /^(group|sort|split|merge|order|rename|move) (them|it|those|these)\b/,

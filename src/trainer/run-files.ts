@@ -13,6 +13,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../core/fsutil.js';
+
+/**
+ * Artifacts are written temp-then-rename (a crash never leaves a half file) but without fsync:
+ * a run writes dozens per step, and only state.json (fsynced) is needed to resume.
+ */
+function writeRenamed(file: string, data: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, data, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
 import type { SplitScores } from './gate.js';
 import type { LrState } from './lr.js';
 import type { LineageOp } from './attribution.js';
@@ -56,16 +66,20 @@ export class RunFiles {
   }
 
   private json(rel: string, data: unknown): void {
-    const file = path.join(this.dir, rel);
-    ensurePrivateDir(path.dirname(file));
-    writeFileAtomic(file, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });
+    this.text(rel, JSON.stringify(data, null, 2) + '\n');
   }
 
   private text(rel: string, data: string): void {
     const file = path.join(this.dir, rel);
-    ensurePrivateDir(path.dirname(file));
-    writeFileAtomic(file, data, { mode: 0o600 });
+    const dir = path.dirname(file);
+    if (!this.made.has(dir)) {
+      ensurePrivateDir(dir);
+      this.made.add(dir);
+    }
+    writeRenamed(file, data);
   }
+
+  private readonly made = new Set<string>();
 
   writeConfig(config: unknown): void {
     this.json('config.json', config);
@@ -100,8 +114,9 @@ export class RunFiles {
     this.json('summary.json', summary);
   }
 
+  /** The resume point: durable (fsynced) and atomic. */
   saveState(state: RunState): void {
-    this.json('state.json', state);
+    writeFileAtomic(path.join(this.dir, 'state.json'), JSON.stringify(state) + '\n', { mode: 0o600 });
   }
 
   loadState(): RunState | null {

@@ -66,7 +66,7 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
     // an "editor" that appends a line, as a user would before saving
     const editor = path.join(sb.root, 'fake-editor.sh');
     fs.writeFileSync(editor, '#!/bin/sh\nprintf "EDITED-BY-USER\\n" >> "$1"\n', { mode: 0o755 });
-    const env = { ...sb.env, EDITOR: editor, TERM: 'xterm-256color' };
+    const env: NodeJS.ProcessEnv = { ...sb.env, EDITOR: editor, TERM: 'xterm-256color' };
     delete env.NO_COLOR;
     const script = path.join(sb.root, 'run-review.sh');
     const exports = Object.entries(env)

@@ -3,7 +3,6 @@ import { TaskSchema, type Task } from '../../src/core/records.js';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../../src/core/protocol.js';
 import { judgeResponse, exactMatch, normalizeAnswer, EXACT_CHECK_ID, RUBRIC_CHECK_ID, IMPLICIT_CHECK_ID } from '../../src/replay/judge.js';
 import { rolloutTask, buildPerformRequest } from '../../src/replay/rollout.js';
-import { extractJson } from '../../src/llm/json.js';
 import { createSimBackend } from '../../src/llm/sim/index.js';
 import { SleepError } from '../../src/core/errors.js';
 
@@ -150,14 +149,5 @@ describe('rolloutTask', () => {
     const bad = task({ checks: [{ id: 'r', op: 'regex', value: '(' }] });
     const r = await rolloutTask({ task: bad, skill: { name: 's', content: '' }, target: scripted(['x']) });
     expect(r.error).toMatch(/"r".*invalid regex/);
-  });
-});
-
-describe('extractJson', () => {
-  it('finds JSON in the whole reply, a fence, or braces in prose', () => {
-    expect(extractJson('{"a":1}')).toEqual({ a: 1 });
-    expect(extractJson('text\n```json\n{"a":2}\n```')).toEqual({ a: 2 });
-    expect(extractJson('Here: {"a":3} done')).toEqual({ a: 3 });
-    expect(() => extractJson('no json')).toThrow();
   });
 });
