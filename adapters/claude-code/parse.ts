@@ -45,6 +45,9 @@ const SIDE_CHANNEL = new Set([
   'tag',
 ]);
 
+/** uuids remembered for de-duplication (a few hundred KB of state at most) */
+const SEEN_CAP = 5000;
+
 const HEADLESS_ENTRYPOINTS = new Set(['sdk-cli', 'sdk-ts', 'sdk-py', 'sdk']);
 
 interface ClaudeState {
@@ -106,6 +109,8 @@ export class ClaudeParser implements LineParser {
     if (this.seen.has(u)) return true;
     this.seen.add(u);
     this.st.seen.push(u);
+    // bounded: the saved state is rewritten on every append, and re-appended rows are recent ones
+    if (this.st.seen.length > SEEN_CAP) this.st.seen.splice(0, this.st.seen.length - SEEN_CAP);
     return false;
   }
 
@@ -146,7 +151,8 @@ export class ClaudeParser implements LineParser {
         return this.updateTitle();
       default:
         if (ts !== null && type !== 'file-history-snapshot') this.b.touch(ts);
-        this.b.skip(type && SIDE_CHANNEL.has(type) ? 'side-channel' : 'unknown-type');
+        // records outside the conversation tree (no uuid) are side-channel state, whatever their type
+        this.b.skip((type && SIDE_CHANNEL.has(type)) || typeof o.uuid !== 'string' ? 'side-channel' : 'unknown-type');
     }
   }
 
@@ -234,6 +240,8 @@ export function claudeShrinkable(line: string): boolean {
   return line.includes('"type":"tool_use"') && !line.includes('"type":"text"');
 }
 
+const SKIP_UNPARSED = new Set(['file-history-snapshot', 'progress', 'api-request', 'api-request-blob', 'api-request-shape', 'cost-state', 'tools-used']);
+
 /**
  * Big side-channel rows (file-history snapshots, progress copies of sub-agent turns) are dropped
  * without JSON.parse: the record type is the first `"type"` key before any nested object.
@@ -242,7 +250,9 @@ export function claudePrefilter(line: string): string | null {
   const i = line.indexOf('"type":"');
   if (i < 0 || i > 400) return null;
   const before = line.slice(1, i);
-  if (before.includes('{') || before.includes('[')) return null;
   const t = line.slice(i + 8, line.indexOf('"', i + 8));
-  return t === 'file-history-snapshot' || t === 'progress' ? 'side-channel' : null;
+  // attachments (prompt snapshots, skill listings…) are big; only queued prompts matter
+  if (before.endsWith('"attachment":{') && !before.slice(0, -14).includes('{')) return t === 'queued_command' ? null : 'side-channel';
+  if (before.includes('{') || before.includes('[')) return null;
+  return SKIP_UNPARSED.has(t) ? 'side-channel' : null;
 }

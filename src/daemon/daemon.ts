@@ -117,7 +117,12 @@ export class Daemon {
       isTranscriptFile: (a, f) => this.o.deps.isTranscriptFile(a, f),
       ignoreDirs: [paths.stateDir, paths.workspacesDir, paths.proposalsDir, paths.runsDir, paths.backupsDir],
       onFile: (f) => this.queue.push(f),
-      onRootAppeared: () => this.queue.requestRescan(),
+      onRootAppeared: () => {
+        // now, and once more when the new root's watchers are surely up (files copied in
+        // right after the folder was created would otherwise wait for their next change)
+        this.queue.requestRescan();
+        setTimeout(() => this.queue.requestRescan(), 2000).unref();
+      },
       logger: this.log,
     });
     await this.watcher.start();
@@ -147,7 +152,8 @@ export class Daemon {
       },
       `daemon started; watching ${st.filter((r) => r.exists).length}/${st.length} transcript folders`,
     );
-    if (!this.backend.name) this.log.warn(`no backend available (${this.backend.detail}); nights are skipped until one is — see \`skillopt-sleep doctor\``);
+    // logs the missing backend once (and only once until it changes)
+    if (!this.backend.name) await this.nights.preflight();
     this.writeHealth();
     // initial catch-up: one incremental pass over everything, then the missed-night check
     this.queue.requestRescan();

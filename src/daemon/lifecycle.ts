@@ -27,9 +27,14 @@ import { nextRunAfter } from './timing.js';
  */
 export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc'];
 
+/** dist/src/daemon/lifecycle.js → dist/src/daemon/main.js (the lean daemon entry) */
+export function daemonEntryPath(): string {
+  return fileURLToPath(new URL('./main.js', import.meta.url));
+}
+
 /** argv that runs the daemon in the foreground (used by `start` and the service files). */
 export function foregroundArgv(): string[] {
-  return [process.execPath, ...DAEMON_NODE_FLAGS, cliPath(), 'start', '--foreground'];
+  return [process.execPath, ...DAEMON_NODE_FLAGS, daemonEntryPath()];
 }
 
 /** dist/src/daemon/lifecycle.js → dist/src/cli/main.js */

@@ -23,6 +23,8 @@ export const CRON_END = '# <<< skillopt-sleep (managed) <<<';
 export interface InstallSpec {
   /** argv that runs the daemon in the foreground */
   argv: string[];
+  /** argv that starts it detached (for crontab @reboot); defaults to argv */
+  cronArgv?: string[];
   /** env vars the daemon needs (SKILLOPT_SLEEP_HOME, PATH for agent CLIs, ...) */
   env: Record<string, string>;
   logsDir: string;
@@ -130,7 +132,8 @@ function shQuote(s: string): string {
 /** The managed crontab block: start at boot (the detached `start`, which returns). */
 export function renderCronLine(spec: InstallSpec): string {
   refuseControlChars([...spec.argv, ...Object.entries(spec.env).flat()]);
-  const argv = spec.argv.filter((a) => a !== '--foreground');
+  // @reboot runs once: the detached `start` (the foreground argv would hold cron's job open)
+  const argv = spec.cronArgv ?? spec.argv;
   const env = Object.entries(spec.env).map(([k, v]) => `${k}=${shQuote(v)}`);
   return `@reboot ${[...env, ...argv.map(shQuote)].join(' ')} >> ${shQuote(path.join(spec.logsDir, 'daemon.out'))} 2>&1`;
 }

@@ -57,7 +57,8 @@ function dirExists(p: string): boolean {
 
 export class TranscriptWatcher {
   private main: FSWatcher | undefined;
-  private ancestors: FSWatcher | undefined;
+  /** one small watcher per ancestor: chokidar's unwatch(parent) would also silence a watched child */
+  private readonly ancestors = new Map<string, FSWatcher>();
   private readonly roots: Array<WatchRoot & { mode: 'root' | 'ancestor'; via: string }>;
   private readonly ignoreDirs: string[];
   /** first watcher error, kept for status (e.g. the inotify watch limit) */
@@ -115,8 +116,25 @@ export class TranscriptWatcher {
       ignorePermissionErrors: true,
       ignored: this.ignored,
     });
-    // Ancestors are watched one level deep for directories only: cheap, and enough to see a root appear.
-    this.ancestors = chokidar.watch([], {
+    this.main.on('raw', (ev, name, details) => this.onRaw(ev, String(name ?? ''), details as { watchedPath?: string }));
+    this.main.on('unlinkDir', (dir) => this.onRootGone(dir));
+    this.main.on('error', (err) => this.onError(err));
+
+    const mainReady = once(this.main, 'ready');
+    for (const r of this.roots) this.place(r);
+    // chokidar emits 'ready' once the first paths are scanned; a watcher given nothing never does
+    const waits: Array<Promise<void>> = [...this.ancestorReady.values()];
+    if (this.roots.some((r) => r.mode === 'root')) waits.push(mainReady);
+    await Promise.all(waits);
+    this.ancestorReady.clear();
+  }
+
+  private readonly ancestorReady = new Map<string, Promise<void>>();
+
+  /** Ancestors are watched one level deep, directories only: cheap, and enough to see a root appear. */
+  private watchAncestor(dir: string): void {
+    if (this.ancestors.has(dir)) return;
+    const w = chokidar.watch(dir, {
       persistent: true,
       ignoreInitial: true,
       depth: 0,
@@ -125,20 +143,11 @@ export class TranscriptWatcher {
       ignorePermissionErrors: true,
       ignored: (_p: string, stats?: Stats) => !!stats?.isFile(),
     });
-    this.main.on('raw', (ev, name, details) => this.onRaw(ev, String(name ?? ''), details as { watchedPath?: string }));
-    this.main.on('unlinkDir', (dir) => this.onRootGone(dir));
-    this.main.on('error', (err) => this.onError(err));
-    this.ancestors.on('addDir', (dir) => this.onAncestorChange(dir));
-    this.ancestors.on('error', (err) => this.onError(err));
-
-    const mainReady = once(this.main, 'ready');
-    const ancestorsReady = once(this.ancestors, 'ready');
-    for (const r of this.roots) this.place(r);
-    // chokidar emits 'ready' once the first paths are scanned; a watcher given nothing never does
-    const waits: Array<Promise<void>> = [];
-    if (this.roots.some((r) => r.mode === 'root')) waits.push(mainReady);
-    if (this.roots.some((r) => r.mode === 'ancestor')) waits.push(ancestorsReady);
-    await Promise.all(waits);
+    w.on('addDir', (d) => this.onAncestorChange(d));
+    w.on('error', (err) => this.onError(err));
+    this.ancestors.set(dir, w);
+    // a root created while this watcher was starting would otherwise go unnoticed
+    this.ancestorReady.set(dir, once(w, 'ready').then(() => this.onAncestorChange(dir)));
   }
 
   private onError(err: unknown): void {
@@ -163,7 +172,7 @@ export class TranscriptWatcher {
     r.exists = false;
     r.mode = 'ancestor';
     r.via = nearestExistingAncestor(r.path);
-    this.ancestors!.add(r.via);
+    this.watchAncestor(r.via);
   }
 
   private onAncestorChange(dir: string): void {
@@ -193,11 +202,15 @@ export class TranscriptWatcher {
   }
 
   private releaseAncestor(dir: string): void {
-    if (!this.roots.some((r) => r.mode === 'ancestor' && r.via === dir)) this.ancestors!.unwatch(dir);
+    if (this.roots.some((r) => r.mode === 'ancestor' && r.via === dir)) return;
+    const w = this.ancestors.get(dir);
+    this.ancestors.delete(dir);
+    void w?.close();
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.main?.close(), this.ancestors?.close()]);
+    await Promise.all([this.main?.close(), ...[...this.ancestors.values()].map((w) => w.close())]);
+    this.ancestors.clear();
   }
 }
 

@@ -54,6 +54,8 @@ export interface HarvestSummary {
   errors: Array<{ file: string; message: string }>;
   newSessionIds: string[];
   workers: number;
+  /** time spent writing the store (the main thread's share of the pass) */
+  writeMs: number;
   durationMs: number;
 }
 
@@ -89,11 +91,15 @@ function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEn
   return out;
 }
 
-/** When two files claim one session: the active Codex copy beats the archived one; `.jsonl` beats `.json`. */
+/**
+ * When two files claim one session: the active Codex copy beats the archived one, VS Code's `.jsonl`
+ * beats its `.json`, the Copilot CLI directory layout beats the older flat file.
+ */
 function preferOver(candidate: string, owner: string): boolean {
   const archived = (p: string) => p.split(/[\\/]/).includes('archived_sessions');
   if (archived(owner) && !archived(candidate)) return true;
   if (owner.endsWith('.json') && candidate.endsWith('.jsonl')) return true;
+  if (path.basename(candidate) === 'events.jsonl' && path.basename(owner) !== 'events.jsonl' && owner.endsWith('.jsonl')) return true;
   return false;
 }
 
@@ -127,6 +133,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     errors: [],
     newSessionIds: [],
     workers: 0,
+    writeMs: 0,
     durationMs: 0,
   };
 
@@ -199,7 +206,9 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     await runTasks(tasks, workers, {
       signal: opts.signal,
       onResults: (results) => {
+        const t0 = performance.now();
         writeBatch(results);
+        summary.writeMs += performance.now() - t0;
         progress.tick(results.length);
       },
     });
@@ -207,6 +216,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   for (const kind of touched.values()) summary.sessionsByKind[kind]++;
   summary.sessions = touched.size;
   summary.durationMs = Date.now() - started;
+  summary.writeMs = Math.round(summary.writeMs);
   if (tasks.length) progress.done();
   return summary;
 }

@@ -70,9 +70,24 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
   let next = 0;
   let failure: unknown = null;
   const pool = Array.from({ length: Math.min(workers, batches.length) }, () => new Worker(file));
+  // The main thread writes results as they arrive; between writes it parses batches too, rather
+  // than idle while the workers start up or while the last batches are in flight.
+  const mainThread = (async () => {
+    while (!failure && !opts.signal?.aborted && next < batches.length) {
+      await new Promise((r) => setImmediate(r)); // deliver pending worker results first
+      if (next >= batches.length || failure || opts.signal?.aborted) break;
+      const b = batches[next++];
+      try {
+        opts.onResults(b.map((t) => processFile(t)));
+      } catch (err) {
+        failure = err;
+      }
+    }
+  })();
   try {
-    await Promise.all(
-      pool.map(
+    await Promise.all([
+      mainThread,
+      ...pool.map(
         (w) =>
           new Promise<void>((resolve) => {
             let current: FileTask[] | null = null;
@@ -107,7 +122,7 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
             send();
           }),
       ),
-    );
+    ]);
   } finally {
     await Promise.all(pool.map((w) => w.terminate()));
   }

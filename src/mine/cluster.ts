@@ -5,7 +5,7 @@
  * over each cluster's few most distinctive words, so a new ask never scans every cluster, and the
  * state lives behind `ClusterSource` so a run over 100 new sessions loads only what it touches.
  */
-import { termWeight, isWordTerm, idf, type DfTable } from './features.js';
+import { termWeight, isWordTerm, isWeakWord, idf, type DfTable, type Features, type Term } from './features.js';
 import { stableId } from '../core/ids.js';
 
 export type Tier = 'big' | 'small';
@@ -16,7 +16,7 @@ export const tierOf = (size: number): Tier => (size >= BIG_CLUSTER ? 'big' : 'sm
 export interface ClusterState {
   id: string;
   /** summed raw feature counts of the members (IDF applied at compare time) */
-  centroid: Map<string, number>;
+  centroid: Features;
   size: number;
   sessionCount: number;
   keys: string[];
@@ -55,9 +55,11 @@ export class MutableDf implements DfTable {
   get(term: string): number {
     return this.counts.get(term) ?? 0;
   }
-  add(features: Iterable<string>): void {
+  /** Counts a document; only words are counted (IDF is used to rank words, never grams). */
+  add(features: Iterable<Term>): void {
     this.docs++;
     for (const t of features) {
+      if (typeof t !== 'string') continue;
       this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
       this.changed.add(t);
     }
@@ -109,6 +111,7 @@ function survivorFirst(a: ClusterState, b: ClusterState): [ClusterState, Cluster
 
 export class IntentClusterer {
   private readonly postingCache = new Map<string, Set<string>>();
+  private readonly hits = new Map<string, number>();
   private readonly clusters = new Map<string, ClusterState>();
   private readonly sessionsAdded = new Map<string, Set<string>>();
   readonly dirty = new Set<string>();
@@ -124,10 +127,10 @@ export class IntentClusterer {
   ) {
     this.o = {
       probeTerms: 3,
-      probeBigTerms: 8,
+      probeBigTerms: 6,
       keyTerms: 5,
       maxCandidates: 6,
-      maxPostings: 60,
+      maxPostings: 40,
       maxCentroidTerms: 120,
       now: Date.now(),
       ...opts,
@@ -166,30 +169,49 @@ export class IntentClusterer {
     return c.norm;
   }
 
-  /** Cosine between an ask's features and a cluster centroid, both IDF-weighted. */
-  similarity(features: Map<string, number>, c: ClusterState): number {
-    let dot = 0;
-    let sq = 0;
-    for (const [t, n] of features) {
-      const w = n * termWeight(this.df, t);
-      sq += w * w;
-      const cn = c.centroid.get(t);
-      if (cn !== undefined) dot += w * cn * termWeight(this.df, t);
-    }
-    const cnorm = this.clusterNorm(c);
-    return sq === 0 || cnorm === 0 ? 0 : dot / (Math.sqrt(sq) * cnorm);
+  /** Cosine between an ask's (or a centroid's) features and a cluster centroid, both weighted. */
+  similarity(features: Features, c: ClusterState): number {
+    return this.similarityW(this.weigh(features), c);
   }
 
-  private topWords(counts: Map<string, number>, k: number): string[] {
+  /** Per-term squared weights and the norm, computed once per ask and reused for every candidate. */
+  private weigh(features: Features): { terms: Term[]; w2: number[]; norm: number } {
+    const terms: Term[] = [];
+    const w2: number[] = [];
+    let sq = 0;
+    for (const [t, n] of features) {
+      const w = termWeight(this.df, t);
+      terms.push(t);
+      w2.push(n * w * w);
+      sq += n * n * w * w;
+    }
+    return { terms, w2, norm: Math.sqrt(sq) };
+  }
+
+  private similarityW(a: { terms: Term[]; w2: number[]; norm: number }, c: ClusterState): number {
+    let dot = 0;
+    const cen = c.centroid;
+    for (let i = 0; i < a.terms.length; i++) {
+      const cn = cen.get(a.terms[i]);
+      if (cn !== undefined) dot += a.w2[i] * cn;
+    }
+    const cnorm = this.clusterNorm(c);
+    return a.norm === 0 || cnorm === 0 ? 0 : dot / (a.norm * cnorm);
+  }
+
+  /** The k most distinctive words (request verbs only when nothing else is there). */
+  private topWords(counts: Features, k: number): string[] {
     const words: Array<[string, number]> = [];
-    for (const [t, n] of counts) if (isWordTerm(t)) words.push([t, n * idf(this.df, t)]);
+    for (const [t, n] of counts) if (isWordTerm(t) && !isWeakWord(t)) words.push([t, n * idf(this.df, t)]);
+    if (words.length === 0) for (const [t, n] of counts) if (isWordTerm(t)) words.push([t, n * idf(this.df, t)]);
     words.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     return words.slice(0, k).map((w) => w[0]);
   }
 
   /** Clusters worth scoring for these features: most shared probe words first. */
-  candidates(features: Map<string, number>): string[] {
-    const hits = new Map<string, number>();
+  candidates(features: Features): string[] {
+    const hits = this.hits;
+    hits.clear();
     const words = this.topWords(features, this.o.probeBigTerms);
     const probe = (term: string, tier: Tier) => {
       let read = 0;
@@ -209,19 +231,20 @@ export class IntentClusterer {
   }
 
   /** Best cluster at or above the threshold, if any (does not modify state). */
-  match(features: Map<string, number>): { id: string; similarity: number } | null {
+  match(features: Features): { id: string; similarity: number } | null {
     let best: { id: string; similarity: number } | null = null;
+    const weighed = this.weigh(features);
     for (const id of this.candidates(features)) {
       const c = this.get(id);
       if (!c) continue;
-      const s = this.similarity(features, c);
+      const s = this.similarityW(weighed, c);
       if (s >= this.o.threshold && (!best || s > best.similarity)) best = { id, similarity: s };
     }
     return best;
   }
 
   /** Adds one ask (identified by session and event) and returns the cluster it joined. */
-  add(features: Map<string, number>, sessionId: string, seq: number): Assignment {
+  add(features: Features, sessionId: string, seq: number): Assignment {
     this.df.add(features.keys());
     const m = this.match(features);
     let c: ClusterState;
@@ -258,7 +281,7 @@ export class IntentClusterer {
 
   private prune(c: ClusterState): void {
     const kept = [...c.centroid.entries()]
-      .sort((a, b) => b[1] * termWeight(this.df, b[0]) - a[1] * termWeight(this.df, a[0]) || (a[0] < b[0] ? -1 : 1))
+      .sort((a, b) => b[1] * termWeight(this.df, b[0]) - a[1] * termWeight(this.df, a[0]) || (String(a[0]) < String(b[0]) ? -1 : 1))
       .slice(0, this.o.maxCentroidTerms);
     c.centroid = new Map(kept);
   }
@@ -289,35 +312,30 @@ export class IntentClusterer {
    */
   mergePass(canAbsorb: (clusterId: string) => boolean = () => true): number {
     let total = 0;
-    // merged centroids can newly reach the threshold: repeat until nothing moves (bounded)
-    for (let round = 0; round < 5; round++) {
-      const n = this.mergeRound(canAbsorb);
-      total += n;
-      if (n === 0) break;
+    // seeds are clusters of 2+ asks touched in this run (singletons are reached as candidates);
+    // merged centroids can newly reach the threshold, so survivors are re-examined (bounded)
+    let seeds = [...this.dirty].map((id) => this.clusters.get(id)!).filter((c) => c && c.size >= BIG_CLUSTER);
+    for (let round = 0; round < 5 && seeds.length; round++) {
+      const grew = new Set<ClusterState>();
+      seeds.sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1));
+      for (const c of seeds) {
+        if (this.merged.has(c.id)) continue;
+        for (const id of this.candidates(c.centroid)) {
+          if (id === c.id || this.merged.has(id)) continue;
+          const o = this.get(id);
+          if (!o || this.similarity(c.centroid, o) < this.o.threshold * MERGE_FACTOR) continue;
+          const [keep, drop] = survivorFirst(c, o);
+          if (!canAbsorb(drop.id)) continue;
+          this.absorb(keep, drop);
+          grew.add(keep);
+          grew.delete(drop);
+          total++;
+          if (drop === c) break;
+        }
+      }
+      seeds = [...grew].filter((c) => !this.merged.has(c.id));
     }
     return total;
-  }
-
-  private mergeRound(canAbsorb: (clusterId: string) => boolean): number {
-    let merges = 0;
-    const order = [...this.dirty]
-      .map((id) => this.clusters.get(id)!)
-      .filter(Boolean)
-      .sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1));
-    for (const c of order) {
-      if (this.merged.has(c.id)) continue;
-      for (const id of this.candidates(c.centroid)) {
-        if (id === c.id || this.merged.has(id)) continue;
-        const o = this.get(id);
-        if (!o || this.similarity(c.centroid, o) < this.o.threshold * MERGE_FACTOR) continue;
-        const [keep, drop] = survivorFirst(c, o);
-        if (!canAbsorb(drop.id)) continue;
-        this.absorb(keep, drop);
-        merges++;
-        if (drop === c) break;
-      }
-    }
-    return merges;
   }
 
   private absorb(keep: ClusterState, drop: ClusterState): void {

@@ -89,21 +89,25 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
        ORDER BY COALESCE(started_at, 0), id`,
     )
     .all(opts.project !== undefined ? { project: opts.project } : {}) as SessionRow[];
-  const events = db.prepare(
-    `SELECT seq, ts, role, kind, tool_name, is_error,
-       CASE WHEN kind = 'prompt' THEN text ELSE substr(text, 1, 600) END AS text, meta
-     FROM events WHERE session_id = ? ORDER BY seq`,
-  );
-
+  // only what outcome inference needs: prompt text, heads of other texts, flags from meta
+  const events = db
+    .prepare(
+      `SELECT seq, ts, role, kind, tool_name, is_error,
+         CASE WHEN kind = 'prompt' THEN text WHEN kind = 'tool_call' THEN '' ELSE substr(text, 1, 400) END AS text,
+         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted
+       FROM events WHERE session_id = ? ORDER BY seq`,
+    )
+    .raw();
   const df = loadDf(db);
   const clusterer = new IntentClusterer(dbClusterSource(db), df, { threshold: config.mining.threshold, now });
   const members: MemberRow[] = [];
   const touched = new Set<string>();
+  const T = (l: string) => process.env.X_T && process.stderr.write(`${l} ${Math.round(performance.now() - t0)}\n`); T('start');
   progress.start('mining sessions', sessions.length);
   let prompts = 0;
   for (const [i, s] of sessions.entries()) {
     if (i % 200 === 0) throwIfAborted(opts.signal);
-    const evs = (events.all(s.id) as Array<Record<string, unknown>>).map(toEvent);
+    const evs = (events.all(s.id) as EventTuple[]).map(toEvent);
     const known = s.mined_at === null ? new Map<number, string>() : memberSeqs(db, s.id);
     for (const intent of extractIntents(evs)) {
       prompts++;
@@ -123,11 +127,13 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     }
     progress.tick(1);
   }
+  T('loop');
   const curated = db.prepare(
     "SELECT 1 FROM tasks WHERE cluster_id = ? AND (origin = 'imported' OR json_extract(record, '$.reviewed') = 1) LIMIT 1",
   ).pluck();
   const merges = clusterer.mergePass((id) => curated.get(id) === undefined);
   if (merges) progress.log(`merged ${merges} clusters that turned out to be the same ask`);
+  T('merge');
   clusterer.finalizeCentroids();
   const mergeList = [...clusterer.merged.keys()].map((drop) => [drop, clusterer.resolve(drop)] as [string, string]);
   const absorbers = new Set(mergeList.map((m) => m[1]));
@@ -145,6 +151,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   throwIfAborted(opts.signal);
 
   // ---- tasks for recurring clusters touched by this run
+  T('persist');
   const summary = { newTasks: 0, updatedTasks: 0, llm: { calls: 0, failures: [] as string[], invalidChecks: [] as string[] } };
   const newMembersByCluster = new Map<string, MemberRow[]>();
   for (const m of members) {
@@ -160,9 +167,17 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   if (recurring.length) progress.log(`${recurring.length} recurring asks to (re)write as tasks`);
   for (const c of recurring) {
     throwIfAborted(opts.signal);
-    const sample = clusterMembers(db, c.id, 200);
+    const sample = clusterMembers(db, c.id, 100);
     const info = clusterInfo.get(c.id) as { n: number; first: number | null; last: number | null };
-    const typicality = (m: StoredMember) => clusterer.similarity(featuresOf(keyOf(m.prompt)), c);
+    // the typical ask is the most common phrasing (normalized key) in the sample
+    const keyCounts = new Map<string, number>();
+    const keys = new Map<StoredMember, string>();
+    for (const m of sample) {
+      const k = keyOf(m.prompt);
+      keys.set(m, k);
+      keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
+    }
+    const typicality = (m: StoredMember) => (keyCounts.get(keys.get(m)!) ?? 0) / sample.length + m.similarity / 100;
     let fresh = synthesizeTask({ clusterId: c.id, members: sample, typicality, occurrences: info.n, firstSeen: info.first, lastSeen: info.last, seed: config.training.seed });
     const existing = getTask(db, fresh.id);
     let miner = (minerOf.get(c.id) as string | undefined) ?? 'heuristic';
@@ -199,6 +214,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     });
   }
 
+  T('synth');
   const setCluster = db.prepare('UPDATE clusters SET task_id = ?, miner = ? WHERE id = ?');
   const markMined = db.prepare('UPDATE sessions SET mined_at = ? WHERE id = ?');
   db.transaction(() => {
@@ -212,12 +228,14 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     for (const s of sessions) markMined.run(Math.max(now, s.updated_at), s.id);
   }).immediate();
 
+  T('write');
   const active = listTasks(db, { status: 'active' });
   const bySplit: Record<Split, number> = { train: 0, val: 0, test: 0 };
   for (const t of active) bySplit[t.split]++;
   const counts = db
     .prepare('SELECT COUNT(*) AS clusters, SUM(session_count >= ?) AS recurring FROM clusters')
     .get(config.mining.minSessions) as { clusters: number; recurring: number | null };
+  T('stats');
   const result: MineSummary = {
     sessions: sessions.length,
     prompts,
@@ -231,27 +249,19 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     llm: summary.llm,
     durationMs: Math.round(performance.now() - t0),
   };
+  T('integrity');
   progress.done(`${result.sessions} sessions, ${result.newTasks} new and ${result.updatedTasks} updated tasks`);
   return result;
 }
 
-function toEvent(r: Record<string, unknown>): MinedEvent {
-  let meta: Record<string, unknown> = {};
-  try {
-    meta = JSON.parse(String(r.meta ?? '{}')) as Record<string, unknown>;
-  } catch {
-    /* a malformed meta column loses only the `final` marker */
-  }
-  return {
-    seq: Number(r.seq),
-    ts: r.ts === null ? null : Number(r.ts),
-    role: String(r.role),
-    kind: String(r.kind),
-    toolName: (r.tool_name as string | null) ?? null,
-    isError: Number(r.is_error) === 1,
-    text: String(r.text ?? ''),
-    meta,
-  };
+type EventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown];
+
+function toEvent(r: EventTuple): MinedEvent {
+  const [seq, ts, role, kind, toolName, isError, text, final, interrupted] = r;
+  const meta: Record<string, unknown> = {};
+  if (final === 1 || final === true) meta.final = true;
+  if (interrupted === 1 || interrupted === true) meta.interrupted = true;
+  return { seq, ts, role, kind, toolName, isError: isError === 1, text: text ?? '', meta };
 }
 
 /** The miner's intent and checks replace the heuristic ones; the generic guards stay. */

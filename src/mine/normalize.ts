@@ -66,6 +66,7 @@ export interface NormalizedPrompt {
 
 /** Removes envelopes, returning the user's own words (or '' when nothing of theirs is left). */
 export function stripEnvelopes(text: string): string {
+  if (!text.includes('<') && !text.includes('# AGENTS.md')) return text;
   let t = text;
   const req = REQUEST_RE.exec(t);
   if (req) t = req[2];
@@ -79,6 +80,7 @@ export function stripEnvelopes(text: string): string {
 
 export function extractCodeBlocks(text: string): { text: string; blocks: string[] } {
   const blocks: string[] = [];
+  if (!text.includes('```') && !text.includes('~~~')) return { text, blocks };
   const rest = text.replace(FENCE_RE, (m, lead: string) => {
     blocks.push(m.trim());
     return lead + ' ';
@@ -104,16 +106,20 @@ export function keyOf(clean: string): string {
   t = t.replace(/(^|[^\w.])[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*(?![\w.])/g, '$1 ');
   t = t.replace(/(^|[^\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w.])/g, '$1 ');
   t = t.toLowerCase();
-  t = t.replace(/\bhttps?:\/\/\S+/g, ' ');
-  t = t.replace(/\b[\w.+-]+@[\w-]+\.[\w.]+\b/g, ' '); // emails
-  t = t.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, ' '); // uuids
+  // (each rule runs only when its trigger character is present: this runs on every prompt)
+  if (t.includes('://')) t = t.replace(/\bhttps?:\/\/\S+/g, ' ');
+  if (t.includes('@')) t = t.replace(/\b[\w.+-]+@[\w-]+\.[\w.]+\b/g, ' '); // emails
+  const digits = /\d/.test(t);
+  if (digits) t = t.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, ' '); // uuids
   // paths: anything with a slash or backslash (src/a.ts, ./x, ~/y, C:\z); bare file names keep their stem
-  t = t.replace(/(?:[a-z]:)?[~.\w@-]*[/\\][^\s'"`),;]*/g, ' ');
+  if (t.includes('/') || t.includes('\\')) t = t.replace(/(?:[a-z]:)?[~.\w@-]*[/\\][^\s'"`),;]*/g, ' ');
   t = t.replace(/\b([a-z_][\w-]*)\.(?:[a-z]{1,5})\b/g, (m, stem: string) => (/^(it|vi|e|i|etc)$/.test(stem) ? m : stem));
-  t = t.replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/g, ' '); // hashes / hex ids
-  t = t.replace(/\b[a-z]+-\d+\b/g, ' '); // ticket ids (ABC-123)
-  t = t.replace(/#\d+/g, ' ');
-  t = t.replace(/\bv?\d+(?:[.,:_-]\d+)*(?:%|px|ms|s|kb|mb|gb)?\b/g, ' '); // numbers, versions, sizes
+  if (digits) {
+    t = t.replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/g, ' '); // hashes / hex ids
+    t = t.replace(/\b[a-z]+-\d+\b/g, ' '); // ticket ids (ABC-123)
+    t = t.replace(/#\d+/g, ' ');
+    t = t.replace(/\bv?\d+(?:[.,:_-]\d+)*(?:%|px|ms|s|kb|mb|gb)?\b/g, ' '); // numbers, versions, sizes
+  }
   t = t.replace(/[^\p{L}\p{N}._\s-]+/gu, ' ');
   return t.replace(/\s+/g, ' ').trim();
 }

@@ -5,6 +5,7 @@
 import type { Db } from '../store/db.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { MutableDf, tierOf, type ClusterSource, type ClusterState } from './cluster.js';
+import { termsFromJson, termsToJson } from './features.js';
 import type { Outcome } from './outcome.js';
 
 const DOCS_KEY = 'mine.docs';
@@ -23,7 +24,7 @@ export function dbClusterSource(db: Db, maxPostings = 100): ClusterSource {
       if (!r) return undefined;
       const state: ClusterState = {
         id: r.id,
-        centroid: new Map(Object.entries(JSON.parse(r.centroid) as Record<string, number>)),
+        centroid: termsFromJson(JSON.parse(r.centroid) as Record<string, number>),
         size: r.size,
         sessionCount: r.session_count,
         keys: keys.all(id) as string[],
@@ -77,7 +78,7 @@ export function persistState(
   const delKeys = db.prepare('DELETE FROM cluster_keys WHERE cluster_id = ?');
   const addKey = db.prepare('INSERT OR IGNORE INTO cluster_keys(term, big, cluster_id) VALUES (?, ?, ?)');
   for (const c of clusters) {
-    upCluster.run(c.id, JSON.stringify(Object.fromEntries(c.centroid)), c.size, c.sessionCount, c.taskId, c.createdAt, now);
+    upCluster.run(c.id, JSON.stringify(termsToJson(c.centroid)), c.size, c.sessionCount, c.taskId, c.createdAt, now);
     delKeys.run(c.id);
     const big = tierOf(c.size) === 'big' ? 1 : 0;
     for (const k of c.keys) addKey.run(k, big, c.id);

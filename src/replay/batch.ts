@@ -29,6 +29,8 @@ export interface RolloutBatchInput {
   label?: string;
 }
 
+const CACHE_FLUSH_EVERY = 16;
+
 export interface BatchStats {
   total: number;
   cacheHits: number;
@@ -55,6 +57,11 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
   input.signal?.addEventListener('abort', onOuterAbort, { once: true });
   let fatal: unknown = null;
   let next = 0;
+  // cache writes are grouped: one commit per few rollouts keeps the main thread free for the calls
+  const pending: Array<{ key: string; rollout: Rollout }> = [];
+  const flush = (): void => {
+    cache?.putMany(pending.splice(0));
+  };
 
   progress.start(input.label ?? `replay ${input.skill.name}`, units.length);
   const worker = async (): Promise<void> => {
@@ -75,7 +82,10 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
       try {
         const r = await rolloutTask({ task, skill: input.skill, target: input.target, judge: input.judge, sample, signal: inner.signal, runId: input.runId });
         if (r.error) stats.errors++;
-        else cache?.put(key, r);
+        else if (cache) {
+          pending.push({ key, rollout: r });
+          if (pending.length >= CACHE_FLUSH_EVERY) flush();
+        }
         results[i] = r;
         progress.tick(1, task.id);
       } catch (err) {
@@ -89,6 +99,7 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
     await Promise.all(Array.from({ length: Math.min(concurrency, units.length) }, worker));
   } finally {
     input.signal?.removeEventListener('abort', onOuterAbort);
+    flush(); // finished rollouts are kept even when the batch stops early
   }
   if (input.signal?.aborted) {
     progress.done('aborted');

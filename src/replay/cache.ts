@@ -9,8 +9,17 @@ import { RolloutSchema, type Rollout, type Task } from '../core/records.js';
 import type { Backend } from '../core/protocol.js';
 import { sha256 } from '../core/fsutil.js';
 
+// One skill is hashed for every rollout of a batch: remember the last few (keyed by the content itself).
+const SKILL_HASHES = new Map<string, string>();
+
 export function skillHash(content: string): string {
-  return sha256(content);
+  let h = SKILL_HASHES.get(content);
+  if (h === undefined) {
+    h = sha256(content);
+    if (SKILL_HASHES.size >= 16) SKILL_HASHES.delete(SKILL_HASHES.keys().next().value as string);
+    SKILL_HASHES.set(content, h);
+  }
+  return h;
 }
 
 /** What of the task changes the rollout or its judgement; the id alone would miss edited checks. */
@@ -65,6 +74,14 @@ export class RolloutCache {
   put(key: string, rollout: Rollout, now: number = Date.now()): void {
     if (rollout.error) return;
     this.putStmt.run(key, rollout.taskId, rollout.skillHash, JSON.stringify({ ...rollout, cached: false }), now);
+  }
+
+  /** Several rollouts in one transaction (one commit instead of one per row). */
+  putMany(entries: Array<{ key: string; rollout: Rollout }>, now: number = Date.now()): void {
+    if (entries.length === 0) return;
+    this.db.transaction(() => {
+      for (const e of entries) this.put(e.key, e.rollout, now);
+    })();
   }
 
   /** Drops cached rollouts of one task (e.g. after its checks were edited by the user). */

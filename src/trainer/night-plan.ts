@@ -145,32 +145,49 @@ export function checkItem(tasks: TaskSets, minValTasks: number): PlanItem['skip'
 export interface ForecastShape {
   epochs: number;
   batchSize: number;
+  /** max edits per step: bounds how many accepted edits attribution re-scores */
+  lr: number;
+  /** train tasks the epoch-boundary slow update compares */
+  slowUpdateSamples?: number;
   /** characters of the skill the night starts from */
   skillChars: number;
   /** price of one call of each kind (USD per call estimate) */
-  estimate: (kind: 'rollout' | 'optimizer', promptChars: number) => CallEstimate;
+  estimate: (kind: 'rollout' | 'optimizer' | 'judge', promptChars: number) => CallEstimate;
 }
 
 /**
- * The calls one target's training will make, at most (cache hits make it cheaper): baseline on
- * validation; per step a train minibatch, two analysts, a merge, a rank and a validation replay
- * of the candidate; per epoch a slow update and a meta-skill call; the test split before/after.
+ * The calls one target's training will make when nothing is cached (so usually an upper bound):
+ * the validation baseline; per step a train minibatch, two analysts, a merge, a rank and a
+ * validation replay of the candidate; per epoch the slow update (a train sample under the skill
+ * entering the epoch and the current one, the rewrite, a validation check) and the meta skill;
+ * leave-one-edit-out attribution on validation; the test split before and after. Rubric and
+ * outcome tasks add one judge call per rollout.
  */
 export function forecastCalls(tasks: TaskSets, shape: ForecastShape): CallEstimate[] {
   const calls: CallEstimate[] = [];
-  const intent = (t: Task) => t.intent.length + t.context.length;
-  const rollout = (t: Task) => shape.estimate('rollout', shape.skillChars + intent(t) + 400);
-  const optimizer = () => shape.estimate('optimizer', shape.skillChars + 6000);
-  for (const t of tasks.val) calls.push(rollout(t));
+  const rollout = (t: Task) => {
+    calls.push(shape.estimate('rollout', shape.skillChars + t.intent.length + t.context.length + 400));
+    const k = t.judge.reference.kind;
+    if (k === 'rubric' || k === 'outcome') calls.push(shape.estimate('judge', t.intent.length + 3000));
+  };
+  const optimizer = () => calls.push(shape.estimate('optimizer', shape.skillChars + 6000));
+  tasks.val.forEach(rollout);
   const steps = Math.max(1, Math.ceil(tasks.train.length / Math.max(1, shape.batchSize)));
+  const sample = tasks.train.slice(0, shape.slowUpdateSamples ?? 20);
   for (let e = 0; e < shape.epochs; e++) {
     for (let s = 0; s < steps; s++) {
-      for (const t of tasks.train.slice(s * shape.batchSize, (s + 1) * shape.batchSize)) calls.push(rollout(t));
-      for (let k = 0; k < 4; k++) calls.push(optimizer());
-      for (const t of tasks.val) calls.push(rollout(t));
+      tasks.train.slice(s * shape.batchSize, (s + 1) * shape.batchSize).forEach(rollout);
+      for (let k = 0; k < 4; k++) optimizer();
+      tasks.val.forEach(rollout);
     }
-    calls.push(optimizer(), optimizer());
+    sample.forEach(rollout);
+    sample.forEach(rollout);
+    optimizer();
+    tasks.val.forEach(rollout);
+    optimizer();
   }
-  for (let k = 0; k < 2; k++) for (const t of tasks.test) calls.push(rollout(t));
+  const attributed = Math.min(12, shape.epochs * steps * shape.lr);
+  for (let k = 0; k < attributed; k++) tasks.val.forEach(rollout);
+  for (let k = 0; k < 2; k++) tasks.test.forEach(rollout);
   return calls;
 }

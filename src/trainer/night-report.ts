@@ -62,6 +62,15 @@ export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dry
 
 const pct = (n: number | null | undefined) => fmtScore(n);
 
+/** "12 sessions, 3 recurringTasks" from a summary object, numbers only (the JSON has the rest). */
+function describeCounts(o: Record<string, unknown>, keys: string[]): string {
+  const words: Record<string, string> = { filesChanged: 'changed files', recurringTasks: 'recurring tasks', newTasks: 'new tasks', updatedTasks: 'updated tasks' };
+  const parts = keys.filter((k) => typeof o[k] === 'number').map((k) => `${o[k] as number} ${words[k] ?? k}`);
+  const errors = Array.isArray(o.errors) ? o.errors.length : 0;
+  if (errors) parts.push(`${errors} file error(s)`);
+  return parts.join(', ') || 'done';
+}
+
 export function renderNightReport(r: NightReport): string {
   const lines: string[] = [];
   lines.push(`# Night ${r.id}${r.dryRun ? ' (dry run)' : ''}`, '');
@@ -70,13 +79,13 @@ export function renderNightReport(r: NightReport): string {
   lines.push(`- started: ${r.startedAt}${r.endedAt ? `, ended: ${r.endedAt}` : ''}${r.deadline ? `, deadline: ${r.deadline}` : ''}`);
   if (r.project) lines.push(`- project: \`${r.project}\``);
   if (r.backends) lines.push(`- backends: ${Object.entries(r.backends).map(([role, b]) => `${role} ${b.backend}/${b.model} → ${b.destination}`).join(', ')}`);
-  if (r.harvest) lines.push(`- harvest: ${'error' in r.harvest ? `failed: ${sanitizeLine(String(r.harvest.error))}` : sanitizeLine(JSON.stringify(r.harvest))}`);
-  if (r.mining) lines.push(`- mining: ${'error' in r.mining ? `failed: ${sanitizeLine(String(r.mining.error))}` : sanitizeLine(JSON.stringify(r.mining))}`);
+  if (r.harvest) lines.push(`- harvest: ${'error' in r.harvest ? `failed: ${sanitizeLine(String(r.harvest.error))}` : describeCounts(r.harvest, ['files', 'filesChanged', 'sessions', 'prompts', 'redactions'])}`);
+  if (r.mining) lines.push(`- mining: ${'error' in r.mining ? `failed: ${sanitizeLine(String(r.mining.error))}` : describeCounts(r.mining, ['sessions', 'recurringTasks', 'newTasks', 'updatedTasks'])}`);
   const l = r.limits;
   lines.push(`- budget: $${l.maxUsd}, ${l.maxTokens} tokens, ${l.maxCalls} calls, ${l.maxTasks} tasks, done by ${l.deadline}`);
   if (r.forecast) {
     lines.push(
-      `- forecast: at most ${r.forecast.calls} calls, ~${r.forecast.tokens} tokens, ~$${r.forecast.usd.toFixed(4)}${r.forecast.fits ? ' (fits)' : ` (exceeds the ${r.forecast.limitedBy} budget after ${r.forecast.callsThatFit} calls: the night stops there and stages only what passed the gate)`}`,
+      `- forecast: up to ${r.forecast.calls} calls, ~${r.forecast.tokens} tokens, ~$${r.forecast.usd.toFixed(4)}${r.forecast.fits ? ' (fits)' : ` (exceeds the ${r.forecast.limitedBy} budget after ${r.forecast.callsThatFit} calls: the night stops there and stages only what passed the gate)`}`,
     );
   }
   lines.push(`- used: ${r.used.calls} calls, ${r.used.tokens} tokens, $${r.used.usd.toFixed(4)}`);

@@ -9,11 +9,11 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { Edit, Proposal, Task } from '../core/records.js';
-import { TaskSchema } from '../core/records.js';
 import type { Backend } from '../core/protocol.js';
 import type { Progress } from '../core/progress.js';
 import { SleepError } from '../core/errors.js';
 import { requireProposal } from '../store/repos/proposals.js';
+import { getTask } from '../store/repos/tasks.js';
 import { applyEdits } from './edits.js';
 import { scoreSkill, type GateMetric } from '../replay/index.js';
 
@@ -88,9 +88,7 @@ export interface RescoreResult {
 }
 
 export function loadTasksById(db: Db, ids: string[]): Task[] {
-  if (ids.length === 0) return [];
-  const rows = db.prepare(`SELECT record FROM tasks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Array<{ record: string }>;
-  return rows.map((r) => TaskSchema.parse(JSON.parse(r.record)));
+  return ids.map((id) => getTask(db, id)).filter((t): t is Task => t !== undefined);
 }
 
 /** Re-scores a subset of a proposal's accepted edits on its validation tasks (for the TUI). */

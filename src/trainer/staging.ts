@@ -64,8 +64,32 @@ export function proposalDir(paths: SleepPaths, id: string): string {
   return path.join(paths.proposalsDir, id);
 }
 
-export function unifiedDiff(target: SkillTarget, base: string, candidate: string): string {
-  return createTwoFilesPatch(`a/${target.name}/${candidateFileName(target)}`, `b/${target.name}/${candidateFileName(target)}`, base, candidate, 'live', 'proposed');
+/**
+ * Unified diff base → candidate. Myers' diff is quadratic on large, very different texts, so it
+ * gets a time limit; past it the diff is written as "replace every line" (still a valid patch).
+ */
+export function unifiedDiff(target: SkillTarget, base: string, candidate: string, timeoutMs = 2000): string {
+  const a = `a/${target.name}/${candidateFileName(target)}`;
+  const b = `b/${target.name}/${candidateFileName(target)}`;
+  if (base.length + candidate.length > 1_000_000) return wholeFileDiff(a, b, base, candidate);
+  const patch = createTwoFilesPatch(a, b, base, candidate, 'live', 'proposed', { timeout: timeoutMs });
+  return patch ?? wholeFileDiff(a, b, base, candidate);
+}
+
+function wholeFileDiff(a: string, b: string, base: string, candidate: string): string {
+  const lines = (t: string) => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
+  const oldL = lines(base);
+  const newL = lines(candidate);
+  const range = (n: number) => (n === 0 ? '0,0' : `1,${n}`);
+  return [
+    '===================================================================',
+    `--- ${a}\tlive`,
+    `+++ ${b}\tproposed`,
+    `@@ -${range(oldL.length)} +${range(newL.length)} @@`,
+    ...oldL.map((l) => `-${l}`),
+    ...newL.map((l) => `+${l}`),
+    '',
+  ].join('\n');
 }
 
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {

@@ -34,7 +34,7 @@ export interface AppProps {
 
 const HINTS: Record<'list' | DetailView, string> = {
   list: '↑/↓ move · Enter open · a apply · x reject · u undo · / search · ? help · q quit',
-  diff: 'Tab view · ]/[ hunk · Space edit · a apply · x reject · e edit · d layout · ? help · q back',
+  diff: 'Tab view · ]/[ hunk · Space edit · a apply · x reject · e edit · s skip · d layout · ? help · q back',
   evidence: 'Tab view · ↑/↓ edit · Space include · a apply · x reject · e edit · ? help · q back',
   report: 'Tab view · ↑/↓ scroll · a apply · x reject · / search · ? help · q back',
 };
@@ -68,7 +68,8 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const [listQuery, setListQuery] = useState('');
   const shown = useMemo(() => items.filter((i) => matchesQuery(i, listQuery)), [items, listQuery]);
   const [openId, setOpenId] = useState<string | null>(initialId ?? null);
-  const listCursor = useRef(0);
+  // back from `review --id`, the list cursor sits on that proposal
+  const listCursor = useRef(initialId ? Math.max(0, items.findIndex((i) => i.proposal.id === initialId)) : 0);
   const screenKeys = useRef<((c: Command) => void) | null>(null);
   const onCursor = useCallback((i: number) => (listCursor.current = i), []);
 
@@ -152,6 +153,17 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       case 'back':
         setOpenId(null);
         return setMessage(null);
+      case 'skip': {
+        // the next waiting proposal after this one (in list order), wrapping around
+        const waiting = items.filter((i) => isPending(i.status) && i.proposal.id !== p.id);
+        const after = items.findIndex((i) => i.proposal.id === p.id);
+        const next = waiting.find((i) => items.indexOf(i) > after) ?? waiting[0];
+        if (!next) return say('no other proposal is waiting', 'info');
+        setOpenId(next.proposal.id);
+        setView('diff');
+        setDetailQuery('');
+        return say(`skipped ${p.skillTarget.name}: it stays staged`, 'info');
+      }
       case 'apply':
         return decisions.apply(p, selectionOf(p));
       case 'reject':
@@ -218,7 +230,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const textOnChange = text?.onChange;
   useEffect(() => {
     if (textValue !== undefined) textOnChange?.(textValue);
-  }, [textValue]);  
+  }, [textValue]);
 
   // ---- layout ----
   const statusRows = 2;

@@ -53,6 +53,7 @@ export type Command =
   | 'reject'
   | 'editCandidate'
   | 'revertLast'
+  | 'skip'
   | 'cycleDiffMode'
   | 'confirm'
   | 'choose1'
@@ -94,6 +95,7 @@ export const BINDINGS: Binding[] = [
   { command: 'reject', keys: ['x'], contexts: SCREENS, help: 'reject (optionally with a reason)' },
   { command: 'editCandidate', keys: ['e'], contexts: DETAIL, help: 'edit the candidate in $EDITOR, then apply' },
   { command: 'revertLast', keys: ['u'], contexts: SCREENS, help: 'undo: revert the last apply' },
+  { command: 'skip', keys: ['s'], contexts: DETAIL, help: 'skip: decide later, open the next waiting proposal' },
   { command: 'search', keys: ['/'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'search' },
   { command: 'searchNext', keys: ['n'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'next match' },
   { command: 'searchPrev', keys: ['N'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'previous match' },

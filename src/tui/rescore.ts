@@ -9,7 +9,8 @@ import type { Db } from '../store/db.js';
 import type { Proposal } from '../core/records.js';
 import { RolloutSchema, type Rollout } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
-import { contentForEdits } from '../trainer/partial.js';
+import { contentForEdits, rescoreSubset } from '../trainer/partial.js';
+import type { Config } from '../core/config.js';
 import { skillHash, summarizeRollouts, type GateMetric } from '../replay/index.js';
 import type { RescoreOutcome } from './services.js';
 
@@ -49,4 +50,18 @@ export async function rescoreEdits(db: Db, p: Proposal, editIds: string[], metri
     });
   }
   return { score: await replay(p, editIds), baseline: p.baselineScore, source: 'replay' };
+}
+
+/**
+ * The replay path: the configured target/judge backends (never `sim` for real data), through the
+ * managed wrapper, so the calls are cached, limited and recorded in the egress ledger like a night's.
+ * Loaded on demand: most reviews never need it.
+ */
+export function replayWithConfiguredBackends(db: Db, config: Config, env: NodeJS.ProcessEnv): ReplayScorer {
+  return async (p, editIds) => {
+    const { createRoleBackends } = await import('../llm/registry.js');
+    const roles = createRoleBackends(config, { db, env });
+    const r = await rescoreSubset(db, p.id, editIds, { target: roles.target, judge: roles.judge, metric: config.training.gateMetric });
+    return r.subsetScore;
+  };
 }

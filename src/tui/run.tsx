@@ -41,7 +41,16 @@ export async function runReview(makeServices: (suspend: Suspend) => ReviewServic
   if (alt) stdout.write(ENTER_ALT);
   try {
     instance = render(<App services={services} initialId={opts.initialId} />, { stdin, stdout, exitOnCtrlC: false, patchConsole: false });
-    await instance.waitUntilExit();
+    // a closed terminal or a kill: unmount, so the terminal is restored (finally below)
+    const stop = () => instance?.unmount();
+    process.once('SIGTERM', stop);
+    process.once('SIGHUP', stop);
+    try {
+      await instance.waitUntilExit();
+    } finally {
+      process.off('SIGTERM', stop);
+      process.off('SIGHUP', stop);
+    }
   } finally {
     instance?.cleanup();
     if (alt) stdout.write(LEAVE_ALT);

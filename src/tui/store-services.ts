@@ -17,7 +17,7 @@ import { applyProposal, rejectProposal, revertProposal, liveHash } from '../trai
 import { errorMessage } from '../core/errors.js';
 import type { NextNight, ReviewServices } from './services.js';
 import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';
-import { rescoreEdits, type ReplayScorer } from './rescore.js';
+import { replayWithConfiguredBackends, rescoreEdits, type ReplayScorer } from './rescore.js';
 import { editInEditor } from './editor.js';
 import { agentName, homeRelative } from './format.js';
 
@@ -30,8 +30,8 @@ export interface StoreServicesInput {
   config: Config;
   env: NodeJS.ProcessEnv;
   suspend: Suspend;
-  /** replays a subset when the cache cannot score it (needs a backend) */
-  replay?: ReplayScorer;
+  /** replays a subset when the cache cannot score it; default: the configured backends; null: never replay */
+  replay?: ReplayScorer | null;
   now?: () => number;
 }
 
@@ -87,13 +87,15 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
     async rescore(id, editIds) {
       const p = listProposals(db).find((x) => x.id === id);
       if (!p) throw new Error(`proposal ${id} is gone`);
-      return rescoreEdits(db, p, editIds, config.training.gateMetric, input.replay);
+      const replay = input.replay === undefined ? replayWithConfiguredBackends(db, config, env) : (input.replay ?? undefined);
+      return rescoreEdits(db, p, editIds, config.training.gateMetric, replay);
     },
     async editText(text, fileName) {
       return suspend(() => editInEditor(text, fileName, env));
     },
     async rerun(p) {
-      const args = [CLI_MAIN, 'night', '--skill', p.skillTarget.name];
+      // a path names the skill exactly; our managed skill is known by name (its file may not exist yet)
+      const args = [CLI_MAIN, 'night', '--skill', p.skillTarget.kind === 'managed' ? p.skillTarget.name : p.skillTarget.path];
       if (p.skillTarget.project) args.push('--project', p.skillTarget.project);
       const r = suspend(() => {
         process.stdout.write(`\n$ skillopt-sleep ${args.slice(1).join(' ')}\n`);

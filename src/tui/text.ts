@@ -3,7 +3,7 @@
  * characters (an ESC could repaint or retitle the user's terminal) are made visible before display.
  */
 
- 
+
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 export function sanitize(text: string): string {

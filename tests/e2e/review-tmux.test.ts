@@ -62,7 +62,9 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
     sb = makeSandbox();
     const project = path.join(sb.root, 'project');
     fs.mkdirSync(project);
-    seeded = seedReview(sb.env, project, { extraProposals: 1 });
+    seeded = seedReview(sb.env, project, { extraProposals: 2 });
+    // the user edits one live file after the night: its proposal is stale
+    fs.appendFileSync(seeded.find((x) => x.name === 'extra-01')!.file, 'MY-HAND-EDIT\n');
     // an "editor" that appends a line, as a user would before saving
     const editor = path.join(sb.root, 'fake-editor.sh');
     fs.writeFileSync(editor, '#!/bin/sh\nprintf "EDITED-BY-USER\\n" >> "$1"\n', { mode: 0o755 });
@@ -83,9 +85,18 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
   });
 
   it('opens, moves, applies, rejects, applies part of a proposal, edits in $EDITOR, quits', async () => {
-    let s = await waitFor('4 waiting · 0 decided', 'the proposal list', 30_000);
+    let s = await waitFor('5 waiting · 0 decided', 'the proposal list', 30_000);
+    expect(s).toMatch(/extra-01 .*stale/);
     expect(s).toContain('What left this machine last night: 41 calls (claude ×41)');
     expect(s).toMatch(/❯ changelog/);
+
+    // a small terminal (60×15): the list still fits, narrower columns; back to 120×40
+    tmux('resize-window', '-t', session, '-x', '60', '-y', '15');
+    s = await waitFor((x) => x.includes('waiting') && !x.includes('READ BY'), 'the 60-column layout');
+    expect(s.split('\n').every((l) => l.length <= 60)).toBe(true);
+    expect(s).toMatch(/❯ changelog/);
+    tmux('resize-window', '-t', session, '-x', '120', '-y', '40');
+    await waitFor('READ BY', 'the 120-column layout');
 
     // move down and back up
     await press('j', /❯ vitest-style/);
@@ -94,6 +105,17 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
     // open the newest proposal and apply it → the live file changes on disk
     s = await press('Enter', 'hunk 1/1');
     expect(s).toContain('+Use the Keep a Changelog sections');
+    // resize wide: side-by-side; back: unified
+    tmux('resize-window', '-t', session, '-x', '160', '-y', '40');
+    s = await waitFor('side-by-side', 'the side-by-side diff');
+    expect(s).toMatch(/Mention the issue\.\s+│\s+12\s+Mention the issue\./);
+    tmux('resize-window', '-t', session, '-x', '120', '-y', '40');
+    await waitFor('unified', 'the unified diff');
+    // the evidence of the first edit: the user's prompts from the transcripts
+    s = await press('Tab', 'Edits: 2 of 2 included');
+    expect(s).toContain('"changelog entry please, the usual format"  claude-code:sess-2#7');
+    await press('Tab', 'passed after 1 trial(s)');
+    await press('Tab', 'hunk 1/1');
     await press('a', '1. Yes, apply');
     await press('1', 'Applied changelog');
     const changelog = fs.readFileSync(byName('changelog').file, 'utf8');
@@ -138,8 +160,25 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
     expect(extra).toContain('Extra rule 0.');
     expect(extra).toContain('EDITED-BY-USER');
 
+    // a stale proposal: explained; cancel leaves the file alone; "apply anyway" overwrites with a
+    // backup; u (undo) puts the user's hand-edited file back exactly
+    await press('q', /extra-00 .*applied/);
+    await press('j', /❯ extra-01/);
+    s = await press('Enter', 'The live file changed since this proposal was made');
+    await press('a', 'Re-run training for this skill now');
+    await press('3', (x) => !x.includes('Re-run training'), 'the dialog to close');
+    const handEdited = fs.readFileSync(byName('extra-01').file, 'utf8');
+    expect(handEdited).toContain('MY-HAND-EDIT');
+    await press('a', 'Apply anyway');
+    await press('2', '1. Yes, apply');
+    await press('1', 'Applied extra-01');
+    expect(fs.readFileSync(byName('extra-01').file, 'utf8')).not.toContain('MY-HAND-EDIT');
+    await press('u', 'Revert extra-01?');
+    await press('1', 'Reverted extra-01');
+    expect(fs.readFileSync(byName('extra-01').file, 'utf8')).toBe(handEdited);
+
     // quit from the detail: q back, q quit; the command exits 0
-    await press('q', '0 waiting · 4 decided');
+    await press('q', '0 waiting · 5 decided');
     await press('q', 'REVIEW-EXITED:0');
   });
 

@@ -13,7 +13,7 @@ import type { EditRecord, Proposal, SkillTarget, Task } from '../../src/core/rec
 import { stageProposal } from '../../src/trainer/staging.js';
 import { applyEdits } from '../../src/trainer/edits.js';
 import { contentForEdits } from '../../src/trainer/partial.js';
-import { upsertTask } from '../../src/store/repos/tasks.js';
+import { addOccurrences, upsertTask } from '../../src/store/repos/tasks.js';
 import { recordEgress } from '../../src/llm/ledger.js';
 import { createRun } from '../../src/store/repos/runs.js';
 import { skillHash } from '../../src/replay/index.js';
@@ -65,6 +65,10 @@ export function seedReview(env: NodeJS.ProcessEnv, projectDir: string, opts: { e
       task('t-test-a', 'changelog for the 2.0 release', 'test'),
     ])
       upsertTask(db, t, { now });
+    addOccurrences(db, [
+      { taskId: 't-val-a', sessionId: 'claude-code:sess-1', eventSeq: 3, ts: now - 26 * 3600_000, prompt: 'add a changelog entry for the parser fix', outcome: { corrections: ['use Keep a Changelog sections'] } },
+      { taskId: 't-val-a', sessionId: 'claude-code:sess-2', eventSeq: 7, ts: now - 20 * 3600_000, prompt: 'changelog entry please, the usual format', outcome: {} },
+    ]);
     createRun(db, { id: 'run-night-1', kind: 'night', dir: paths.runsDir, record: {}, startedAt: now - 5 * 3600_000 });
     for (let i = 0; i < 41; i++) {
       recordEgress(db, { ts: now - 4 * 3600_000 + i, runId: 'run-night-1', role: 'target', backend: 'claude', model: 'sonnet', destination: 'claude', bytesSent: 4000, redactions: 0, contentHash: sha256(String(i)), tokensIn: 900, tokensOut: 300, costUsd: 0, ok: true, error: null });

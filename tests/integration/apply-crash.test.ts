@@ -65,18 +65,28 @@ function killAfter(args: string[], ms: number): Promise<number | null> {
 describe('apply under SIGKILL', () => {
   it('never leaves a partial skill file; recovery makes the store agree with the file', async () => {
     const big = (tag: string) => `---\nname: crash\ndescription: crash test\n---\n${`- ${tag} rule line that makes the file large enough to take a while to write\n`.repeat(60_000)}`;
-    const iterations = 24;
+    const iterations = Number(process.env.H6_ITER ?? 16);
     const outcomes = { old: 0, new: 0 };
+    const recovered = new Set<string>();
+    // calibrate: how long does a whole apply take on this (possibly loaded) machine?
+    const cal = stage('crash', big('cal-old'), big('cal-new'));
+    const t0 = Date.now();
+    expect(await killAfter(['apply', cal.p.id], 60_000)).toBe(0);
+    const full = Date.now() - t0;
+    fs.rmSync(path.dirname(cal.target.path), { recursive: true, force: true });
     for (let i = 0; i < iterations; i++) {
       const oldText = big(`old${i}`);
       const newText = big(`new${i}`);
       const { p, target } = stage('crash', oldText, newText);
       // spread kills over process start-up, the backup, the journal and the write itself
-      const delay = 60 + Math.floor(Math.random() * 500);
-      await killAfter(['apply', p.id], delay);
+      // most kills land late (backup, journal, the write, the store update), some during start-up
+      const delay = Math.floor(full * (0.3 + Math.random() * 0.85));
+      const code = await killAfter(["apply", p.id], delay);
+      if (process.env.H6_DEBUG) console.error("iter", i, delay, code);
       const live = fs.readFileSync(target.path, 'utf8');
       expect([sha256(oldText), sha256(newText)]).toContain(sha256(live));
-      recoverInterrupted(db, paths());
+      const rec = recoverInterrupted(db, paths());
+      for (const a of rec.actions) recovered.add(a.replace(/ (of|file) \S+/g, ''));
       const status = getProposal(db, p.id)!.status;
       if (live === newText) {
         outcomes.new++;
@@ -90,6 +100,7 @@ describe('apply under SIGKILL', () => {
       // next iteration starts from a fresh base
       fs.rmSync(path.dirname(target.path), { recursive: true, force: true });
     }
+    if (process.env.H6_DEBUG) console.error(outcomes, [...recovered]);
     // the random delays must have produced both outcomes, or the test proved nothing
     expect(outcomes.old).toBeGreaterThan(0);
     expect(outcomes.new).toBeGreaterThan(0);

@@ -77,6 +77,17 @@ describe('harvest and sessions commands', () => {
     expect(d.checks.find((c) => c.name === 'transcripts:copilot')?.status).toBe('ok');
   });
 
+  it('worker threads give the same result as parsing inline', () => {
+    const env = { ...sb.env, SKILLOPT_SLEEP_HOME: path.join(sb.root, 'home-workers'), SKILLOPT_SLEEP_HARVEST_WORKERS: '2' };
+    const r = runCli(['harvest', '--json'], env);
+    expect(r.status, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as { workers: number; sessions: number; events: number; prompts: number; toolErrors: number; redactions: number };
+    expect(s.workers).toBe(2);
+    const inline = JSON.parse(runCli(['harvest', '--json'], { ...sb.env, SKILLOPT_SLEEP_HOME: path.join(sb.root, 'home-inline'), SKILLOPT_SLEEP_HARVEST_WORKERS: '0' }).stdout) as typeof s;
+    expect(inline.workers).toBe(0);
+    expect({ ...s, workers: 0, durationMs: 0 }).toMatchObject({ sessions: inline.sessions, events: inline.events, prompts: inline.prompts, toolErrors: inline.toolErrors, redactions: inline.redactions });
+  });
+
   it('rejects a bad --since', () => {
     const r = runCli(['harvest', '--since', 'soon'], sb.env);
     expect(r.status).toBe(2);

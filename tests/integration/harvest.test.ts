@@ -212,3 +212,59 @@ describe('runHarvest over the shared fixtures', () => {
     expect(isTranscriptFile('claude-code', path.join(dirs.claude, 'history.jsonl'))).toBe(false);
   });
 });
+
+describe('runHarvest on bad input', () => {
+  it('counts malformed, non-object, oversize and unknown lines, keeps every intact one, and never throws', async () => {
+    const sb = makeSandbox();
+    const db = openDb(path.join(sb.home, 'state', 'sleep.db'));
+    try {
+      const dir = path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects', '-w');
+      fs.mkdirSync(dir, { recursive: true });
+      const id = 'bbbbbbbb-0000-4000-8000-000000000001';
+      const row = (i: number) => JSON.stringify({ type: 'user', uuid: `u${i}`, sessionId: id, cwd: '/w', timestamp: '2026-11-01T00:00:00Z', message: { role: 'user', content: `prompt ${i}` } });
+      const lines = [
+        row(1),
+        '{"type":"user", broken',
+        '[1,2,3]',
+        'null',
+        JSON.stringify({ type: 'brand-new-record-type', sessionId: id }),
+        JSON.stringify({ type: 'user', uuid: 'big', sessionId: id, message: { role: 'user', content: 'x'.repeat(20_000) } }),
+        row(2),
+        '\u0000\u0001garbage',
+        row(3),
+      ];
+      fs.writeFileSync(path.join(dir, `${id}.jsonl`), lines.join('\n') + '\n');
+      // a directory where a transcript file would be, and an empty transcript
+      fs.mkdirSync(path.join(dir, 'cccccccc-0000-4000-8000-000000000001.jsonl'));
+      fs.writeFileSync(path.join(dir, 'dddddddd-0000-4000-8000-000000000001.jsonl'), '');
+      const config = { ...defaultConfig(), harvest: { maxLineBytes: 4096 } };
+      const s = await runHarvest(db, config, { env: sb.env, stateDir: path.join(sb.home, 'state') });
+      expect(s.errors).toEqual([]);
+      expect(s.skipped).toMatchObject({ malformed: 2, 'not-object': 2, oversize: 1, 'unknown-type': 1 });
+      expect(listEvents(db, `claude-code:${id}`, { kinds: ['prompt'] }).map((e) => e.text)).toEqual(['prompt 1', 'prompt 2', 'prompt 3']);
+    } finally {
+      db.close();
+      sb.cleanup();
+    }
+  });
+
+  it('survives a root that vanishes between listing and reading', async () => {
+    const sb = makeSandbox();
+    const db = openDb(path.join(sb.home, 'state', 'sleep.db'));
+    try {
+      fs.cpSync(path.join(SHARED_FIXTURES, 'claude-code'), sb.env.CLAUDE_CONFIG_DIR!, { recursive: true });
+      const first = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state') });
+      expect(first.sessions).toBe(4);
+      fs.rmSync(path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects'), { recursive: true, force: true });
+      const file = path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects/-home-dana-src-ledgerline/5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl');
+      const s = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state'), files: [file] });
+      expect(s.errors).toEqual([]);
+      const again = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state') });
+      expect(again.errors).toEqual([]);
+      expect(listSessions(db)).toHaveLength(4); // sessions outlive their files
+    } finally {
+      db.close();
+      sb.cleanup();
+    }
+  });
+});

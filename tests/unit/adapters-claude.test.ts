@@ -129,3 +129,15 @@ describe('Claude Code parser', () => {
     expect(isClaudeTranscript('/a/projects/-w/x/tool-results/y.jsonl')).toBe(false);
   });
 });
+
+describe('Claude prefilter', () => {
+  it('drops big side-channel rows and non-prompt attachments unparsed, keeps queued prompts and tree rows', async () => {
+    const { claudePrefilter } = await import('../../adapters/claude-code/parse.js');
+    expect(claudePrefilter('{"type":"api-request-blob","sessionId":"s","message":{}}')).toBe('side-channel');
+    expect(claudePrefilter('{"type":"file-history-snapshot","messageId":"m"}')).toBe('side-channel');
+    expect(claudePrefilter('{"parentUuid":"p","isSidechain":false,"attachment":{"type":"prompt_snapshot","systemPrompt":[]},"type":"attachment"}')).toBe('side-channel');
+    expect(claudePrefilter('{"parentUuid":"p","isSidechain":false,"attachment":{"type":"queued_command","prompt":"x"},"type":"attachment"}')).toBeNull();
+    expect(claudePrefilter('{"parentUuid":"p","isSidechain":false,"type":"user","message":{"role":"user","content":"hi"}}')).toBeNull();
+    expect(claudePrefilter('{"parentUuid":"p","message":{"content":[{"type":"progress"}]},"type":"user"}')).toBeNull();
+  });
+});

@@ -17,6 +17,7 @@ import { makeTempDir } from '../helpers/sandbox.js';
 
 const spec = {
   argv: ['/usr/bin/node', '/opt/skill opt/dist/src/cli/main.js', 'start', '--foreground'],
+  cronArgv: ['/usr/bin/node', '/opt/skill opt/dist/src/cli/main.js', 'start'],
   env: { SKILLOPT_SLEEP_HOME: '/home/dana/.sleep "x"', PATH: '/usr/bin:/bin' },
   logsDir: '/home/dana/.local/state/skillopt-sleep/logs',
 };

@@ -136,6 +136,14 @@ describe('sim optimizer: reflect', () => {
     expect(repaired).toBeGreaterThan(0);
   });
 
+  it('turns rubric critiques into guidance too', async () => {
+    const digest: RolloutDigest = { taskId: 'r1', intent: 'Summarize the PR', response: 'x', score: 0.3, passed: false, feedback: 'Rubric (0.33): Missing: States the risk level of the change; Names the files touched' };
+    const edits = await reflectWith(createSimBackend({ seed: 1 }), '', [digest, { ...digest, taskId: 'r2' }]);
+    const said = concepts(edits.map((e) => e.content).join(' '));
+    expect([...said]).toEqual(expect.arrayContaining(['risk', 'level', 'file', 'touch']));
+    expect(edits.every((e) => e.evidence.includes('r1') && e.evidence.includes('r2'))).toBe(true);
+  });
+
   it('success-mode reflection codifies structure the passing replies share', async () => {
     const digest = (id: string, response: string): RolloutDigest => ({ taskId: id, intent: 'x', response, score: 1, passed: true, feedback: '' });
     const edits = await reflectWith(createSimBackend({ seed: 1 }), '', [digest('a', 'Intro\n## Compatibility\n- node 20'), digest('b', '## Compatibility\nok')], { mode: 'successes' });
@@ -273,6 +281,12 @@ describe('sim backend mechanics', () => {
     expect(x.tokensIn).toBeGreaterThan(0);
     expect(x.tokensOut).toBeGreaterThan(0);
     expect(a.totalCalls()).toBe(1);
+  });
+
+  it('rejects invalid options with a clear error', () => {
+    expect(() => createSimBackend({ seed: 1.5 })).toThrow(/seed must be an integer/);
+    expect(() => createSimBackend({ seed: 1, harmfulEditRate: 2 })).toThrow(/harmfulEditRate must be between 0 and 1/);
+    expect(() => createSimBackend({ seed: 1, latencyMs: -1 })).toThrow(/latencyMs must be >= 0/);
   });
 
   it('waits its latency on a real timer and honours abort', async () => {

@@ -80,6 +80,13 @@ describe('sim target compliance', () => {
     expect(pOf('release-highlights', '- Do not add a Highlights section.')).toBeLessThan(pOf('release-highlights', ''));
   });
 
+  it('sealed checks respond to guidance too (e.g. a rule derived from a user correction)', () => {
+    const { check } = checkOf('changelog-no-emoji');
+    expect(check.sealed).toBe(true);
+    expect(pOf('changelog-no-emoji', '- Keep changelog entries plain: never use emoji.')).toBeGreaterThan(0.9);
+    expect(pOf('changelog-no-emoji', '')).toBeLessThan(0.6);
+  });
+
   it('long cluttered skills lower compliance a little, not a lot', () => {
     const rule = '- Reference the pull request number in parentheses after each item.';
     const clutter = Array.from({ length: 120 }, (_, i) => `- Style note ${i}: prefer calm wording in prose paragraphs.`).join('\n');
@@ -182,5 +189,21 @@ describe('regex sampler', () => {
   });
   it('gives up (null) on what it cannot produce, e.g. backreferences', () => {
     expect(sampleRegex('(a)b\\1', '', new Rng('x'))).toBeNull();
+  });
+});
+
+describe('sim persona with the rubric family', () => {
+  it('is judged through the judge role, and its guidance helps', async () => {
+    const ts = simPersonaTasks(4, 12, { families: ['pr-summary'] });
+    expect(ts.every((t) => t.judge.reference.kind === 'rubric')).toBe(true);
+    const target = createSimBackend({ seed: 2 });
+    const judge = createSimBackend({ seed: 2, role: 'judge' });
+    const run = (content: string) => scoreSkill({ tasks: ts, skill: { name: 's', content }, target, judge, metric: 'soft' });
+    const empty = await run('');
+    const ideal = await run(personaIdealSkill({ includeRubric: true }));
+    expect(judge.calls.judge_rubric).toBe(24);
+    expect(ideal.mean).toBeGreaterThan(empty.mean + 0.3);
+    expect(empty.rollouts.some((r) => /Rubric \(\d\.\d\d\): Missing:/.test(r.feedback))).toBe(true);
+    expect(simPersonaTasks(4, 12).some((t) => t.judge.reference.kind === 'rubric')).toBe(false);
   });
 });

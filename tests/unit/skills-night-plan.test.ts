@@ -88,11 +88,22 @@ describe('planNight', () => {
 });
 
 describe('forecastCalls', () => {
-  it('counts baseline, per-step rollouts + optimizer calls + gate replays, epoch calls and test', () => {
+  it('counts baseline, steps, epoch boundaries, attribution and test', () => {
     const s = { train: splits(10, 0, 0), val: splits(0, 3, 0), test: splits(0, 0, 2) };
-    const calls = forecastCalls(s, { epochs: 2, batchSize: 4, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0.001 }) });
-    // val 3 + 2 epochs × (3 steps × (batch + 4 + 3 val) + 2) + 2 × test 2
-    const perEpoch = (4 + 4 + 3) + (4 + 4 + 3) + (2 + 4 + 3) + 2;
-    expect(calls.length).toBe(3 + 2 * perEpoch + 4);
+    const calls = forecastCalls(s, { epochs: 2, batchSize: 4, lr: 1, slowUpdateSamples: 5, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0.001 }) });
+    // steps: 3 per epoch with batches 4,4,2 → each + 4 optimizer + 3 val
+    const stepsPerEpoch = (4 + 4 + 3) + (4 + 4 + 3) + (2 + 4 + 3);
+    // epoch boundary: 2 × 5 sampled train + slow update + 3 val + meta
+    const boundary = 10 + 1 + 3 + 1;
+    const attribution = Math.min(12, 2 * 3 * 1) * 3;
+    expect(calls.length).toBe(3 + 2 * (stepsPerEpoch + boundary) + attribution + 4);
+  });
+
+  it('rubric tasks add a judge call per rollout', () => {
+    const t = splits(0, 1, 0)[0];
+    t.judge = { checks: [], reference: { kind: 'rubric', rubric: 'good', passThreshold: 0.7 } };
+    const kinds: string[] = [];
+    forecastCalls({ train: [], val: [t], test: [] }, { epochs: 0, batchSize: 1, lr: 1, skillChars: 0, estimate: (k) => (kinds.push(k), { tokens: 1, usd: 0 }) });
+    expect(kinds).toEqual(['rollout', 'judge']);
   });
 });

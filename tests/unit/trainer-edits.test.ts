@@ -162,3 +162,28 @@ describe('guidance block', () => {
     expect(g.match(/guidance:end/g)).toHaveLength(1);
   });
 });
+
+describe('property: protected text survives any edit sequence', () => {
+  it('front matter, hand-written text and guidance stay byte-identical in learned scope; guidance in document scope', async () => {
+    const fc = await import('fast-check');
+    const base = `---\nname: s\ndescription: d\n---\n# Hand\n\n- keep me\n\n${LEARNED_START}\n- learned one\n${LEARNED_END}\n${GUIDANCE_START}\n- guide\n${GUIDANCE_END}\n`;
+    const pieces = ['- keep me', 'learned one', '- guide', GUIDANCE_START, GUIDANCE_END, LEARNED_START, '---', 'name: s', '\n', 'x', '# Hand'];
+    const text = fc.array(fc.constantFrom(...pieces), { maxLength: 4 }).map((p) => p.join(''));
+    const edit = fc.record({ op: fc.constantFrom('add', 'delete', 'replace'), anchor: fc.option(text, { nil: undefined }), content: text }).map(
+      (r) => ({ op: r.op as Edit['op'], content: r.content, rationale: '', evidence: [], ...(r.anchor !== undefined ? { anchor: r.anchor } : {}) }),
+    );
+    fc.assert(
+      fc.property(fc.array(edit, { maxLength: 6 }), (edits) => {
+        const learned = applyEdits(base, edits, { scope: 'learned' }).content;
+        expect(learned.startsWith(base.slice(0, base.indexOf(LEARNED_START)))).toBe(true);
+        expect(getGuidance(learned)).toBe('- guide');
+        expect(learned.match(/skillopt:(learned|guidance):(start|end)/g)).toHaveLength(4);
+        const documentScope = applyEdits(base, edits, { scope: 'document' }).content;
+        expect(getGuidance(documentScope)).toBe('- guide');
+        expect(documentScope.startsWith('---\nname: s\ndescription: d\n---\n')).toBe(true);
+        expect(documentScope.match(/skillopt:(learned|guidance):(start|end)/g)).toHaveLength(4);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

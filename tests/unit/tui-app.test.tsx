@@ -145,6 +145,35 @@ describe('detail', () => {
   });
 });
 
+describe('search and skip in the detail', () => {
+  it('/ finds text in the diff and n steps through the matches', async () => {
+    const { services } = makeServices([makeHugeProposal(2000)]);
+    const r = render(<App services={services} size={{ columns: 100, rows: 24 }} initialId="p-huge" />);
+    await tick(60);
+    await press(r, '/');
+    r.stdin.write('line 1500 changed');
+    await tick();
+    await press(r, 'enter');
+    await tick(40);
+    expect(frame(r)).toContain('match 1 of 1 for "line 1500 changed"');
+    expect(frame(r)).toMatch(/»\s+1501 \+line 1500 changed/);
+    await tick(60);
+    expect(frame(r)).toMatch(/hunk 151\/200/); // the current hunk follows the jump
+    await press(r, 'n');
+    expect(frame(r)).toContain('match 1 of 1');
+  });
+
+  it('s skips to the next waiting proposal without deciding', async () => {
+    const { services, rec } = makeServices(twoProposals());
+    const r = render(<App services={services} size={{ columns: 100, rows: 30 }} initialId="p-new" />);
+    await tick();
+    await press(r, 's');
+    expect(frame(r)).toContain('vitest-style · ');
+    expect(frame(r)).toContain('skipped changelog: it stays staged');
+    expect(rec.applied).toEqual([]);
+  });
+});
+
 describe('decisions', () => {
   it('applies after a numbered confirmation', async () => {
     const { services, rec } = makeServices(twoProposals());

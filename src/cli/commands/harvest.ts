@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { AgentId } from '../../core/records.js';
@@ -60,7 +61,7 @@ export function register(program: Command): void {
         try {
           const summary = await runHarvest(ctx.db, ctx.config, {
             agents: parseAgentOption(opts.agent),
-            project: opts.project,
+            project: opts.project ? path.resolve(opts.project) : undefined,
             sinceMs,
             env: ctx.env,
             stateDir: ctx.paths.stateDir,

@@ -10,6 +10,7 @@ import * as proposals from './proposals.js';
 import * as applyCmd from './apply.js';
 import * as rejectCmd from './reject.js';
 import * as revertCmd from './revert.js';
+import * as nightCmd from './night.js';
 import * as reviewCmd from './review.js';
 import * as startCmd from './start.js';
 import * as stopCmd from './stop.js';
@@ -22,4 +23,4 @@ import * as sessionsCmd from './sessions.js';
 import * as ledgerCmd from './ledger.js';
 import * as trainCmd from './train.js';
 
-export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, revertCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd];
+export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd];

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { UsageError } from '../../core/errors.js';
-import { foregroundArgv } from '../../daemon/lifecycle.js';
+import { cliPath, foregroundArgv } from '../../daemon/lifecycle.js';
 import { defaultKind, installSupervisor, removeSupervisor, showSupervisor, type SupervisorKind } from '../../daemon/schedule-install.js';
 import type { CliContext } from '../context.js';
 
@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .action(
       action((ctx, opts: { kind?: string }) => {
         const kind = kindOf(opts.kind);
-        const res = installSupervisor(kind, { argv: foregroundArgv(), env: daemonEnv(ctx), logsDir: ctx.paths.logsDir }, ctx.env);
+        const res = installSupervisor(kind, { argv: foregroundArgv(), cronArgv: [process.execPath, cliPath(), 'start'], env: daemonEnv(ctx), logsDir: ctx.paths.logsDir }, ctx.env);
         ctx.emit({ ok: true, kind, file: res.target.file, activated: res.activated, commands: res.commands }, () => {
           ctx.print(`installed ${kind} ${kind === 'cron' ? 'entry' : 'service'}: ${res.target.file}`);
           if (res.activated) ctx.print(kind === 'cron' ? 'it starts the daemon at every boot; run `skillopt-sleep start` to start it now' : 'enabled and started');

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { SessionKind } from '../../core/records.js';
@@ -36,7 +37,7 @@ export function register(program: Command): void {
         }
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${opts.limit}"`);
-        const rows = listSessions(ctx.db, { agent: agents?.[0], project: opts.project, kind, limit });
+        const rows = listSessions(ctx.db, { agent: agents?.[0], project: opts.project ? path.resolve(opts.project) : undefined, kind, limit });
         ctx.emit(rows, () => {
           if (!rows.length) {
             ctx.print('no sessions yet: run `skillopt-sleep harvest`');

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { packageVersion } from '../version.js';
 import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
+// registers `night --now` (asks the running daemon) through the night command's extension points
+import '../../daemon/night-now.js';
 
 export function register(program: Command): void {
   program

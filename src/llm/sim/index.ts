@@ -46,6 +46,32 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 const tokens = (text: string): number => Math.ceil(text.length / 4);
 
+// A replay sends the same task objects and skill text many times: hash each once. The sim treats
+// tasks as immutable values (a stale memo could only change simulated wording, never a score's key).
+const TASK_JSON = new WeakMap<object, string>();
+const TEXT_HASH = new Map<string, string>();
+
+function hashText(text: string): string {
+  let h = TEXT_HASH.get(text);
+  if (h === undefined) {
+    h = hashHex(text);
+    if (TEXT_HASH.size >= 32) TEXT_HASH.delete(TEXT_HASH.keys().next().value as string);
+    TEXT_HASH.set(text, h);
+  }
+  return h;
+}
+
+function hashPayload(operation: Operation, payload: PayloadFor[Operation]): string {
+  if (operation !== 'perform') return hashHex(stableStringify(payload));
+  const p = payload as PayloadFor['perform'];
+  let taskJson = TASK_JSON.get(p.task);
+  if (taskJson === undefined) {
+    taskJson = stableStringify(p.task);
+    TASK_JSON.set(p.task, taskJson);
+  }
+  return hashHex('perform', taskJson, p.skill.name, hashText(p.skill.content), p.sample);
+}
+
 /** A structured reply gone wrong, the way real models get it wrong. */
 function malformed(json: string, rng: Rng): string {
   const kind = rng.int(0, 2);
@@ -54,7 +80,20 @@ function malformed(json: string, rng: Rng): string {
   return 'Sure! Here is what I would change: tighten the rules and add examples where the replies failed.';
 }
 
+function checkOptions(opts: SimBackendOptions): void {
+  const bad = (what: string): never => {
+    throw new SleepError('INVALID_INPUT', `sim backend: ${what}`, { hint: 'see backends.sim.* in `skillopt-sleep config`' });
+  };
+  if (!Number.isInteger(opts.seed)) bad(`seed must be an integer, got ${String(opts.seed)}`);
+  if (opts.latencyMs !== undefined && !(opts.latencyMs >= 0)) bad(`latencyMs must be >= 0, got ${String(opts.latencyMs)}`);
+  for (const key of ['harmfulEditRate', 'irrelevantEditRate', 'malformedJsonRate'] as const) {
+    const v = opts[key];
+    if (v !== undefined && !(v >= 0 && v <= 1)) bad(`${key} must be between 0 and 1, got ${String(v)}`);
+  }
+}
+
 export function createSimBackend(opts: SimBackendOptions): SimBackend {
+  checkOptions(opts);
   const seed = opts.seed;
   const rates = {
     harmfulEditRate: opts.harmfulEditRate ?? 0,

@@ -110,6 +110,16 @@ const FAMILIES: Family[] = [
   },
 ];
 
+/** Opt-in family judged by a rubric through the `judge` role (exercises judge_rubric). */
+const RUBRIC_FAMILY: Family & { rubric: string } = {
+  key: 'pr-summary',
+  intent: (s) => `Summarize pull request #${s.pr} (${s.change}) for the reviewers.`,
+  context: (s) => `The diff touches src/${s.file}.ts and its tests.`,
+  checks: [{ id: 'pr-summary-length', op: 'max_chars', value: 1200, description: 'Keep PR summaries brief: at most 1200 characters' }],
+  corrections: [],
+  rubric: '- States the risk level of the change.\n- Names the files touched.\n- Explains how reviewers can verify it locally.',
+};
+
 /** Ground-truth rules per family, as a user would write them in a skill. */
 export const PERSONA_RULES: Record<string, string[]> = {
   changelog: [
@@ -142,11 +152,17 @@ export const PERSONA_RULES: Record<string, string[]> = {
     'Keep commit messages brief: at most 500 characters.',
     'Never mark commits as WIP.',
   ],
+  'pr-summary': [
+    'Keep PR summaries brief: at most 1200 characters.',
+    'State the risk level, name the files touched, and explain how reviewers can verify it locally.',
+  ],
 };
 
 /** The ideal hand-written skill for the persona (what training should approach). */
-export function personaIdealSkill(): string {
-  const sections = Object.entries(PERSONA_RULES).map(([k, rules]) => `## ${k}\n${rules.map((r) => `- ${r}`).join('\n')}`);
+export function personaIdealSkill(opts: { includeRubric?: boolean } = {}): string {
+  const sections = Object.entries(PERSONA_RULES)
+    .filter(([k]) => opts.includeRubric || k !== RUBRIC_FAMILY.key)
+    .map(([k, rules]) => `## ${k}\n${rules.map((r) => `- ${r}`).join('\n')}`);
   return `# Team conventions\n\n${sections.join('\n\n')}\n`;
 }
 
@@ -172,13 +188,16 @@ const PACKAGES = ['fastcache', 'tinyqueue', 'logpipe', 'confetti-cli', 'pathkit'
 const SPLIT_PATTERN: Split[] = ['train', 'val', 'test', 'train', 'val', 'test', 'train', 'train', 'val', 'test'];
 
 export interface PersonaOptions {
-  /** restrict to some families (default all five) */
+  /** restrict to some families (default: the five rule-judged ones) */
   families?: string[];
+  /** add the rubric-judged `pr-summary` family (needs a judge backend) */
+  includeRubric?: boolean;
 }
 
 /** `n` persona tasks (deterministic per seed), cycling through the families. */
 export function simPersonaTasks(seed: number, n: number, opts: PersonaOptions = {}): Task[] {
-  const families = opts.families ? FAMILIES.filter((f) => opts.families?.includes(f.key)) : FAMILIES;
+  const pool = opts.includeRubric || opts.families?.includes(RUBRIC_FAMILY.key) ? [...FAMILIES, RUBRIC_FAMILY] : FAMILIES;
+  const families = opts.families ? pool.filter((f) => opts.families?.includes(f.key)) : pool;
   if (families.length === 0) throw new Error(`no persona family among ${opts.families?.join(', ')}`);
   const rng = new Rng(seed, 'persona');
   const tasks: Task[] = [];
@@ -200,7 +219,7 @@ export function simPersonaTasks(seed: number, n: number, opts: PersonaOptions = 
       context: family.context(subject),
       judge: {
         checks: family.checks.map((c) => ({ ...c, weight: 1, sealed: c.sealed ?? false })),
-        reference: { kind: 'rule' },
+        reference: 'rubric' in family ? { kind: 'rubric', rubric: String(family.rubric), passThreshold: 0.7 } : { kind: 'rule' },
       },
       split: SPLIT_PATTERN[round % SPLIT_PATTERN.length],
       origin: 'dream',

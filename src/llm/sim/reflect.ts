@@ -31,7 +31,7 @@ export const IRRELEVANT_GUIDANCE = [
   'Quote the relevant documentation page when unsure.',
   'Prefer descriptive variable names over abbreviations.',
   'Wrap prose at eighty columns.',
-  'Add a friendly sign-off line at the very end.',
+  'Use a friendly, upbeat tone with the user.',
 ];
 
 function lowerFirst(s: string): string {

@@ -67,7 +67,6 @@ class Parser {
     const c = this.src[this.i++];
     switch (c) {
       case '(': {
-        let capture = true;
         if (this.src[this.i] === '?') {
           const rest = this.src.slice(this.i);
           const look = /^\?(?:<?[=!])/.exec(rest);
@@ -78,10 +77,8 @@ class Parser {
             return { t: 'empty' }; // lookarounds are zero-width
           }
           const named = /^\?(?::|<[A-Za-z_]\w*>)/.exec(rest);
-          if (named) this.i += named[0].length;
-          capture = false;
+          if (named) this.i += named[0].length; // (?:…) and (?<name>…) sample like plain groups
         }
-        void capture;
         const alts = this.parseAlts();
         this.i++; // ')'
         return { t: 'group', alts };

@@ -102,10 +102,8 @@ const NEGATORS = new Set(
 );
 
 const CONCEPT_OF = new Map<string, string>();
-const SURFACES_OF = new Map<string, string[]>();
 for (const group of SYNONYM_GROUPS) {
   const id = group[0];
-  SURFACES_OF.set(id, group);
   for (const w of group) CONCEPT_OF.set(stem(w), id);
 }
 
@@ -223,6 +221,14 @@ const SWAPS: Record<string, string[]> = {
   summary: ['overview'],
   mock: ['stub'],
   emojis: ['emoticons'],
+  import: ['require'],
+  require: ['import'],
+  use: ['apply'],
+  put: ['place'],
+  add: ['include'],
+  include: ['add'],
+  each: ['every'],
+  every: ['each'],
 };
 
 /**
@@ -230,18 +236,29 @@ const SWAPS: Record<string, string[]> = {
  * the result has the same concepts but is not the same string. Quoted and backticked text stays.
  */
 export function paraphrase(text: string, rng: Rng): string {
-  return text
-    .split(/(`[^`]*`|"[^"]*"|(?<![A-Za-z])'[^']*')/)
-    .map((part, i) => {
-      if (i % 2 === 1) return part; // quoted: a literal the rule depends on
-      return part
-        .replace(/\bpull requests?\b/gi, (m) => (rng.chance(0.7) ? (m.toLowerCase().endsWith('s') ? 'PRs' : 'PR') : m))
-        .replace(/[A-Za-z]+/g, (word) => {
-          const alts = SWAPS[word.toLowerCase()];
-          if (!alts || !rng.chance(0.7)) return word;
-          const alt = rng.pick(alts);
-          return word[0] === word[0].toUpperCase() ? alt[0].toUpperCase() + alt.slice(1) : alt;
-        });
-    })
-    .join('');
+  const swappable = (part: string): boolean => /[A-Za-z]+/.test(part) && (part.match(/[A-Za-z]+/g) ?? []).some((w) => SWAPS[w.toLowerCase()]);
+  let changed = false;
+  const swap = (part: string, force: boolean): string =>
+    part
+      .replace(/\bpull requests?\b/gi, (m) => {
+        if (!force && !rng.chance(0.7)) return m;
+        changed = true;
+        return m.toLowerCase().endsWith('s') ? 'PRs' : 'PR';
+      })
+      .replace(/[A-Za-z]+/g, (word) => {
+        const alts = SWAPS[word.toLowerCase()];
+        if (!alts || (force && changed) || (!force && !rng.chance(0.7))) return word;
+        changed = true;
+        const alt = rng.pick(alts);
+        return word[0] === word[0].toUpperCase() ? alt[0].toUpperCase() + alt.slice(1) : alt;
+      });
+  // quoted and backticked parts are literals the rule depends on: never reworded
+  const parts = text.split(/(`[^`]*`|"[^"]*"|(?<![A-Za-z])'[^']*')/);
+  let out = parts.map((part, i) => (i % 2 === 1 ? part : swap(part, false)));
+  if (!changed) {
+    // a rewording that changed nothing is not a rewording: swap the first word that can be
+    const at = parts.findIndex((part, i) => i % 2 === 0 && swappable(part));
+    if (at >= 0) out = out.map((part, i) => (i === at ? swap(part, true) : part));
+  }
+  return out.join('');
 }

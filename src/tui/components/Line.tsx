@@ -25,11 +25,30 @@ export function plainText(line: StyledLine): string {
   return line.map((s) => s.text).join('');
 }
 
+const sameStyle = (a: Segment, b: Segment) =>
+  a.color === b.color && a.backgroundColor === b.backgroundColor && !!a.dim === !!b.dim && !!a.bold === !!b.bold && !!a.inverse === !!b.inverse && !!a.underline === !!b.underline;
+
+/** Joins neighbouring segments of the same style: fewer Ink nodes per row, same output. */
+export function mergeSegments(line: StyledLine): StyledLine {
+  const out: StyledLine = [];
+  for (const s of line) {
+    if (!s.text) continue;
+    const last = out[out.length - 1];
+    if (last && sameStyle(last, s)) out[out.length - 1] = { ...last, text: last.text + s.text };
+    else out.push(s);
+  }
+  return out;
+}
+
 export function Line({ line }: { line: StyledLine }): React.ReactElement {
-  if (line.length === 0) return <Text> </Text>;
+  const merged = mergeSegments(line);
+  if (merged.length === 0) return <Text> </Text>;
+  if (merged.length === 1 && !merged[0].color && !merged[0].backgroundColor && !merged[0].dim && !merged[0].bold && !merged[0].inverse && !merged[0].underline) {
+    return <Text wrap="truncate-end">{merged[0].text}</Text>;
+  }
   return (
     <Text wrap="truncate-end">
-      {line.map((s, i) => (
+      {merged.map((s, i) => (
         <Text
           key={i}
           color={s.color}

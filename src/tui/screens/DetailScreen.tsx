@@ -112,7 +112,7 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
     else if (mode === 'unified') to = buildSplitRows(model)[from]?.source ?? 0;
     prevMode.current = mode;
     diffWin.move({ type: 'reveal', index: to });
-  }, [mode]);  
+  }, [mode]);
 
   // the current hunk follows plain scrolling once it leaves the screen
   useEffect(() => {
@@ -120,12 +120,14 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
     const start = hunkStarts[hunk] ?? 0;
     const end = hunkStarts[hunk + 1] ?? diffCount;
     if (end <= diffWin.start || start >= diffWin.end) {
-      let h = 0;
-      for (let i = 0; i < hunkStarts.length; i++) if (hunkStarts[i] <= diffWin.start) h = i;
-      const firstInView = hunkStarts.findIndex((s) => s >= diffWin.start && s < diffWin.end);
-      setHunk(firstInView >= 0 && hunkStarts[h] < diffWin.start ? firstInView : h);
+      // the hunk under the top row if it is still on screen, else the first hunk that starts on screen
+      let top = -1;
+      for (let i = 0; i < hunkStarts.length && hunkStarts[i] <= diffWin.start; i++) top = i;
+      const topVisible = top >= 0 && (hunkStarts[top + 1] ?? diffCount) > diffWin.start;
+      const firstInView = hunkStarts.findIndex((st) => st >= diffWin.start && st < diffWin.end);
+      setHunk(topVisible ? top : firstInView >= 0 ? firstInView : Math.max(0, top));
     }
-  }, [diffWin.start, diffWin.end, hunkStarts, diffCount]);  
+  }, [diffWin.start, diffWin.end, hunkStarts, diffCount]);
 
   // ---- evidence ----
   const [editCursor, setEditCursor] = useState(0);
@@ -147,7 +149,7 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
     if (query === lastQuery.current) return;
     lastQuery.current = query;
     if (query) stepMatch(win, matches, 1, say, query);
-  }, [query]);  
+  }, [query]);
 
   /** toggles a group of edits together: any included → all excluded, else all included */
   const toggle = (editIds: string[]) => {

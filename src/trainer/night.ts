@@ -1,0 +1,437 @@
+/**
+ * One night: incremental harvest → mine → plan (which skills, which tasks) → budget forecast →
+ * train each target under the night's budgets → stage what passed the gate → report.
+ *
+ * Guarantees: one night at a time (the `night` lease; a second one says who holds it); nothing is
+ * staged from a thin or unsafe night (too few validation tasks, leaked splits, no backend) and the
+ * report says why and what is needed; a night that runs out of budget or time stops cleanly and
+ * stages only what passed the gate; every night leaves a report (a `runs` row of kind 'night' and
+ * `runs/<id>/night-report.{md,json}`), including one that crashed (marked aborted next time).
+ * Live skill files are never written here, except by the opt-in `autoApply` through `apply`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { Config } from '../core/config.js';
+import type { RoleBackends } from '../core/protocol.js';
+import type { SkillTarget, Task } from '../core/records.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { silentProgress, type Progress } from '../core/progress.js';
+import { errorMessage, isSleepError } from '../core/errors.js';
+import { ensurePrivateDir, readIfExists, writeFileAtomic } from '../core/fsutil.js';
+import { newId } from '../core/ids.js';
+import { acquireLease, releaseLease, renewLease } from '../store/repos/leases.js';
+import { kvSet } from '../store/repos/kv.js';
+import { createRun, listRuns, updateRun } from '../store/repos/runs.js';
+import { listTasks } from '../store/repos/tasks.js';
+import { budgetFromConfig, type BudgetTracker } from '../llm/budget.js';
+import { estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
+import { createRoleBackends } from '../llm/registry.js';
+import { runHarvest } from '../harvest/ingest.js';
+import { runMining } from '../mine/index.js';
+import { discoverSkills, managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
+import { trainSkill, trainOptionsFromConfig } from './train.js';
+import type { TrainResult } from './types.js';
+import { countTasks, forecastCalls, planNight, type PlanItem } from './night-plan.js';
+import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './night-report.js';
+import { stageProposal } from './staging.js';
+import { applyProposal, recoverInterrupted } from './apply.js';
+
+export const NIGHT_LEASE = 'night';
+const LEASE_TTL_MS = 10 * 60_000;
+
+export interface NightOptions {
+  dryRun?: boolean;
+  /** only this project (absolute path) */
+  project?: string;
+  /** only this skill (resolved target) */
+  skill?: SkillTarget;
+  /** override every role's backend (`--backend`) */
+  backend?: Config['roles']['target']['backend'];
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  signal?: AbortSignal;
+  progress?: Progress;
+  /** skip harvest/mine (tests, or the daemon when it just did both) */
+  skipHarvest?: boolean;
+}
+
+function withBackendOverride(config: Config, backend: NightOptions['backend']): Config {
+  if (!backend) return config;
+  const roles = Object.fromEntries(Object.entries(config.roles).map(([k, v]) => [k, { ...v, backend }])) as Config['roles'];
+  return { ...config, roles };
+}
+
+const usesSim = (c: Config) => Object.values(c.roles).some((r) => r.backend === 'sim');
+
+const ROLES = ['target', 'optimizer', 'judge', 'miner'] as const;
+const CLI_BACKENDS = ['claude', 'codex', 'copilot'];
+
+function describeBackends(b: RoleBackends): Record<string, { backend: string; model: string; destination: string }> {
+  const out: Record<string, { backend: string; model: string; destination: string }> = {};
+  for (const role of ROLES) {
+    const x = b[role];
+    if (x) out[role] = { backend: x.name, model: x.model, destination: x.destination };
+  }
+  return out;
+}
+
+/** Marks nights left 'running' by a process that died (we hold the lease, so none is alive). */
+function closeInterruptedNights(db: Db, paths: SleepPaths, ourId: string): string[] {
+  const out: string[] = [];
+  for (const r of listRuns(db, { kind: 'night', limit: 20 })) {
+    if (r.status !== 'running' || r.id === ourId) continue;
+    const record = { ...r.record, status: 'aborted', summary: 'interrupted: the process ended before the night finished; nothing from it was staged after that point' };
+    updateRun(db, r.id, { status: 'aborted', endedAt: Date.now(), record });
+    const dir = r.dir ?? path.join(paths.runsDir, r.id);
+    try {
+      const prev = JSON.parse(fs.readFileSync(path.join(dir, 'night-report.json'), 'utf8')) as NightReport;
+      const rep: NightReport = { ...prev, status: 'aborted', summary: String(record.summary), endedAt: prev.endedAt ?? new Date().toISOString() };
+      writeFileAtomic(path.join(dir, 'night-report.json'), JSON.stringify(rep, null, 2) + '\n');
+      writeFileAtomic(path.join(dir, 'night-report.md'), renderNightReport(rep));
+    } catch {
+      /* no report was written yet */
+    }
+    out.push(`night ${r.id} had been interrupted; marked aborted`);
+  }
+  return out;
+}
+
+/** A short clause of a task intent for the skill's description (what makes the agent pick it up). */
+function askOf(t: Task): string {
+  const first = t.intent.replace(/\s+/g, ' ').trim().split(/(?<=[.!?;])\s/)[0].replace(/[.!?;]+$/, '');
+  if (first.length <= 70) return first;
+  return first.slice(0, 70).replace(/\s+\S*$/, '') + '…';
+}
+
+function managedDescription(project: string, tasks: Task[]): string {
+  const asks = [...tasks].sort((a, b) => b.occurrences - a.occurrences).slice(0, 3).map(askOf);
+  return `Conventions learned from recurring requests in ${path.basename(project)}. Use when asked to: ${asks.join('; ') || 'repeat a common task in this project'}.`;
+}
+
+function startDocument(item: PlanItem, base: string | null): string {
+  if (base !== null && base.trim() !== '') return base;
+  if (item.target.kind === 'managed' || path.basename(item.target.path) === 'SKILL.md') {
+    return scaffoldSkill(item.target.name, managedDescription(item.project ?? '', [...item.tasks.train, ...item.tasks.val]));
+  }
+  return base ?? '';
+}
+
+function itemSkeleton(item: PlanItem): NightItemReport {
+  const ids = (ts: Task[]) => ts.map((t) => t.id);
+  return {
+    target: { name: item.target.name, path: item.target.path, kind: item.target.kind, readBy: item.target.readBy },
+    project: item.project,
+    routedBy: item.routedBy,
+    tasks: {
+      train: item.tasks.train.length,
+      val: item.tasks.val.length,
+      test: item.tasks.test.length,
+      ids: { train: ids(item.tasks.train), val: ids(item.tasks.val), test: ids(item.tasks.test) },
+    },
+    status: item.skip ? 'skipped' : 'not_improved',
+    ...(item.skip ? { reason: item.skip.reason, needed: item.skip.needed } : {}),
+  };
+}
+
+function forecastFor(items: PlanItem[], config: Config, budget: BudgetTracker, backends: RoleBackends | null) {
+  // agent CLIs run on the user's subscription (no API dollars) but wrap each prompt in their own
+  // system prompt and tools: count those tokens as the registry's budget estimates do
+  const price = (role: 'target' | 'optimizer') => {
+    const b = backends?.[role];
+    if (!b || b.name === 'sim' || CLI_BACKENDS.includes(b.name)) return FREE;
+    return priceFor(b.model) ?? FALLBACK_PRICE;
+  };
+  const overhead = (role: 'target' | 'optimizer') => (backends && CLI_BACKENDS.includes(backends[role].name) ? (role === 'target' ? 20_000 : 8_000) * 4 : 0);
+  const calls = items
+    .filter((i) => !i.skip)
+    .flatMap((i) =>
+      forecastCalls(i.tasks, {
+        epochs: config.training.epochs,
+        batchSize: config.training.batchSize,
+        lr: config.training.lr,
+        skillChars: (readIfExists(i.target.path) ?? '').length + 400,
+        estimate: (kind, chars) => {
+          const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer
+          return estimateCall(price(role), chars + overhead(role), kind === 'rollout' ? 1200 : 2000);
+        },
+      }),
+    );
+  return budget.forecast(calls);
+}
+
+export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, opts: NightOptions = {}): Promise<NightReport> {
+  const clock = opts.clock ?? systemClock;
+  const env = opts.env ?? process.env;
+  const progress = opts.progress ?? silentProgress;
+  const config = withBackendOverride(baseConfig, opts.backend);
+  const id = newId('night');
+  const holder = `night:${process.pid}:${id}`;
+  acquireLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS, { runId: id, dryRun: !!opts.dryRun }, clock.now());
+  const heartbeat = setInterval(() => renewLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS), 60_000);
+  heartbeat.unref();
+
+  const budget = budgetFromConfig(config.budget, clock);
+  const dir = path.join(paths.runsDir, id);
+  const report: NightReport = {
+    schema: 'skillopt-sleep.night.v1',
+    id,
+    status: 'done',
+    dryRun: !!opts.dryRun,
+    startedAt: new Date(clock.now()).toISOString(),
+    endedAt: null,
+    project: opts.project ?? null,
+    deadline: budget.limits.deadlineMs ? new Date(budget.limits.deadlineMs).toISOString() : null,
+    backends: null,
+    harvest: null,
+    mining: null,
+    forecast: null,
+    limits: { ...config.budget },
+    used: { usd: 0, tokens: 0, calls: 0 },
+    items: [],
+    proposals: [],
+    summary: '',
+    notes: [],
+    recovered: [],
+  };
+  const persist = () => {
+    report.used = budget.used();
+    if (report.dryRun) return;
+    ensurePrivateDir(dir);
+    writeFileAtomic(path.join(dir, 'night-report.json'), JSON.stringify(report, null, 2) + '\n', { mode: 0o600 });
+    writeFileAtomic(path.join(dir, 'night-report.md'), renderNightReport(report), { mode: 0o600 });
+  };
+
+  try {
+    const rec = recoverInterrupted(db, paths);
+    report.recovered.push(...rec.actions, ...rec.unresolved.map((u) => `unresolved: ${u}`));
+    if (!report.dryRun) {
+      report.recovered.push(...closeInterruptedNights(db, paths, id));
+      createRun(db, { id, kind: 'night', dir, record: { status: 'running', project: report.project }, startedAt: clock.now() });
+      persist();
+    }
+
+    if (!opts.skipHarvest) {
+      try {
+        report.harvest = { ...(await runHarvest(db, config, { env, project: opts.project, signal: opts.signal, progress })) };
+      } catch (err) {
+        if (isSleepError(err) && err.code === 'ABORTED') throw err;
+        report.harvest = { error: errorMessage(err) };
+        report.notes.push(`harvest failed (${errorMessage(err)}); using the tasks already in the store`);
+      }
+    }
+
+    let backends: RoleBackends | null = null;
+    try {
+      backends = createRoleBackends(config, { db, runId: id, budget, env, simAllowed: usesSim(config) });
+      report.backends = describeBackends(backends);
+    } catch (err) {
+      report.notes.push(`backend unavailable: ${errorMessage(err)}${isSleepError(err) && err.hint ? ` (${err.hint})` : ''}`);
+    }
+
+    if (!opts.skipHarvest) {
+      try {
+        const mined = await runMining(db, config, { project: opts.project, backends: !report.dryRun && config.mining.useLlm && backends ? backends : undefined, signal: opts.signal, progress });
+        report.mining = { ...(mined as object) };
+      } catch (err) {
+        if (isSleepError(err) && err.code === 'ABORTED') throw err;
+        report.mining = { error: errorMessage(err) };
+        report.notes.push(`mining failed (${errorMessage(err)}); using the tasks already in the store`);
+      }
+    }
+
+    const tasks = listTasks(db, { status: 'active', ...(opts.project ? { project: opts.project } : {}) }).filter((t) => t.origin !== 'dream');
+    const skillsByProject = new Map<string, SkillTarget[]>();
+    for (const p of new Set(tasks.map((t) => t.project ?? ''))) skillsByProject.set(p, discoverSkills({ project: p || null, env }));
+    const plan = planNight({
+      tasks,
+      skillsByProject,
+      managed: (project, agentsUsed) => managedSkillTarget({ project, env }, { agentsUsed }),
+      maxTasks: config.budget.maxTasks,
+      minValTasks: config.training.minValTasks,
+      only: opts.skill,
+    });
+    report.notes.push(...plan.notes);
+    report.items = plan.items.map(itemSkeleton);
+    const forecast = forecastFor(plan.items, config, budget, backends);
+    report.forecast = { calls: forecast.calls, tokens: forecast.tokens, usd: forecast.usd, fits: forecast.fits, limitedBy: forecast.limitedBy, callsThatFit: forecast.callsThatFit };
+    persist();
+
+    if (report.dryRun) {
+      report.status = 'dry_run';
+      return report;
+    }
+    if (!backends) {
+      for (const it of report.items.filter((i) => i.status !== 'skipped')) {
+        it.status = 'skipped';
+        it.reason = 'no backend available';
+        it.needed = 'install the claude, codex or copilot CLI, or set ANTHROPIC_API_KEY / OPENAI_API_KEY (see `skillopt-sleep doctor`)';
+      }
+      report.status = 'failed';
+      return report;
+    }
+
+    for (let i = 0; i < plan.items.length; i++) {
+      const item = plan.items[i];
+      const ir = report.items[i];
+      if (item.skip) continue;
+      if (opts.signal?.aborted) {
+        ir.status = 'stopped';
+        ir.reason = 'the night was stopped before this skill';
+        continue;
+      }
+      const rem = budget.remaining();
+      if (rem.calls <= 0 || rem.tokens <= 0 || (rem.ms !== undefined && rem.ms <= 0)) {
+        ir.status = 'stopped';
+        ir.reason = `the night's budget ran out before this skill (${rem.ms !== undefined && rem.ms <= 0 ? 'deadline passed' : 'calls/tokens used up'})`;
+        ir.needed = 'raise budget.maxCalls / budget.maxTokens / budget.deadline, or train it by hand with `skillopt-sleep train --skill ' + item.target.name + '`';
+        continue;
+      }
+      renewLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS);
+      await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: opts.signal, progress });
+      persist();
+    }
+    if (opts.signal?.aborted) report.status = 'aborted';
+    else if (report.proposals.length === 0) report.status = 'nothing_staged';
+    return report;
+  } catch (err) {
+    report.status = isSleepError(err) && err.code === 'ABORTED' ? 'aborted' : 'failed';
+    report.notes.push(`${report.status === 'aborted' ? 'stopped' : 'failed'}: ${errorMessage(err)}`);
+    if (isSleepError(err) && err.code === 'LEASE_HELD') throw err;
+    return report;
+  } finally {
+    clearInterval(heartbeat);
+    report.endedAt = new Date(clock.now()).toISOString();
+    report.summary = summarizeNight(report);
+    if (report.status === 'failed' && report.proposals.length === 0) report.summary = `night failed, nothing staged: ${report.notes[report.notes.length - 1] ?? 'see the notes'}`;
+    persist();
+    if (!report.dryRun) {
+      updateRun(db, id, { status: report.status === 'failed' ? 'failed' : report.status === 'aborted' ? 'aborted' : 'done', endedAt: clock.now(), record: { ...report } as unknown as Record<string, unknown> });
+      kvSet(db, 'night.last', { id, status: report.status, endedAt: report.endedAt, summary: report.summary, proposals: report.proposals });
+    }
+    releaseLease(db, NIGHT_LEASE, holder);
+  }
+}
+
+interface TrainItemArgs {
+  db: Db;
+  paths: SleepPaths;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  budget: BudgetTracker;
+  backends: RoleBackends;
+  item: PlanItem;
+  ir: NightItemReport;
+  report: NightReport;
+  nightId: string;
+  signal?: AbortSignal;
+  progress: Progress;
+}
+
+/** Trains one target and stages it if (and only if) it passed the gate. */
+async function trainItem(a: TrainItemArgs): Promise<void> {
+  const { item, ir } = a;
+  const base = readIfExists(item.target.path) ?? null;
+  const start = startDocument(item, base);
+  a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${item.tasks.test.length} test)`);
+  let result: TrainResult;
+  try {
+    result = await trainSkill({
+      db: a.db,
+      paths: a.paths,
+      skill: { name: item.target.name, content: start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
+      tasks: item.tasks,
+      backends: a.backends,
+      options: trainOptionsFromConfig(a.config.training),
+      budget: a.budget,
+      signal: a.signal,
+      progress: a.progress,
+      onStep: (s) => a.progress.log(`  ${s.line}`),
+      onNote: (n) => a.progress.log(`  ${n}`),
+    });
+  } catch (err) {
+    const code = isSleepError(err) ? err.code : 'INTERNAL';
+    ir.status = code === 'BUDGET_EXCEEDED' || code === 'ABORTED' ? 'stopped' : 'failed';
+    ir.reason = `${code === 'BUDGET_EXCEEDED' ? 'the budget ran out before a candidate could be scored' : code === 'ABORTED' ? 'stopped' : 'training failed'}: ${errorMessage(err)}`;
+    if (isSleepError(err) && err.hint) ir.needed = err.hint;
+    if (code === 'ABORTED') throw err;
+    return;
+  }
+  ir.trainRunId = result.runId;
+  ir.stoppedBy = result.stoppedBy;
+  ir.val = { before: result.baseline.val, after: result.best.val };
+  ir.test = { before: result.baseline.test, after: result.best.test };
+  ir.edits = {
+    accepted: result.edits.filter((e) => e.status === 'accepted').length,
+    rejected: result.edits.filter((e) => e.status === 'rejected').length,
+    unmatched: result.edits.filter((e) => e.status === 'unmatched').length,
+  };
+  const passed = result.bestStep > 0 && result.bestSkill !== result.baselineSkill && result.best.val > result.baseline.val;
+  if (result.stoppedBy === 'aborted') {
+    ir.status = 'stopped';
+    ir.reason = 'the night was stopped during training; nothing staged for this skill';
+    return;
+  }
+  if (!passed) {
+    const early = result.stoppedBy === 'budget' || result.stoppedBy === 'deadline';
+    ir.status = early ? 'stopped' : 'not_improved';
+    ir.reason = `no candidate beat the current skill on validation (${result.baseline.val.toFixed(2)})${early ? `; the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : 'budget ran out'} during training` : ''}`;
+    ir.needed = early
+      ? 'raise budget.maxCalls / budget.maxTokens / budget.maxUsd or move budget.deadline (`skillopt-sleep night --dry-run` shows the forecast)'
+      : 'nothing to do: the skill stays as it is; more or different recurring tasks may help';
+    return;
+  }
+  if ((readIfExists(item.target.path) ?? null) !== base) a.report.notes.push(`${item.target.path} changed during the night; its proposal will be refused as stale until retrained`);
+  const spent = a.budget.used();
+  const proposal = stageProposal(a.db, a.paths, {
+    target: item.target,
+    baseContent: base,
+    startContent: start,
+    editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',
+    candidate: result.bestSkill,
+    result: {
+      accepted: true,
+      baselineScore: result.baseline.val,
+      candidateScore: result.best.val,
+      perTask: result.perTask,
+      edits: result.edits,
+      notes: result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : [],
+    },
+    runId: result.runId,
+    nightId: a.nightId,
+    test: result.baseline.test !== null && result.best.test !== null ? { before: result.baseline.test, after: result.best.test } : null,
+    budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
+    backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
+    evidence: [
+      { stage: 'plan', routedBy: item.routedBy, tasks: ir.tasks.ids, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
+      ...result.steps.map((s) => ({ stage: 'step', ...s })),
+      ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
+    ],
+  });
+  ir.status = 'staged';
+  ir.proposalId = proposal.id;
+  a.report.proposals.push(proposal.id);
+  maybeAutoApply(a, proposal.id, result);
+}
+
+function maybeAutoApply(a: TrainItemArgs, proposalId: string, result: TrainResult): void {
+  if (!a.config.autoApply) return;
+  const { before, after } = { before: result.baseline.test, after: result.best.test };
+  if (before === null || after === null) {
+    a.report.notes.push(`auto-apply skipped for ${proposalId}: no held-out test tasks to confirm it does not regress`);
+    return;
+  }
+  if (after < before) {
+    a.report.notes.push(`auto-apply skipped for ${proposalId}: the test score dropped (${before.toFixed(2)} → ${after.toFixed(2)})`);
+    return;
+  }
+  try {
+    applyProposal(a.db, a.paths, proposalId, { env: a.env });
+    a.ir.status = 'applied';
+    a.ir.autoApplied = true;
+  } catch (err) {
+    a.report.notes.push(`auto-apply of ${proposalId} failed: ${errorMessage(err)}`);
+  }
+}
+

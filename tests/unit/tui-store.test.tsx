@@ -1,0 +1,174 @@
+/**
+ * The review's real services on a real store: proposals staged by the trainer, decisions through
+ * apply/reject/revert, re-scoring from the rollout cache, evidence and report read back, $EDITOR.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import React from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { render, cleanup } from 'ink-testing-library';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { seedReview, type SeededSkill } from '../helpers/seed-review.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { resolvePaths } from '../../src/core/paths.js';
+import { defaultConfig } from '../../src/core/config.js';
+import { createStoreServices, nextNightFrom } from '../../src/tui/store-services.js';
+import { editInEditor } from '../../src/tui/editor.js';
+import type { ReviewServices } from '../../src/tui/services.js';
+import { App } from '../../src/tui/App.js';
+
+let sb: Sandbox;
+let db: Db;
+let seeded: SeededSkill[];
+let services: ReviewServices;
+const byName = (n: string) => seeded.find((s) => s.name === n)!;
+const tick = (ms = 40) => new Promise((r) => setTimeout(r, ms));
+
+beforeEach(() => {
+  sb = makeSandbox();
+  const project = path.join(sb.root, 'project');
+  fs.mkdirSync(project);
+  seeded = seedReview(sb.env, project);
+  const paths = resolvePaths({ env: sb.env });
+  db = openDb(paths.database);
+  services = createStoreServices({ db, paths, config: defaultConfig(), env: sb.env, suspend: (fn) => fn(), replay: null });
+});
+
+afterEach(() => {
+  cleanup();
+  db.close();
+  sb.cleanup();
+});
+
+describe('store services', () => {
+  it('lists staged proposals newest first', () => {
+    expect(services.listProposals().map((p) => p.skillTarget.name)).toEqual(['changelog', 'vitest-style', 'release-notes']);
+  });
+
+  it('detects a stale base when the live file changed or was deleted', () => {
+    const p = byName('changelog').proposal;
+    expect(services.staleness(p).stale).toBe(false);
+    fs.appendFileSync(byName('changelog').file, 'my own line\n');
+    expect(services.staleness(p)).toMatchObject({ stale: true, missing: false });
+    fs.rmSync(byName('changelog').file);
+    expect(services.staleness(p)).toMatchObject({ stale: true, missing: true, liveHash: '' });
+  });
+
+  it('summarises last night from the egress ledger', () => {
+    const s = services.ledgerSummary();
+    expect(s.window).toBe('night');
+    expect(s.calls).toBe(41);
+    expect(s.destinations).toEqual([{ destination: 'claude', calls: 41, costUsd: 0 }]);
+    expect(s.bytesSent).toBe(41 * 4000);
+  });
+
+  it('reads the evidence and the night report of a proposal', () => {
+    const p = byName('changelog').proposal;
+    const ev = services.evidence(p);
+    expect(ev.tasks['t-val-a'].intent).toBe('write a changelog entry for the parser fix');
+    expect(ev.tasks['t-val-a'].corrections).toEqual(['no, Keep a Changelog format', 'use Keep a Changelog sections']);
+    // the user's own prompts, newest first, with the session and event they came from
+    expect(ev.tasks['t-val-a'].prompts.map((x) => [x.sessionId, x.seq, x.text])).toEqual([
+      ['claude-code:sess-2', 7, 'changelog entry please, the usual format'],
+      ['claude-code:sess-1', 3, 'add a changelog entry for the parser fix'],
+    ]);
+    expect(ev.tasks['t-val-a'].occurrences).toBe(4);
+    expect(ev.tasks['t-test-a'].split).toBe('test');
+    const r = services.report(p);
+    expect(r.facts).toEqual(
+      expect.arrayContaining([
+        { label: 'gate', value: 'passed after 1 trial(s)' },
+        { label: 'spent', value: '41 calls, 48000 tokens, $0.0000' },
+        { label: 'target', value: 'claude / sonnet' },
+      ]),
+    );
+    expect(r.markdown).toContain(`# Proposal ${p.id}: changelog`);
+  });
+
+  it('re-scores a subset from the rollout cache, and refuses honestly when it was never scored', async () => {
+    const p = byName('release-notes').proposal;
+    const r = await services.rescore(p.id, ['e1']);
+    expect(r.source).toBe('cache');
+    expect(r.score).toBeCloseTo((0.9 + 0.74) / 2, 6);
+    expect(r.baseline).toBe(0.4);
+    await expect(services.rescore(p.id, ['e2'])).rejects.toThrow(/never scored/);
+    expect((await services.rescore(p.id, ['e1', 'e2'])).score).toBe(0.85);
+  });
+
+  it('replays a never-scored subset through the configured backends (sim here)', async () => {
+    const config = defaultConfig();
+    for (const role of ['target', 'optimizer', 'judge', 'miner'] as const) config.roles[role] = { backend: 'sim' };
+    const paths = resolvePaths({ env: sb.env });
+    const withReplay = createStoreServices({ db, paths, config, env: sb.env, suspend: (fn) => fn() });
+    const p = byName('release-notes').proposal;
+    const r = await withReplay.rescore(p.id, ['e2']);
+    expect(r.source).toBe('replay');
+    expect(r.score).toBeGreaterThanOrEqual(0);
+    expect(r.score).toBeLessThanOrEqual(1);
+    // the replayed rollouts are now cached: the same subset comes back from the cache
+    expect((await withReplay.rescore(p.id, ['e2'])).source).toBe('cache');
+  });
+
+  it('applies part of a proposal, then reverts it exactly', async () => {
+    const s = byName('release-notes');
+    const out = await services.apply(s.proposal.id, { editIds: ['e1'] });
+    expect(out.message).toContain('Applied 1 edit of release-notes');
+    expect(out.message).toContain('read by Claude Code');
+    const text = fs.readFileSync(s.file, 'utf8');
+    expect(text).toContain('KEEP-THIS');
+    expect(text).not.toContain('DROP-THIS');
+    await services.revert(s.proposal.id);
+    expect(fs.readFileSync(s.file, 'utf8')).toBe(s.base);
+    expect(services.listProposals().find((p) => p.id === s.proposal.id)?.status).toBe('reverted');
+  });
+
+  it('rejects with a reason and remembers the edits', async () => {
+    const s = byName('vitest-style');
+    await services.reject(s.proposal.id, 'too noisy');
+    const p = services.listProposals().find((x) => x.id === s.proposal.id)!;
+    expect(p.status).toBe('rejected');
+    expect(p.reason).toBe('too noisy');
+    const n = db.prepare("SELECT COUNT(*) AS n FROM rejected_edits WHERE source = 'user' AND reason = 'too noisy'").get() as { n: number };
+    expect(n.n).toBe(1);
+  });
+
+  it('refuses to apply over a changed live file (STALE) and applies with force', async () => {
+    const s = byName('changelog');
+    fs.appendFileSync(s.file, 'edited by hand\n');
+    await expect(services.apply(s.proposal.id, {})).rejects.toMatchObject({ code: 'STALE' });
+    await services.apply(s.proposal.id, { force: true });
+    expect(fs.readFileSync(s.file, 'utf8')).toContain('Keep a Changelog');
+  });
+
+  it('computes the next night from schedule.cron and its timezone', () => {
+    const n = nextNightFrom('30 2 * * *', 'UTC');
+    expect(n.at!.getUTCHours()).toBe(2);
+    expect(n.at!.getUTCMinutes()).toBe(30);
+  });
+});
+
+describe('$EDITOR', () => {
+  it('returns the saved text, or null when the editor fails or changes nothing', () => {
+    const editor = path.join(sb.root, 'ed.sh');
+    fs.writeFileSync(editor, '#!/bin/sh\necho "added by editor" >> "$1"\n', { mode: 0o755 });
+    expect(editInEditor('hello\n', 'SKILL.md', { ...sb.env, EDITOR: editor })).toBe('hello\nadded by editor\n');
+    expect(editInEditor('hello\n', 'SKILL.md', { ...sb.env, EDITOR: 'true' })).toBeNull();
+    expect(editInEditor('hello\n', 'SKILL.md', { ...sb.env, EDITOR: 'false' })).toBeNull();
+    expect(() => editInEditor('x', 'SKILL.md', { ...sb.env, EDITOR: path.join(sb.root, 'no-such-editor') })).toThrow(/could not start the editor/);
+  });
+});
+
+describe('the app on the real store', () => {
+  it('applies the selected proposal to the live file', async () => {
+    const r = render(<App services={services} size={{ columns: 120, rows: 30 }} />);
+    await tick();
+    expect(r.lastFrame()).toContain('3 waiting');
+    r.stdin.write('a');
+    await tick();
+    r.stdin.write('1');
+    await tick(120);
+    expect(r.lastFrame()).toContain('Applied changelog');
+    expect(fs.readFileSync(byName('changelog').file, 'utf8')).toContain('Link the pull request as [#123](url).');
+    expect(r.lastFrame()).toContain('2 waiting · 1 decided');
+  });
+});
