@@ -8,6 +8,7 @@
  * Copilot CLI: `<home>/session-state/<id>/events.jsonl` and the older flat `<home>/session-state/<id>.jsonl`;
  * home = config `agents.copilot.cliRoots`, `COPILOT_HOME` or ~/.copilot.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
 import { dirExists, segments, walkFiles } from '../kit.js';
@@ -74,6 +75,26 @@ export function listCopilotFiles(root: TranscriptRoot): string[] {
     case 'vscode-empty-window':
       return walkFiles(root.path, isVscodeChatFile, 0);
     default:
-      return walkFiles(root.path, isCopilotCliFile, 1, (_p, name) => name === 'checkpoints' || name === 'files');
+      return listCliSessions(root.path);
   }
+}
+
+/**
+ * `session-state/<id>/events.jsonl` for each session dir (not read: one readdir per session would
+ * dominate an unchanged pass; a dir without the file is dropped by the caller's stat) and the
+ * older flat `session-state/<id>.jsonl` files.
+ */
+function listCliSessions(dir: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.isDirectory()) out.push(path.join(dir, e.name, 'events.jsonl'));
+    else if (e.name.endsWith('.jsonl')) out.push(path.join(dir, e.name));
+  }
+  return out;
 }

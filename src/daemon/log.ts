@@ -12,6 +12,7 @@ import type { LoggerOptions } from '../core/logger.js';
 
 interface RollStream extends NodeJS.WritableStream {
   flushSync(): void;
+  fd: number;
 }
 type RollFactory = (opts: Record<string, unknown>) => Promise<RollStream>;
 
@@ -34,6 +35,13 @@ export async function createDaemonLogger(opts: LoggerOptions): Promise<DaemonLog
     mkdir: true,
     mode: 0o600,
   });
+  // SonicBoom opens the file asynchronously; wait, so a crash right after start still leaves a log
+  if (stream.fd < 0) {
+    await new Promise<void>((resolve, reject) => {
+      stream.once('ready', () => resolve());
+      stream.once('error', reject);
+    });
+  }
   const logger = pino({ level: opts.level ?? 'info', base: { pid: process.pid, component: opts.name } }, stream);
   return {
     logger,

@@ -102,7 +102,6 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   const clusterer = new IntentClusterer(dbClusterSource(db), df, { threshold: config.mining.threshold, now });
   const members: MemberRow[] = [];
   const touched = new Set<string>();
-  const T = (l: string) => process.env.X_T && process.stderr.write(`${l} ${Math.round(performance.now() - t0)}\n`); T('start');
   progress.start('mining sessions', sessions.length);
   let prompts = 0;
   for (const [i, s] of sessions.entries()) {
@@ -127,13 +126,11 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     }
     progress.tick(1);
   }
-  T('loop');
   const curated = db.prepare(
     "SELECT 1 FROM tasks WHERE cluster_id = ? AND (origin = 'imported' OR json_extract(record, '$.reviewed') = 1) LIMIT 1",
   ).pluck();
   const merges = clusterer.mergePass((id) => curated.get(id) === undefined);
   if (merges) progress.log(`merged ${merges} clusters that turned out to be the same ask`);
-  T('merge');
   clusterer.finalizeCentroids();
   const mergeList = [...clusterer.merged.keys()].map((drop) => [drop, clusterer.resolve(drop)] as [string, string]);
   const absorbers = new Set(mergeList.map((m) => m[1]));
@@ -151,7 +148,6 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   throwIfAborted(opts.signal);
 
   // ---- tasks for recurring clusters touched by this run
-  T('persist');
   const summary = { newTasks: 0, updatedTasks: 0, llm: { calls: 0, failures: [] as string[], invalidChecks: [] as string[] } };
   const newMembersByCluster = new Map<string, MemberRow[]>();
   for (const m of members) {
@@ -214,7 +210,6 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     });
   }
 
-  T('synth');
   const setCluster = db.prepare('UPDATE clusters SET task_id = ?, miner = ? WHERE id = ?');
   const markMined = db.prepare('UPDATE sessions SET mined_at = ? WHERE id = ?');
   db.transaction(() => {
@@ -228,14 +223,12 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     for (const s of sessions) markMined.run(Math.max(now, s.updated_at), s.id);
   }).immediate();
 
-  T('write');
   const active = listTasks(db, { status: 'active' });
   const bySplit: Record<Split, number> = { train: 0, val: 0, test: 0 };
   for (const t of active) bySplit[t.split]++;
   const counts = db
     .prepare('SELECT COUNT(*) AS clusters, SUM(session_count >= ?) AS recurring FROM clusters')
     .get(config.mining.minSessions) as { clusters: number; recurring: number | null };
-  T('stats');
   const result: MineSummary = {
     sessions: sessions.length,
     prompts,
@@ -249,7 +242,6 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     llm: summary.llm,
     durationMs: Math.round(performance.now() - t0),
   };
-  T('integrity');
   progress.done(`${result.sessions} sessions, ${result.newTasks} new and ${result.updatedTasks} updated tasks`);
   return result;
 }

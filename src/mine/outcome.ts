@@ -86,8 +86,8 @@ export function isInterruption(text: string, meta: Record<string, unknown> = {})
   return meta.interrupted === true || meta.aborted === true || INTERRUPT_RES.some((r) => r.test(text.trim()));
 }
 
-/** Classifies a follow-up prompt relative to the previous ask; null = it is a new ask. */
-export function classifyReaction(clean: string, previousKey: string | null): ReactionKind | null {
+/** Classifies a follow-up prompt relative to the previous ask (its key or word set); null = a new ask. */
+export function classifyReaction(clean: string, previous: string | Set<string> | null): ReactionKind | null {
   const t = clean.trim().toLowerCase();
   if (!t) return null;
   if (t.length <= MAX_PRAISE_CHARS && PRAISE_RES.some((r) => r.test(t))) {
@@ -96,18 +96,17 @@ export function classifyReaction(clean: string, previousKey: string | null): Rea
     if (!/^(but|however|though)\b/.test(rest)) return 'praise';
     return 'correction';
   }
-  if (t.length > MAX_REACTION_CHARS) return null;
-  if (previousKey !== null && isRetry(t, previousKey)) return 'retry';
-  if (previousKey === null) return null;
+  if (t.length > MAX_REACTION_CHARS || previous === null) return null;
+  if (isRetry(t, previous)) return 'retry';
   if (CORRECTION_RES.some((r) => r.test(t))) return 'correction';
   if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';
   return null;
 }
 
 /** Asking the same thing again (word overlap ≥ 0.7) means the first attempt did not satisfy. */
-export function isRetry(text: string, previousKey: string): boolean {
+export function isRetry(text: string, previous: string | Set<string>): boolean {
   const a = new Set(contentWords(text));
-  const b = new Set(contentWords(previousKey));
+  const b = typeof previous === 'string' ? new Set(contentWords(previous)) : previous;
   if (a.size < 2 || b.size < 2) return false;
   let inter = 0;
   for (const w of a) if (b.has(w)) inter++;
@@ -141,6 +140,7 @@ const MAX_FINAL = 400;
 export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
   const intents: IntentPrompt[] = [];
   let current: IntentPrompt | null = null;
+  let currentWords = new Set<string>();
   for (const ev of events) {
     if (ev.kind === 'prompt' && ev.role === 'user') {
       if (isInterruption(ev.text, ev.meta)) {
@@ -149,7 +149,7 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
       }
       const norm = normalizePrompt(ev.text);
       if (!norm.clean && norm.codeBlocks.length === 0) continue;
-      const reaction = current ? classifyReaction(norm.clean, current.norm.key) : null;
+      const reaction = current ? classifyReaction(norm.clean, currentWords) : null;
       if (current && reaction) {
         current.outcome.reactions.push({ kind: reaction, text: norm.clean.slice(0, 600), seq: ev.seq });
         continue;
@@ -171,6 +171,7 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
         },
       };
       intents.push(current);
+      currentWords = new Set(contentWords(norm.key));
       continue;
     }
     if (!current) continue;

@@ -27,7 +27,6 @@ export interface ProposalReport {
 /** One line of untrusted text, with ANSI/OSC escapes and control/format characters removed. */
 export function sanitizeLine(text: string, max = 400): string {
   const s = text
-    // eslint-disable-next-line no-control-regex
     .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b./g, '')
     .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
     .replace(/\s+/g, ' ')

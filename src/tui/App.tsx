@@ -7,7 +7,7 @@ import React, { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { Box, Text, useApp } from 'ink';
 import type { Proposal } from '../core/records.js';
 import type { Command, KeyContext } from './keymap.js';
-import { chosenOption } from './keymap.js';
+import { chosenOption, helpFor } from './keymap.js';
 import type { ReviewServices, StaleInfo } from './services.js';
 import { isPending, matchesQuery, sortNewestFirst, type ListItem } from './list-model.js';
 import { ledgerLine } from './format.js';
@@ -20,7 +20,7 @@ import { DetailScreen, type DetailView } from './screens/DetailScreen.js';
 import type { DiffMode } from './components/DiffView.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { TextPrompt } from './components/TextPrompt.js';
-import { HelpOverlay } from './components/HelpOverlay.js';
+import { HelpOverlay, helpRoom } from './components/HelpOverlay.js';
 import { StatusBar, type Tone } from './components/StatusBar.js';
 import { EmptyState, emptyStateHeight } from './components/EmptyState.js';
 
@@ -37,6 +37,13 @@ const HINTS: Record<'list' | DetailView, string> = {
   diff: 'Tab view · ]/[ hunk · Space edit · a apply · x reject · e edit · s skip · d layout · ? help · q back',
   evidence: 'Tab view · ↑/↓ edit · Space include · a apply · x reject · e edit · ? help · q back',
   report: 'Tab view · ↑/↓ scroll · a apply · x reject · / search · ? help · q back',
+};
+
+const SHORT_HINTS: Record<'list' | DetailView, string> = {
+  list: '↑↓ Enter a x u / ? q',
+  diff: 'Tab ]/[ Space a x e s ? q',
+  evidence: 'Tab ↑↓ Space a x e ? q',
+  report: 'Tab ↑↓ a x / ? q',
 };
 
 function dialogHeight(d: DialogSpec): number {
@@ -81,6 +88,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const [dialog, setDialog] = useState<(DialogSpec & { selected: number }) | null>(null);
   const [text, setText] = useState<(TextSpec & { value: string }) | null>(null);
   const [help, setHelp] = useState(false);
+  const [helpOffset, setHelpOffset] = useState(0);
   const [message, setMessage] = useState<{ text: string; tone: Tone } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [lastApplied, setLastApplied] = useState<string | null>(null);
@@ -124,6 +132,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       case 'quit':
         return quit();
       case 'help':
+        setHelpOffset(0);
         return setHelp(true);
       case 'revertLast':
         return decisions.revert(lastAppliedProposal());
@@ -219,7 +228,16 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       },
     };
   } else if (help) {
-    route = { context: 'help', onCommand: (c) => (c === 'quit' ? quit() : c === 'back' && setHelp(false)) };
+    route = {
+      context: 'help',
+      onCommand: (c) => {
+        if (c === 'quit') return quit();
+        if (c === 'back') return setHelp(false);
+        const max = Math.max(0, helpFor(screenContext).length - helpRoom(rows - 2));
+        if (c === 'down') setHelpOffset((o) => Math.min(max, o + 1));
+        if (c === 'up') setHelpOffset((o) => Math.max(0, o - 1));
+      },
+    };
   } else if (busy) {
     route = { context: 'help', onCommand: (c) => c === 'quit' && quit() };
   } else {
@@ -297,7 +315,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
 
   return (
     <Box flexDirection="column" width={width}>
-      {help ? <HelpOverlay context={screenContext} height={rows - statusRows} width={width} /> : null}
+      {help ? <HelpOverlay context={screenContext} height={rows - statusRows} width={width} offset={helpOffset} /> : null}
       {/* the screen stays mounted under dialogs and help, so it keeps its scroll position */}
       <Box flexDirection="column" display={help ? 'none' : 'flex'}>
         {body}
@@ -306,7 +324,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       {text ? (
         <TextPrompt label={text.label} value={text.value} hint={text.hint} />
       ) : (
-        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy} hints={help ? 'Esc/q/? close help' : HINTS[current ? view : 'list']} />
+        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy} hints={help ? 'Esc/q/? close help · j/k scroll' : (width < 90 ? SHORT_HINTS : HINTS)[current ? view : 'list'] + (width < 90 ? ' · ? for help' : '')} />
       )}
     </Box>
   );

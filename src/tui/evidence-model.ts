@@ -32,7 +32,8 @@ function excerptLine(x: Excerpt, now: number, width: number): StyledLine {
   const where = `${x.sessionId}${x.seq !== null ? `#${x.seq}` : ''}`;
   return [
     seg('        › ', { dim: true }),
-    seg(`"${truncate(oneLine(x.text), Math.max(20, width - 40))}"`, {}),
+    // the user's words first: a narrow terminal cuts the session reference, not the quote
+    seg(`"${truncate(oneLine(x.text), Math.max(20, width - 14))}"`, {}),
     seg(`  ${where}${when ? ` · ${when}` : ''}`, { dim: true }),
   ];
 }
@@ -66,8 +67,8 @@ export function evidenceLines(p: Proposal, ev: EvidenceBundle, included: Readonl
       const t = ev.tasks[ref];
       if (t) {
         const split = t.split ? ` (${t.split})` : '';
-        lines.push([seg('      task ', { dim: true }), seg(`"${truncate(oneLine(t.intent), Math.max(20, width - 30))}"`), seg(`${split} · asked ${t.occurrences}×`, { dim: true })]);
-        for (const c of t.corrections.slice(0, 3)) lines.push([seg('        correction › ', { color: 'yellow' }), seg(`"${truncate(oneLine(c), Math.max(20, width - 30))}"`)]);
+        lines.push([seg('      task ', { dim: true }), seg(`"${truncate(oneLine(t.intent), Math.max(20, width - 12))}"`), seg(`${split} · asked ${t.occurrences}×`, { dim: true })]);
+        for (const c of t.corrections.slice(0, 3)) lines.push([seg('        correction › ', { color: 'yellow' }), seg(`"${truncate(oneLine(c), Math.max(20, width - 24))}"`)]);
         for (const x of t.prompts.slice(0, 2)) lines.push(excerptLine(x, now, width));
         continue;
       }

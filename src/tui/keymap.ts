@@ -110,6 +110,8 @@ export const BINDINGS: Binding[] = [
   { command: 'confirm', keys: ['enter'], contexts: ['dialog'], help: 'choose the highlighted option' },
   { command: 'back', keys: ['esc', 'q'], contexts: ['dialog'], help: 'cancel (same as No)' },
   { command: 'back', keys: ['esc', 'q', '?', 'enter'], contexts: ['help'], help: 'close help' },
+  { command: 'up', keys: ['k', 'up'], contexts: ['help'], help: 'scroll up' },
+  { command: 'down', keys: ['j', 'down'], contexts: ['help'], help: 'scroll down' },
 ];
 
 /**
@@ -184,11 +186,19 @@ export function keyLabel(k: string): string {
   return k;
 }
 
-/** Help rows for a context: merged key labels and the description, in table order. */
+// what a reviewer needs first: decisions, then views, then movement
+const HELP_FIRST: Command[] = ['apply', 'reject', 'toggleEdit', 'includeAll', 'excludeAll', 'editCandidate', 'revertLast', 'skip', 'open', 'nextView', 'prevView', 'nextHunk', 'prevHunk', 'cycleDiffMode', 'search', 'searchNext', 'searchPrev'];
+const helpRank = (c: Command) => {
+  const i = HELP_FIRST.indexOf(c);
+  return i < 0 ? HELP_FIRST.length : i;
+};
+
+/** Help rows for a context: merged key labels and the description, decisions first. */
 export function helpFor(context: KeyContext): Array<{ keys: string; help: string }> {
   const rows: Array<{ keys: string; help: string }> = [];
   const seen = new Set<string>();
-  for (const b of BINDINGS) {
+  const ordered = BINDINGS.map((b, i) => ({ b, i })).sort((x, y) => helpRank(x.b.command) - helpRank(y.b.command) || x.i - y.i).map((x) => x.b);
+  for (const b of ordered) {
     if (!b.contexts.includes(context)) continue;
     if (b.command.startsWith('choose')) continue;
     const id = `${b.command}:${b.help}`;

@@ -42,6 +42,23 @@ export function loadEventRef(db: Db, ref: string): Excerpt | null {
   return row ? { sessionId: row.session_id, seq: row.seq, ts: row.ts, text: row.text } : null;
 }
 
+/** The proposal's evidence log (`evidence.jsonl`, one JSON object per line); unreadable lines are skipped. */
+export function readEvidenceLog(p: Proposal, maxBytes = 5_000_000): Array<Record<string, unknown>> {
+  const text = readText(path.join(p.dir, 'evidence.jsonl'), maxBytes);
+  if (!text) return [];
+  const out: Array<Record<string, unknown>> = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v && typeof v === 'object') out.push(v as Record<string, unknown>);
+    } catch {
+      /* a truncated last line */
+    }
+  }
+  return out;
+}
+
 export function loadEvidence(db: Db, p: Proposal): EvidenceBundle {
   const ids = new Set<string>([...p.perTask.map((t) => t.taskId), ...p.edits.flatMap((e) => e.evidence)]);
   const tasks: EvidenceBundle['tasks'] = {};
@@ -54,6 +71,14 @@ export function loadEvidence(db: Db, p: Proposal): EvidenceBundle {
     }
     const x = loadEventRef(db, id);
     if (x) refs[id] = x;
+  }
+  // the night's plan line lists the corrections it trained on, per task
+  for (const entry of readEvidenceLog(p)) {
+    if (entry.stage !== 'plan' || !Array.isArray(entry.corrections)) continue;
+    for (const c of entry.corrections as Array<{ taskId?: unknown; correction?: unknown }>) {
+      const t = typeof c.taskId === 'string' ? tasks[c.taskId] : undefined;
+      if (t && typeof c.correction === 'string' && !t.corrections.includes(c.correction)) t.corrections.push(c.correction);
+    }
   }
   return { tasks, refs };
 }
@@ -104,6 +129,12 @@ export function loadReport(p: Proposal): ReportBundle {
     if (typeof r.runId === 'string') facts.push({ label: 'run', value: `${r.runId}${typeof r.nightId === 'string' ? ` (night ${r.nightId})` : ''}` });
     for (const n of stringsIn(r.notes)) notes.push(n);
   }
+  const log = readEvidenceLog(p);
+  const steps = log.filter((e) => e.stage === 'step').length;
+  const epochs = log.filter((e) => e.stage === 'epoch').length;
+  if (steps || epochs) facts.push({ label: 'training', value: `${steps} step(s), ${epochs} epoch(s)` });
+  const plan = log.find((e) => e.stage === 'plan');
+  if (plan && typeof plan.routedBy === 'string') facts.push({ label: 'tasks routed by', value: plan.routedBy });
   return { facts, notes, markdown: readText(path.join(p.dir, 'report.md')) };
 }
 

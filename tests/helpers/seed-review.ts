@@ -134,6 +134,12 @@ export function seedReview(env: NodeJS.ProcessEnv, projectDir: string, opts: { e
         test: { before: 0.5, after: 0.83, perTask: [{ taskId: 't-test-a', before: 0.5, after: 0.83 }] },
         budget: { usd: 0, tokens: 48_000, calls: 41 },
         backends: { target: { backend: 'claude', model: 'sonnet' }, optimizer: { backend: 'claude', model: 'opus' } },
+        // the shape night.ts writes: the plan (with the corrections trained on), then steps and epochs
+        evidence: [
+          { stage: 'plan', routedBy: 'skill invocations in transcripts', tasks: ['t-val-a', 't-val-b'], corrections: [{ taskId: 't-val-b', correction: 'the PR link goes at the end' }] },
+          { stage: 'step', epoch: 1, step: 1 },
+          { stage: 'epoch', epoch: 1 },
+        ],
         now: s.createdAt,
       });
       out.push({ name: s.name, file, base, proposal });

@@ -34,6 +34,10 @@ function copyFixtures(from: string, to: string, projectDir: string): void {
 }
 
 const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { ...env, ...extra }, { timeout: 90_000 });
+const setConfig = (key: string, value: string) => {
+  const r = cli(['config', 'set', key, value]);
+  expect(r.status, r.stderr).toBe(0);
+};
 const json = (args: string[], extra: NodeJS.ProcessEnv = {}) => {
   const r = cli([...args, '--json'], extra);
   try {
@@ -60,7 +64,7 @@ afterAll(() => sb?.cleanup());
 
 describe('night', () => {
   it('--dry-run prints the forecast and the tasks it would use, calls nothing, stages nothing', () => {
-    expect(cli(['config', 'set', 'training.minValTasks', '1']).status).toBe(0);
+    setConfig('training.minValTasks', '1');
     const { r, data } = json(['night', '--dry-run', '--backend', 'sim']);
     expect(r.status, r.stderr).toBe(0);
     expect(data.status).toBe('dry_run');
@@ -76,7 +80,7 @@ describe('night', () => {
   });
 
   it('a thin night stages nothing and its report says why and what is needed', () => {
-    expect(cli(['config', 'set', 'training.minValTasks', '3']).status).toBe(0);
+    setConfig('training.minValTasks', '3');
     const { r, data } = json(['night', '--backend', 'sim']);
     expect(r.status, r.stderr).toBe(0);
     expect(data.status).toBe('nothing_staged');
@@ -92,8 +96,23 @@ describe('night', () => {
     }
   });
 
+  // runs before any night has filled the rollout/response caches (cache hits cost no call)
+  it('stops cleanly when the budget runs out and says so', () => {
+    setConfig('training.minValTasks', '1');
+    setConfig('budget.maxCalls', '3');
+    const { r, data } = json(['night', '--backend', 'sim']);
+    setConfig('budget.maxCalls', '400');
+    expect(r.status, r.stderr).toBe(0);
+    expect(data.used.calls).toBeLessThanOrEqual(3);
+    expect(data.forecast.fits).toBe(false);
+    const item = data.items.find((i: { status: string }) => i.status !== 'skipped');
+    expect(item.status).toBe('stopped');
+    expect(item.reason).toMatch(/budget ran out/);
+    expect(data.proposals).toEqual([]);
+  });
+
   it('stages a proposal with every file; apply writes the live skill, revert removes it; reject is remembered', () => {
-    expect(cli(['config', 'set', 'training.minValTasks', '1']).status).toBe(0);
+    setConfig('training.minValTasks', '1');
     const { r, data } = json(['night', '--backend', 'sim']);
     expect(r.status, r.stderr).toBe(0);
     expect(data.status).toBe('done');
@@ -171,19 +190,6 @@ describe('night', () => {
     } finally {
       db2.close();
     }
-  });
-
-  it('stops cleanly when the budget runs out and says so', () => {
-    expect(cli(['config', 'set', 'budget.maxCalls', '3']).status).toBe(0);
-    const { r, data } = json(['night', '--backend', 'sim']);
-    expect(cli(['config', 'set', 'budget.maxCalls', '400']).status).toBe(0);
-    expect(r.status, r.stderr).toBe(0);
-    expect(data.used.calls).toBeLessThanOrEqual(3);
-    expect(data.forecast.fits).toBe(false);
-    const item = data.items.find((i: { status: string }) => i.status !== 'skipped');
-    expect(item.status).toBe('stopped');
-    expect(item.reason).toMatch(/budget ran out/);
-    expect(data.proposals).toEqual([]);
   });
 
   it('never falls back to sim silently: no backend → nothing staged, with the fix', () => {

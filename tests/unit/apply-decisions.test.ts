@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { resolvePaths } from '../../src/core/paths.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import { openDb } from '../../src/store/db.js';
 import { sha256 } from '../../src/core/fsutil.js';
 import type { EditRecord, SkillTarget } from '../../src/core/records.js';
 import { stageProposal } from '../../src/trainer/staging.js';

@@ -145,6 +145,18 @@ describe('detail', () => {
   });
 });
 
+describe('review --id', () => {
+  it('opens the proposal directly; back lands the list cursor on it', async () => {
+    const { services } = makeServices(twoProposals());
+    const r = render(<App services={services} size={{ columns: 100, rows: 30 }} initialId="p-old" />);
+    await tick();
+    expect(frame(r)).toContain('vitest-style · ');
+    await press(r, 'esc');
+    await tick(60);
+    expect(frame(r)).toMatch(/❯ vitest-style/);
+  });
+});
+
 describe('search and skip in the detail', () => {
   it('/ finds text in the diff and n steps through the matches', async () => {
     const { services } = makeServices([makeHugeProposal(2000)]);

@@ -74,12 +74,16 @@ describe('store services', () => {
     ]);
     expect(ev.tasks['t-val-a'].occurrences).toBe(4);
     expect(ev.tasks['t-test-a'].split).toBe('test');
+    // corrections from the night's evidence log join the ones mined from transcripts
+    expect(ev.tasks['t-val-b'].corrections).toEqual(['link the PR', 'the PR link goes at the end']);
     const r = services.report(p);
     expect(r.facts).toEqual(
       expect.arrayContaining([
         { label: 'gate', value: 'passed after 1 trial(s)' },
         { label: 'spent', value: '41 calls, 48000 tokens, $0.0000' },
         { label: 'target', value: 'claude / sonnet' },
+        { label: 'training', value: '1 step(s), 1 epoch(s)' },
+        { label: 'tasks routed by', value: 'skill invocations in transcripts' },
       ]),
     );
     expect(r.markdown).toContain(`# Proposal ${p.id}: changelog`);

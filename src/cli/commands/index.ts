@@ -22,5 +22,7 @@ import * as harvestCmd from './harvest.js';
 import * as sessionsCmd from './sessions.js';
 import * as ledgerCmd from './ledger.js';
 import * as trainCmd from './train.js';
+import * as mineCmd from './mine.js';
+import * as tasksCmd from './tasks.js';
 
-export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd];
+export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd];

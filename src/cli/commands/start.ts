@@ -4,6 +4,7 @@ import { packageVersion } from '../version.js';
 import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
 // registers `night --now` (asks the running daemon) through the night command's extension points
 import '../../daemon/night-now.js';
+import '../../daemon/doctor-probe.js';
 
 export function register(program: Command): void {
   program

@@ -233,7 +233,7 @@ export function register(program: Command): void {
     .command('train')
     .description('train a skill on your recurring tasks with the gated optimizer and stage the result as a proposal (never writes the live file)')
     .option('--skill <path|name>', 'the skill to train (SKILL.md path or name); default: the project\'s managed learned skill')
-    .option('--project <path>', 'project whose tasks and skills to use (default: the current directory)')
+    .option('--project <path>', 'project whose tasks and skills to use (default: skills of the current directory, tasks of every project; tasks hinted for the skill win)')
     .option('--tasks <file>', 'train on tasks from a JSON / JSON Lines file instead of the store')
     .option('--epochs <n>', 'epochs (config training.epochs)')
     .option('--batch-size <n>', 'train tasks per step (config training.batchSize)')

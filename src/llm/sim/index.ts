@@ -46,30 +46,25 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 const tokens = (text: string): number => Math.ceil(text.length / 4);
 
-// A replay sends the same task objects and skill text many times: hash each once. The sim treats
-// tasks as immutable values (a stale memo could only change simulated wording, never a score's key).
-const TASK_JSON = new WeakMap<object, string>();
-const TEXT_HASH = new Map<string, string>();
+// A replay sends the same task and skill objects many times: serialise each once. The result is
+// byte-identical to stableStringify(payload), so the hash (and every draw) is the same as without
+// the memo. The sim treats payload objects as immutable values.
+const JSON_OF = new WeakMap<object, string>();
 
-function hashText(text: string): string {
-  let h = TEXT_HASH.get(text);
-  if (h === undefined) {
-    h = hashHex(text);
-    if (TEXT_HASH.size >= 32) TEXT_HASH.delete(TEXT_HASH.keys().next().value as string);
-    TEXT_HASH.set(text, h);
+function memoJson(value: object): string {
+  let json = JSON_OF.get(value);
+  if (json === undefined) {
+    json = stableStringify(value);
+    JSON_OF.set(value, json);
   }
-  return h;
+  return json;
 }
 
 function hashPayload(operation: Operation, payload: PayloadFor[Operation]): string {
-  if (operation !== 'perform') return hashHex(stableStringify(payload));
+  const keys = Object.keys(payload).filter((k) => (payload as unknown as Record<string, unknown>)[k] !== undefined);
+  if (operation !== 'perform' || keys.length !== 3) return hashHex(stableStringify(payload));
   const p = payload as PayloadFor['perform'];
-  let taskJson = TASK_JSON.get(p.task);
-  if (taskJson === undefined) {
-    taskJson = stableStringify(p.task);
-    TASK_JSON.set(p.task, taskJson);
-  }
-  return hashHex('perform', taskJson, p.skill.name, hashText(p.skill.content), p.sample);
+  return hashHex(`{"sample":${stableStringify(p.sample)},"skill":${memoJson(p.skill)},"task":${memoJson(p.task)}}`);
 }
 
 /** A structured reply gone wrong, the way real models get it wrong. */
@@ -138,7 +133,7 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
       }
       calls[req.operation] = (calls[req.operation] ?? 0) + 1;
       const started = Date.now();
-      const payloadHash = hashHex(stableStringify(req.payload));
+      const payloadHash = hashPayload(req.operation, req.payload);
       let text: string;
       let toolsCalled: string[] | undefined;
       if (req.operation === 'perform') {

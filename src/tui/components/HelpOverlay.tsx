@@ -12,10 +12,17 @@ const TITLES: Record<KeyContext, string> = {
   help: 'Help',
 };
 
-export function HelpOverlay({ context, height, width }: { context: KeyContext; height: number; width: number }): React.ReactElement {
+/** Rows of help that fit `height` (border and title take 3); the rest scrolls with j/k. */
+export function helpRoom(height: number): number {
+  return Math.max(1, height - 4);
+}
+
+export function HelpOverlay({ context, height, width, offset = 0 }: { context: KeyContext; height: number; width: number; offset?: number }): React.ReactElement {
   const rows = helpFor(context);
-  const room = Math.max(1, height - 4);
-  const shown = rows.slice(0, room);
+  const room = helpRoom(height);
+  const start = Math.max(0, Math.min(offset, rows.length - room));
+  const shown = rows.slice(start, start + room);
+  const below = rows.length - start - shown.length;
   const keyW = Math.min(26, Math.max(...rows.map((r) => r.keys.length)) + 2);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width} height={height}>
@@ -26,7 +33,12 @@ export function HelpOverlay({ context, height, width }: { context: KeyContext; h
           {r.help}
         </Text>
       ))}
-      {rows.length > shown.length ? <Text dimColor>… {rows.length - shown.length} more (enlarge the terminal)</Text> : null}
+      {start > 0 || below > 0 ? (
+        <Text dimColor wrap="truncate-end">
+          {start > 0 ? `↑ ${start} above ` : ''}
+          {below > 0 ? `↓ ${below} more ` : ''}(j/k scroll)
+        </Text>
+      ) : null}
     </Box>
   );
 }

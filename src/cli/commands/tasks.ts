@@ -1,0 +1,265 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline/promises';
+import { spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import type { CliContext } from '../context.js';
+import { Split, TaskSchema, type Task } from '../../core/records.js';
+import { SleepError, UsageError, errorMessage } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/fsutil.js';
+import { findTask, getTask, listOccurrences, listTasks, setTaskStatus, taskProjects, upsertTask } from '../../store/repos/tasks.js';
+import { validateJudge } from '../../mine/judge-synth.js';
+import { checkStoredSplitIntegrity } from '../../mine/splits.js';
+import { exportJsonl, exportPromptfoo, parseTaskFile } from '../../mine/task-file.js';
+import { resolveProject } from './mine.js';
+
+const short = (s: string, n: number) => {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= n ? one : one.slice(0, n - 1) + '…';
+};
+const day = (ts: number | null) => (ts === null ? '-' : new Date(ts).toISOString().slice(0, 10));
+
+function mustFind(ctx: CliContext, id: string): Task {
+  const t = findTask(ctx.db, id);
+  if (!t) throw new SleepError('NOT_FOUND', `no task ${id}`, { hint: '`skillopt-sleep tasks list` shows task ids' });
+  return t;
+}
+
+function parseSplit(s?: string): Split | undefined {
+  if (s === undefined) return undefined;
+  const r = Split.safeParse(s);
+  if (!r.success) throw new UsageError(`unknown split "${s}"`, 'use train, val or test');
+  return r.data;
+}
+
+function renderList(ctx: CliContext, tasks: Task[]): void {
+  if (!tasks.length) {
+    ctx.print('no tasks yet: run `skillopt-sleep mine` after some sessions were harvested');
+    return;
+  }
+  ctx.print(`${'ID'.padEnd(21)} ${'SPLIT'.padEnd(5)} ${'SEEN'.padStart(4)} ${'CORR'.padStart(4)} ${'PROJECT'.padEnd(16)} INTENT`);
+  for (const t of tasks) {
+    const flags = (t.status === 'disabled' ? ' [off]' : '') + (t.reviewed ? ' [reviewed]' : '');
+    ctx.print(
+      `${t.id.padEnd(21)} ${t.split.padEnd(5)} ${String(t.occurrences).padStart(4)} ${String(t.corrections.length).padStart(4)} ${short(t.project ? path.basename(t.project) : '(several)', 16).padEnd(16)} ${short(t.intent, 60)}${flags}`,
+    );
+  }
+  ctx.print(`${tasks.length} task(s)`);
+}
+
+function renderShow(ctx: CliContext, t: Task, occ: ReturnType<typeof listOccurrences>, projects: string[]): void {
+  ctx.print(`task ${t.id}  (${t.split}, ${t.origin}, ${t.status}${t.reviewed ? ', reviewed' : ''})`);
+  ctx.print(`project   ${t.project ?? `(cross-project: ${projects.join(', ') || 'none'})`}`);
+  ctx.print(`agents    ${t.agents.join(', ') || '-'}`);
+  ctx.print(`seen      ${t.occurrences} time(s), ${day(t.firstSeen)} … ${day(t.lastSeen)}`);
+  ctx.print('');
+  ctx.print('intent:');
+  for (const line of t.intent.split('\n')) ctx.print(`  ${line}`);
+  if (t.context) {
+    ctx.print('context:');
+    for (const line of t.context.split('\n')) ctx.print(`  ${line}`);
+  }
+  ctx.print('');
+  ctx.print(`judge (${t.judge.reference.kind}):`);
+  for (const c of t.judge.checks) {
+    const val = c.value === undefined ? '' : ` ${JSON.stringify(c.value)}`;
+    ctx.print(`  ${c.sealed ? '[sealed] ' : ''}${c.op}${val}${c.needle ? ` ⊃ ${JSON.stringify(c.needle)}` : ''}${c.flags ? ` /${c.flags}` : ''}  — ${c.description ?? ''}`);
+  }
+  if (t.judge.reference.kind === 'rubric') ctx.print(`  rubric: ${short(t.judge.reference.rubric, 300)}`);
+  if (t.judge.reference.kind === 'exact') ctx.print(`  exact answer: ${short(t.judge.reference.answer, 300)}`);
+  if (t.corrections.length) {
+    ctx.print('');
+    ctx.print('corrections (what the user insisted on):');
+    for (const c of t.corrections) ctx.print(`  - ${short(c, 200)}`);
+  }
+  if (occ.length) {
+    ctx.print('');
+    ctx.print(`occurrences (${occ.length}${occ.length < t.occurrences ? ` of ${t.occurrences}` : ''}):`);
+    for (const o of occ.slice(0, 50)) {
+      const out = o.outcome as { label?: string; tools?: string[]; toolErrors?: number; reactions?: Array<{ kind: string }> };
+      const reactions = (out.reactions ?? []).map((r) => r.kind).filter((k) => k !== 'next_task');
+      ctx.print(
+        `  ${day(o.ts)} ${(o.agent ?? '?').padEnd(11)} ${short(o.project ? path.basename(o.project) : '-', 14).padEnd(14)} ${String(out.label ?? '?').padEnd(9)} ${short(o.prompt, 70)}${reactions.length ? `  [${reactions.join(', ')}]` : ''}`,
+      );
+    }
+    if (occ.length > 50) ctx.print(`  … ${occ.length - 50} more (--json shows all)`);
+  }
+}
+
+/** What `tasks edit` puts in the editor: the task minus bookkeeping the user must not change. */
+function editableDocument(t: Task): string {
+  return JSON.stringify(t, null, 2) + '\n';
+}
+
+/** Validates an edited document; returns the task or throws with a message naming the problem. */
+export function validateEdited(original: Task, text: string): Task {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new SleepError('INVALID_INPUT', `not valid JSON: ${errorMessage(err)}`);
+  }
+  const parsed = TaskSchema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new SleepError('INVALID_INPUT', `${i?.path.join('.') || '(task)'}: ${i?.message ?? 'invalid'}`);
+  }
+  const t = parsed.data;
+  if (t.id !== original.id) throw new SleepError('INVALID_INPUT', `the id cannot change (was ${original.id})`);
+  if (t.split !== original.split) {
+    throw new SleepError('INVALID_INPUT', `the split cannot change (was ${original.split}): moving a task between splits leaks held-out data`);
+  }
+  if (t.origin !== original.origin) throw new SleepError('INVALID_INPUT', `the origin cannot change (was ${original.origin})`);
+  validateJudge(t.judge);
+  return t;
+}
+
+function runEditor(ctx: CliContext, file: string): void {
+  const editor = ctx.env.VISUAL || ctx.env.EDITOR || 'vi';
+  const r = spawnSync(editor, [file], { stdio: 'inherit', env: ctx.env, shell: /\s/.test(editor) });
+  if (r.error) throw new SleepError('INVALID_INPUT', `cannot run editor "${editor}": ${r.error.message}`, { hint: 'set $EDITOR' });
+  if (r.status !== 0) throw new SleepError('INVALID_INPUT', `editor "${editor}" exited with status ${r.status}; task unchanged`);
+}
+
+async function askRetry(ctx: CliContext, problem: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`invalid task: ${problem}\n(e)dit again or (a)bort? [e] `);
+    return !/^a/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function editTask(ctx: CliContext, id: string): Promise<void> {
+  const original = mustFind(ctx, id);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skillopt-task-'));
+  const file = path.join(dir, `${original.id}.json`);
+  writeFileAtomic(file, editableDocument(original), { mode: 0o600 });
+  for (;;) {
+    runEditor(ctx, file);
+    const text = fs.readFileSync(file, 'utf8');
+    try {
+      const edited = validateEdited(original, text);
+      const changed = JSON.stringify(edited) !== JSON.stringify(original);
+      if (!changed) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        ctx.emit({ ok: true, id: original.id, changed: false }, () => ctx.print('no changes'));
+        return;
+      }
+      // a person curated it: mining keeps its definition from now on
+      const saved = upsertTask(ctx.db, { ...edited, reviewed: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+      ctx.emit({ ok: true, id: saved.id, changed: true, task: saved }, () => ctx.print(`saved ${saved.id} (marked reviewed)`));
+      return;
+    } catch (err) {
+      if (await askRetry(ctx, errorMessage(err))) continue;
+      throw new SleepError('INVALID_INPUT', `task not saved: ${errorMessage(err)}`, { hint: `your edit is kept in ${file}; fix it and run \`tasks import ${file}\`` });
+    }
+  }
+}
+
+export function register(program: Command): void {
+  const tasks = program.command('tasks').description('list, inspect, edit, enable/disable, export and import mined tasks');
+
+  tasks
+    .command('list')
+    .description('list tasks (recurring asks with their judges)')
+    .option('--project <path>', 'only this project (path or folder name)')
+    .option('--split <split>', 'only train, val or test')
+    .option('--all', 'include disabled tasks')
+    .action(
+      action((ctx, opts: { project?: string; split?: string; all?: boolean }) => {
+        const list = listTasks(ctx.db, {
+          ...(opts.project ? { project: resolveProject(ctx.db, opts.project) } : {}),
+          split: parseSplit(opts.split),
+          ...(opts.all ? {} : { status: 'active' as const }),
+        });
+        ctx.emit({ tasks: list }, () => renderList(ctx, list));
+      }),
+    );
+
+  tasks
+    .command('show <id>')
+    .description('show a task: intent, judge, corrections and occurrences (id or unique prefix)')
+    .action(
+      action((ctx, id: string) => {
+        const t = mustFind(ctx, id);
+        const occ = listOccurrences(ctx.db, t.id);
+        const projects = taskProjects(ctx.db, t.id);
+        ctx.emit({ task: t, projects, occurrences: occ }, () => renderShow(ctx, t, occ, projects));
+      }),
+    );
+
+  tasks
+    .command('edit <id>')
+    .description('edit a task as JSON in $EDITOR; validated on save (re-open or abort when invalid)')
+    .action(action((ctx, id: string) => editTask(ctx, id)));
+
+  for (const [name, status] of [
+    ['disable', 'disabled'],
+    ['enable', 'active'],
+  ] as const) {
+    tasks
+      .command(`${name} <id>`)
+      .description(`${name} a task (a disabled task is never replayed or trained on)`)
+      .action(
+        action((ctx, id: string) => {
+          const t = setTaskStatus(ctx.db, mustFind(ctx, id).id, status);
+          ctx.emit({ ok: true, id: t.id, status: t.status }, () => ctx.print(`${t.id} ${status === 'active' ? 'enabled' : 'disabled'}`));
+        }),
+      );
+  }
+
+  tasks
+    .command('export')
+    .description('export tasks as JSONL (full records) or a promptfoo config (YAML)')
+    .option('--format <format>', 'jsonl or promptfoo', 'jsonl')
+    .option('--out <file>', 'write to a file instead of stdout')
+    .option('--project <path>', 'only this project')
+    .option('--split <split>', 'only train, val or test')
+    .action(
+      action((ctx, opts: { format: string; out?: string; project?: string; split?: string }) => {
+        if (opts.format !== 'jsonl' && opts.format !== 'promptfoo') throw new UsageError(`unknown format "${opts.format}"`, 'use --format jsonl or --format promptfoo');
+        const list = listTasks(ctx.db, { ...(opts.project ? { project: resolveProject(ctx.db, opts.project) } : {}), split: parseSplit(opts.split) });
+        const text = opts.format === 'jsonl' ? exportJsonl(list) : exportPromptfoo(list);
+        if (opts.out) {
+          const out = path.resolve(opts.out);
+          writeFileAtomic(out, text, { mode: 0o600 });
+          ctx.emit({ ok: true, file: out, tasks: list.length, format: opts.format }, () => ctx.print(`wrote ${list.length} task(s) to ${out}`));
+        } else {
+          ctx.out.write(text);
+        }
+      }),
+    );
+
+  tasks
+    .command('import <file>')
+    .description('import reviewed, hand-curated tasks (JSON {"format","reviewed","tasks"}, array, or JSONL); all-or-nothing')
+    .action(
+      action((ctx, file: string) => {
+        let text: string;
+        try {
+          text = fs.readFileSync(path.resolve(file), 'utf8');
+        } catch (err) {
+          throw new SleepError('NOT_FOUND', `cannot read ${file}: ${errorMessage(err)}`);
+        }
+        const parsed = parseTaskFile(text, file, { seed: ctx.config.training.seed, existing: (id) => getTask(ctx.db, id) });
+        let created = 0;
+        ctx.db.transaction(() => {
+          for (const t of parsed.tasks) {
+            if (!getTask(ctx.db, t.id)) created++;
+            upsertTask(ctx.db, t);
+          }
+        })();
+        const violations = checkStoredSplitIntegrity(ctx.db);
+        ctx.emit({ ok: true, imported: parsed.tasks.length, created, updated: parsed.tasks.length - created, violations }, () => {
+          ctx.print(`imported ${parsed.tasks.length} task(s): ${created} new, ${parsed.tasks.length - created} updated${parsed.reviewed ? ' (reviewed)' : ''}`);
+          for (const v of violations) ctx.print(`SPLIT VIOLATION (${v.kind}): ${v.message}`);
+        });
+      }),
+    );
+}

@@ -1,0 +1,212 @@
+/**
+ * Task files: export (JSONL, promptfoo) and import of reviewed, hand-curated tasks.
+ *
+ * Import accepts `{ "format": "skillopt-sleep.tasks.v1", "reviewed": true, "tasks": [...] }`, a bare
+ * JSON array, or JSONL (one task per line). A task needs at least an `intent`; everything else has
+ * a default (id from project+intent, checks ids from their content, split from the id's hash).
+ * Every problem in the file is reported at once (with the task's position), and nothing is
+ * written unless the whole file is valid.
+ */
+import { stringify as toYaml } from 'yaml';
+import { z } from 'zod';
+import { CheckSchema, JudgeSchema, ReferenceSchema, Split, TaskSchema, type Check, type Task } from '../core/records.js';
+import { SleepError, errorMessage } from '../core/errors.js';
+import { stableId } from '../core/ids.js';
+import { makeCheck, validateJudge } from './judge-synth.js';
+import { assignSplit } from './splits.js';
+
+export const TASK_FILE_FORMAT = 'skillopt-sleep.tasks.v1';
+
+const LooseCheck = CheckSchema.partial({ id: true, weight: true, sealed: true });
+const LooseTask = z
+  .object({
+    id: z.string().min(1).optional(),
+    project: z.string().nullable().optional(),
+    intent: z.string().min(1, 'intent must not be empty'),
+    context: z.string().optional(),
+    judge: z
+      .object({ checks: z.array(LooseCheck).default([]), reference: ReferenceSchema.optional() })
+      .optional(),
+    split: Split.optional(),
+    origin: z.enum(['real', 'dream', 'imported']).optional(),
+    skillHint: z.string().nullable().optional(),
+    occurrences: z.number().int().nonnegative().optional(),
+    firstSeen: z.number().int().nullable().optional(),
+    lastSeen: z.number().int().nullable().optional(),
+    status: z.enum(['active', 'disabled']).optional(),
+    reviewed: z.boolean().optional(),
+    corrections: z.array(z.string()).optional(),
+    agents: TaskSchema.shape.agents.optional(),
+  })
+  .strict();
+
+export interface ParsedTaskFile {
+  tasks: Task[];
+  /** the file said it was reviewed (top-level `reviewed: true`) */
+  reviewed: boolean;
+}
+
+function parseDocument(text: string, source: string): { items: unknown[]; reviewed: boolean } {
+  const trimmed = text.trim();
+  if (!trimmed) throw new SleepError('INVALID_INPUT', `${source} is empty`, { hint: 'a task file holds a JSON object with "tasks", a JSON array, or JSONL' });
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      const doc: unknown = JSON.parse(trimmed);
+      if (Array.isArray(doc)) return { items: doc, reviewed: false };
+      const o = doc as Record<string, unknown>;
+      if (Array.isArray(o.tasks)) {
+        if (o.format !== undefined && o.format !== TASK_FILE_FORMAT) {
+          throw new SleepError('INVALID_INPUT', `${source}: unknown format "${String(o.format)}"`, { hint: `expected "${TASK_FILE_FORMAT}"` });
+        }
+        return { items: o.tasks, reviewed: o.reviewed === true };
+      }
+      if (typeof o.intent === 'string') return { items: [o], reviewed: false };
+      throw new SleepError('INVALID_INPUT', `${source}: no "tasks" array`, { hint: `use {"format": "${TASK_FILE_FORMAT}", "tasks": [...]}` });
+    } catch (err) {
+      if (err instanceof SleepError) throw err;
+      // not one JSON document: fall through to JSONL
+      if (!trimmed.includes('\n')) throw new SleepError('INVALID_INPUT', `${source} is not valid JSON: ${errorMessage(err)}`);
+    }
+  }
+  const items: unknown[] = [];
+  const problems: string[] = [];
+  trimmed.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      items.push(JSON.parse(line));
+    } catch (err) {
+      problems.push(`line ${i + 1}: not valid JSON (${errorMessage(err)})`);
+    }
+  });
+  if (problems.length) throw new SleepError('INVALID_INPUT', `${source}: ${problems.join('; ')}`, { hint: 'fix the lines named; nothing was imported' });
+  return { items, reviewed: false };
+}
+
+/** Builds a full task from a loose one; throws a SleepError naming the problem. */
+export function completeTask(raw: unknown, opts: { reviewed?: boolean; seed?: number; existing?: Task } = {}): Task {
+  const parsed = LooseTask.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new SleepError('INVALID_INPUT', `${i?.path.join('.') || '(task)'}: ${i?.message ?? 'invalid'}`);
+  }
+  const t = parsed.data;
+  const project = t.project ?? null;
+  const id = t.id ?? stableId('task', 'imported', project ?? '', t.intent);
+  const origin = t.origin ?? opts.existing?.origin ?? 'imported';
+  const checks: Check[] = (t.judge?.checks ?? []).map((c) =>
+    c.id ? { ...c, id: c.id, weight: c.weight ?? 1, sealed: c.sealed ?? false } : makeCheck({ ...c, sealed: c.sealed ?? false }),
+  );
+  const judge = JudgeSchema.parse({ checks, reference: t.judge?.reference ?? { kind: 'rule' } });
+  validateJudge(judge);
+  if (judge.checks.length === 0 && judge.reference.kind === 'rule') {
+    throw new SleepError('INVALID_INPUT', `task ${id} has no checks and no rubric or exact reference: nothing could score it`);
+  }
+  const split = opts.existing?.split ?? t.split ?? assignSplit(id, origin, opts.seed);
+  if (origin === 'dream' && split !== 'train') throw new SleepError('INVALID_INPUT', `task ${id}: a synthetic (dream) task can only be in train`);
+  return TaskSchema.parse({
+    id,
+    project,
+    intent: t.intent,
+    context: t.context ?? '',
+    judge,
+    split,
+    origin,
+    skillHint: t.skillHint ?? null,
+    occurrences: t.occurrences ?? opts.existing?.occurrences ?? 0,
+    firstSeen: t.firstSeen ?? opts.existing?.firstSeen ?? null,
+    lastSeen: t.lastSeen ?? opts.existing?.lastSeen ?? null,
+    status: t.status ?? 'active',
+    reviewed: opts.reviewed || t.reviewed === true,
+    corrections: t.corrections ?? opts.existing?.corrections ?? [],
+    agents: t.agents ?? opts.existing?.agents ?? [],
+  });
+}
+
+/**
+ * Parses and validates a whole task file. `existing(id)` gives the stored task of that id, so
+ * an import never moves a task between splits.
+ */
+export function parseTaskFile(text: string, source: string, opts: { seed?: number; existing?: (id: string) => Task | undefined } = {}): ParsedTaskFile {
+  const { items, reviewed } = parseDocument(text, source);
+  const tasks: Task[] = [];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    try {
+      const id = (item as { id?: unknown })?.id;
+      const task = completeTask(item, { reviewed, seed: opts.seed, existing: typeof id === 'string' ? opts.existing?.(id) : undefined });
+      if (seen.has(task.id)) throw new SleepError('INVALID_INPUT', `duplicate task id ${task.id}`);
+      seen.add(task.id);
+      tasks.push(task);
+    } catch (err) {
+      problems.push(`task ${i + 1}: ${errorMessage(err)}`);
+    }
+  });
+  if (problems.length) {
+    throw new SleepError('INVALID_INPUT', `${source}: ${problems.length} invalid task(s): ${problems.slice(0, 10).join('; ')}`, {
+      hint: 'fix them and import again; nothing was imported',
+      details: { problems },
+    });
+  }
+  return { tasks, reviewed };
+}
+
+export function exportJsonl(tasks: Task[]): string {
+  return tasks.map((t) => JSON.stringify(t)).join('\n') + (tasks.length ? '\n' : '');
+}
+
+const jsString = (s: string) => JSON.stringify(s);
+
+/** One promptfoo assertion per check (tool_called has no promptfoo equivalent and is skipped). */
+function promptfooAssert(c: Check): Record<string, unknown> | null {
+  const v = c.value === undefined ? '' : String(c.value);
+  const ci = c.caseSensitive !== true;
+  const base = { metric: c.id, weight: c.weight };
+  switch (c.op) {
+    case 'contains':
+      return { ...base, type: ci ? 'icontains' : 'contains', value: v };
+    case 'not_contains':
+      return { ...base, type: ci ? 'not-icontains' : 'not-contains', value: v };
+    case 'starts_with':
+      return ci ? { ...base, type: 'javascript', value: `output.trimStart().toLowerCase().startsWith(${jsString(v.toLowerCase())})` } : { ...base, type: 'starts-with', value: v };
+    case 'regex':
+      return { ...base, type: 'javascript', value: `new RegExp(${jsString(v)}, ${jsString((c.flags ?? '').replace(/[gy]/g, ''))}).test(output)` };
+    case 'min_chars':
+      return { ...base, type: 'javascript', value: `output.trim().length >= ${Number(v)}` };
+    case 'max_chars':
+      return { ...base, type: 'javascript', value: `output.trim().length <= ${Number(v)}` };
+    case 'json_valid':
+      return { ...base, type: 'is-json' };
+    case 'no_refusal':
+      return { ...base, type: 'not-is-refusal' };
+    case 'section_present':
+      return { ...base, type: 'javascript', value: `/^\\s{0,3}#{1,6}\\s+.*${escapeForRe(v)}/im.test(output)` };
+    case 'section_contains':
+      return { ...base, type: 'icontains', value: c.needle ?? '' };
+    case 'tool_called':
+      return null;
+  }
+}
+
+const escapeForRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** A promptfoo config (YAML) that replays the tasks with their checks and rubrics. */
+export function exportPromptfoo(tasks: Task[]): string {
+  const tests = tasks.map((t) => {
+    const assert = t.judge.checks.map(promptfooAssert).filter((a): a is Record<string, unknown> => a !== null);
+    if (t.judge.reference.kind === 'rubric') assert.push({ type: 'llm-rubric', value: t.judge.reference.rubric });
+    if (t.judge.reference.kind === 'exact') assert.push({ type: 'icontains', value: t.judge.reference.answer });
+    return {
+      description: `${t.id} (${t.split}${t.status === 'disabled' ? ', disabled' : ''})`,
+      vars: { intent: t.intent, context: t.context },
+      assert,
+      metadata: { taskId: t.id, split: t.split, project: t.project, occurrences: t.occurrences },
+    };
+  });
+  return toYaml({
+    description: 'skillopt-sleep mined tasks',
+    prompts: ['{{intent}}{% if context %}\n\n{{context}}{% endif %}'],
+    providers: ['echo'],
+    tests,
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * One target of a night: train it under the night's budget, stage it if (and only if) it passed
+ * the gate, and auto-apply it when the user opted in and the held-out test score did not drop.
+ */
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { Config } from '../core/config.js';
+import type { RoleBackends } from '../core/protocol.js';
+import type { Task } from '../core/records.js';
+import type { Progress } from '../core/progress.js';
+import { errorMessage, isSleepError } from '../core/errors.js';
+import { readIfExists } from '../core/fsutil.js';
+import type { BudgetTracker } from '../llm/budget.js';
+import { scaffoldSkill } from '../../adapters/skills-registry.js';
+import { trainSkill, trainOptionsFromConfig } from './train.js';
+import type { TrainResult } from './types.js';
+import { countTasks, type PlanItem } from './night-plan.js';
+import type { NightItemReport, NightReport } from './night-report.js';
+import { stageProposal } from './staging.js';
+import { applyProposal } from './apply.js';
+
+export const ROLES = ['target', 'optimizer', 'judge', 'miner'] as const;
+export const CLI_BACKENDS = ['claude', 'codex', 'copilot'];
+
+export function describeBackends(b: RoleBackends): Record<string, { backend: string; model: string; destination: string }> {
+  const out: Record<string, { backend: string; model: string; destination: string }> = {};
+  for (const role of ROLES) {
+    const x = b[role];
+    if (x) out[role] = { backend: x.name, model: x.model, destination: x.destination };
+  }
+  return out;
+}
+
+
+/** A short clause of a task intent for the skill's description (what makes the agent pick it up). */
+function askOf(t: Task): string {
+  const first = t.intent.replace(/\s+/g, ' ').trim().split(/(?<=[.!?;])\s/)[0].replace(/[.!?;]+$/, '');
+  if (first.length <= 70) return first;
+  return first.slice(0, 70).replace(/\s+\S*$/, '') + '…';
+}
+
+function managedDescription(project: string, tasks: Task[]): string {
+  const asks = [...tasks].sort((a, b) => b.occurrences - a.occurrences).slice(0, 3).map(askOf);
+  return `Conventions learned from recurring requests in ${path.basename(project)}. Use when asked to: ${asks.join('; ') || 'repeat a common task in this project'}.`;
+}
+
+function startDocument(item: PlanItem, base: string | null): string {
+  if (base !== null && base.trim() !== '') return base;
+  if (item.target.kind === 'managed' || path.basename(item.target.path) === 'SKILL.md') {
+    return scaffoldSkill(item.target.name, managedDescription(item.project ?? '', [...item.tasks.train, ...item.tasks.val]));
+  }
+  return base ?? '';
+}
+
+export interface TrainItemArgs {
+  db: Db;
+  paths: SleepPaths;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  budget: BudgetTracker;
+  backends: RoleBackends;
+  item: PlanItem;
+  ir: NightItemReport;
+  report: NightReport;
+  nightId: string;
+  signal?: AbortSignal;
+  progress: Progress;
+}
+
+/** Trains one target and stages it if (and only if) it passed the gate. */
+export async function trainItem(a: TrainItemArgs): Promise<void> {
+  const { item, ir } = a;
+  const base = readIfExists(item.target.path) ?? null;
+  const start = startDocument(item, base);
+  a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${item.tasks.test.length} test)`);
+  let result: TrainResult;
+  try {
+    result = await trainSkill({
+      db: a.db,
+      paths: a.paths,
+      skill: { name: item.target.name, content: start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
+      tasks: item.tasks,
+      backends: a.backends,
+      options: trainOptionsFromConfig(a.config.training),
+      budget: a.budget,
+      signal: a.signal,
+      progress: a.progress,
+      onStep: (s) => a.progress.log(`  ${s.line}`),
+      onNote: (n) => a.progress.log(`  ${n}`),
+    });
+  } catch (err) {
+    const code = isSleepError(err) ? err.code : 'INTERNAL';
+    ir.status = code === 'BUDGET_EXCEEDED' || code === 'ABORTED' ? 'stopped' : 'failed';
+    ir.reason = `${code === 'BUDGET_EXCEEDED' ? 'the budget ran out before a candidate could be scored' : code === 'ABORTED' ? 'stopped' : 'training failed'}: ${errorMessage(err)}`;
+    if (isSleepError(err) && err.hint) ir.needed = err.hint;
+    if (code === 'ABORTED') throw err;
+    return;
+  }
+  ir.trainRunId = result.runId;
+  ir.stoppedBy = result.stoppedBy;
+  ir.val = { before: result.baseline.val, after: result.best.val };
+  ir.test = { before: result.baseline.test, after: result.best.test };
+  ir.edits = {
+    accepted: result.edits.filter((e) => e.status === 'accepted').length,
+    rejected: result.edits.filter((e) => e.status === 'rejected').length,
+    unmatched: result.edits.filter((e) => e.status === 'unmatched').length,
+  };
+  const passed = result.bestStep > 0 && result.bestSkill !== result.baselineSkill && result.best.val > result.baseline.val;
+  if (result.stoppedBy === 'aborted') {
+    ir.status = 'stopped';
+    ir.reason = 'the night was stopped during training; nothing staged for this skill';
+    return;
+  }
+  if (!passed) {
+    const early = result.stoppedBy === 'budget' || result.stoppedBy === 'deadline';
+    ir.status = early ? 'stopped' : 'not_improved';
+    ir.reason = `no candidate beat the current skill on validation (${result.baseline.val.toFixed(2)})${early ? `; the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : 'budget ran out'} during training` : ''}`;
+    ir.needed = early
+      ? 'raise budget.maxCalls / budget.maxTokens / budget.maxUsd or move budget.deadline (`skillopt-sleep night --dry-run` shows the forecast)'
+      : 'nothing to do: the skill stays as it is; more or different recurring tasks may help';
+    return;
+  }
+  if ((readIfExists(item.target.path) ?? null) !== base) a.report.notes.push(`${item.target.path} changed during the night; its proposal will be refused as stale until retrained`);
+  const spent = a.budget.used();
+  const proposal = stageProposal(a.db, a.paths, {
+    target: item.target,
+    baseContent: base,
+    startContent: start,
+    editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',
+    candidate: result.bestSkill,
+    result: {
+      accepted: true,
+      baselineScore: result.baseline.val,
+      candidateScore: result.best.val,
+      perTask: result.perTask,
+      edits: result.edits,
+      notes: result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : [],
+    },
+    runId: result.runId,
+    nightId: a.nightId,
+    test: result.baseline.test !== null && result.best.test !== null ? { before: result.baseline.test, after: result.best.test } : null,
+    budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
+    backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
+    evidence: [
+      { stage: 'plan', routedBy: item.routedBy, tasks: ir.tasks.ids, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
+      ...result.steps.map((s) => ({ stage: 'step', ...s })),
+      ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
+    ],
+  });
+  ir.status = 'staged';
+  ir.proposalId = proposal.id;
+  a.report.proposals.push(proposal.id);
+  maybeAutoApply(a, proposal.id, result);
+}
+
+function maybeAutoApply(a: TrainItemArgs, proposalId: string, result: TrainResult): void {
+  if (!a.config.autoApply) return;
+  const { before, after } = { before: result.baseline.test, after: result.best.test };
+  if (before === null || after === null) {
+    a.report.notes.push(`auto-apply skipped for ${proposalId}: no held-out test tasks to confirm it does not regress`);
+    return;
+  }
+  if (after < before) {
+    a.report.notes.push(`auto-apply skipped for ${proposalId}: the test score dropped (${before.toFixed(2)} → ${after.toFixed(2)})`);
+    return;
+  }
+  try {
+    applyProposal(a.db, a.paths, proposalId, { env: a.env });
+    a.ir.status = 'applied';
+    a.ir.autoApplied = true;
+  } catch (err) {
+    a.report.notes.push(`auto-apply of ${proposalId} failed: ${errorMessage(err)}`);
+  }
+}
+
