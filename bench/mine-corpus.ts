@@ -257,8 +257,11 @@ export function generateCorpus(opts: CorpusOptions): Corpus {
       .replace('{a}', take())
       .replace('{b}', take())
       .replace('{c}', take())
-      .replace('{d}', take());
+      .replace('{d}', jargon());
   };
+  // one-offs name project-specific things (services, modules, people's code names)
+  const SYL = ['ka', 'zo', 'mi', 'ra', 'tu', 'ven', 'lor', 'qui', 'dex', 'nal', 'bo', 'sep', 'tra', 'ghu', 'fin', 'wel'];
+  const jargon = () => Array.from({ length: 2 + Math.floor(rand() * 2) }, () => pick(SYL)).join('');
   const familyShare = opts.familyShare ?? 0.6;
   const agents = ['claude-code', 'codex', 'copilot'];
   const prefix = opts.idPrefix ?? 's';
@@ -366,4 +369,50 @@ export function pairwiseScores(db: Db, corpus: Corpus): PairwiseScores {
   let missing = 0;
   for (const k of corpus.labels.keys()) if (!seen.has(k)) missing++;
   return { precision: predicted ? tp / predicted : 1, recall: truth ? tp / truth : 1, items, missing, leakedExcluded };
+}
+
+export interface TurnSpec {
+  user: string;
+  tools?: string[];
+  toolError?: boolean;
+  reply?: string;
+}
+
+export interface SessionSpec {
+  id: string;
+  agent?: string;
+  project?: string | null;
+  kind?: CorpusSession['kind'];
+  startedAt?: number;
+  /** epoch ms written to sessions.updated_at (a later value marks the session as grown) */
+  updatedAt?: number;
+  turns: TurnSpec[];
+}
+
+/** Inserts one hand-written session (tests): each turn is a user prompt, tool calls and a final reply. */
+export function addSession(db: Db, spec: SessionSpec): void {
+  let ts = spec.startedAt ?? Date.UTC(2026, 9, 1);
+  const rows: CorpusSession['events'] = [];
+  let seq = (db.prepare('SELECT MAX(seq) FROM events WHERE session_id = ?').pluck().get(spec.id) as number | null) ?? -1;
+  const push = (e: Omit<CorpusSession['events'][number], 'seq' | 'ts' | 'meta'> & { meta?: Record<string, unknown> }) => {
+    ts += 1000;
+    rows.push({ seq: ++seq, ts, meta: {}, ...e });
+  };
+  for (const t of spec.turns) {
+    push({ role: 'user', kind: 'prompt', text: t.user });
+    for (const tool of t.tools ?? []) {
+      push({ role: 'assistant', kind: 'tool_call', toolName: tool, text: `${tool} call` });
+      push({ role: 'tool', kind: 'tool_result', toolName: tool, isError: !!t.toolError, text: t.toolError ? 'Error: exit 1' : 'ok' });
+    }
+    push({ role: 'assistant', kind: 'text', text: t.reply ?? 'Done.', meta: { final: true } });
+  }
+  const agent = spec.agent ?? 'claude-code';
+  const project = spec.project === undefined ? '/home/dana/src/ledgerline' : spec.project;
+  db.prepare(
+    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, started_at, ended_at, kind, file, prompt_count, tool_error_count, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)
+     ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at, updated_at = excluded.updated_at`,
+  ).run(spec.id, agent, spec.id, project, project, spec.startedAt ?? Date.UTC(2026, 9, 1), ts, spec.kind ?? 'interactive', `/t/${spec.id}.jsonl`, spec.updatedAt ?? ts);
+  const ev = db.prepare(`INSERT INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const e of rows) ev.run(spec.id, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, project, JSON.stringify(e.meta));
 }

@@ -116,6 +116,9 @@ export class Daemon {
       roots,
       isTranscriptFile: (a, f) => this.o.deps.isTranscriptFile(a, f),
       ignoreDirs: [paths.stateDir, paths.workspacesDir, paths.proposalsDir, paths.runsDir, paths.backupsDir],
+      // Claude Code's project folder for a replay run in our workspaces dir: the path with every
+      // non-alphanumeric character turned into '-'
+      ignoreNamePrefixes: [paths.workspacesDir.replace(/[^a-zA-Z0-9]/g, '-')],
       onFile: (f) => this.queue.push(f),
       onRootAppeared: () => {
         // now, and once more when the new root's watchers are surely up (files copied in

@@ -23,8 +23,8 @@ export function nightBackend(d: Detection): BackendChoice {
   if (!t.backend) return { name: null, detail: t.reason };
   const avail = d.available.find((a) => a.name === t.backend);
   if (avail && !avail.available) return { name: null, detail: `${t.backend} is configured but ${avail.detail}` };
-  const model = t.model ? `, model ${t.model}` : '';
-  return { name: t.backend, detail: `${t.backend} (${t.reason}${model})` };
+  const model = t.model ? `; model ${t.model}` : '';
+  return { name: t.backend, detail: `${t.backend} — ${t.reason}${model}` };
 }
 
 export function createDefaultDeps(): DaemonDeps {

@@ -10,7 +10,7 @@ DOCTOR_PROBES.push((ctx): DoctorCheck[] => {
     const checks: DoctorCheck[] = [{ name: 'daemon', status: 'ok', detail: `running (pid ${rec.pid}, up ${fmtDuration(Date.now() - rec.startedAt)})` }];
     if (h?.watcherError) checks.push({ name: 'daemon watcher', status: 'warn', detail: h.watcherError });
     if (h && !h.backend.name) {
-      checks.push({ name: 'daemon nights', status: 'warn', detail: `skipped: ${h.backend.detail}`, fix: 'install the claude, codex or copilot CLI, or set ANTHROPIC_API_KEY / OPENAI_API_KEY' });
+      checks.push({ name: 'daemon nights', status: 'warn', detail: `nights are skipped: ${h.backend.detail}` });
     }
     return checks;
   }

@@ -26,6 +26,12 @@ export interface WatcherOptions {
   isTranscriptFile(agent: string, file: string): boolean;
   /** directories never watched (our state dir, replay workspaces, staging) */
   ignoreDirs: string[];
+  /**
+   * folder names never watched, by prefix: the per-project folders an agent CLI creates for our
+   * own replay runs (Claude Code names them after the workspace path). The harvester would skip
+   * those sessions anyway; not watching them saves the work.
+   */
+  ignoreNamePrefixes?: string[];
   onFile(file: string, agent: string): void;
   onRootAppeared(root: WatchRoot): void;
   logger: Logger;
@@ -93,14 +99,27 @@ export class TranscriptWatcher {
    * already reports every change of a file inside it (chokidar's 'raw' event), which is all we need.
    */
   private ignored = (p: string, stats?: Stats): boolean => {
-    if (this.ignoreDirs.some((d) => isUnder(p, d))) return true;
+    if (this.isIgnoredPath(p)) return true;
     return !!stats?.isFile();
   };
+
+  private isIgnoredPath(p: string): boolean {
+    if (this.ignoreDirs.some((d) => isUnder(p, d))) return true;
+    const prefixes = this.opts.ignoreNamePrefixes;
+    if (prefixes?.length) {
+      for (const r of this.roots) {
+        if (r.mode !== 'root' || !isUnder(p, r.path) || p === r.path) continue;
+        const first = path.relative(r.path, p).split(path.sep)[0];
+        if (prefixes.some((x) => first.startsWith(x))) return true;
+      }
+    }
+    return false;
+  }
 
   private onRaw = (_event: string, name: string, details: { watchedPath?: string }) => {
     if (!name || !details?.watchedPath) return;
     const file = path.isAbsolute(name) ? name : path.join(details.watchedPath, name);
-    if (this.ignoreDirs.some((d) => isUnder(file, d))) return;
+    if (this.isIgnoredPath(file)) return;
     const agent = this.agentOf(file);
     if (agent && this.opts.isTranscriptFile(agent, file)) this.opts.onFile(file, agent);
   };

@@ -67,7 +67,7 @@ const RULES: Rule[] = [
     // config files and code: api_token: "…", password = '…', clientSecret: "…" (quoted values only)
     re: /\b([A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|private_?key|access_?key|auth_?key)[A-Za-z0-9_]*["']?\s*[=:]\s*["'])(?!\$|\[REDACTED)([^\s"'`]{8,})(?=["'])/gi,
     group: 2,
-    hint: /secret|token|passw|key/i,
+    hint: /(?:secret|token|passw|api_?key|private_?key|access_?key|auth_?key)[A-Za-z0-9_]*["']?\s*[=:]\s*["']/i,
   },
 ];
 

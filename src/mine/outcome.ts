@@ -4,7 +4,7 @@
  * evidence about the previous ask, not a new ask, so it is attached to it instead of being clustered.
  * Corrections and refinements are kept verbatim: they are the user's preferences.
  */
-import { normalizePrompt, type NormalizedPrompt } from './normalize.js';
+import { normalizePrompt, stripEnvelopes, type NormalizedPrompt } from './normalize.js';
 import { contentWords } from './features.js';
 
 export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
@@ -66,6 +66,7 @@ const CORRECTION_RES = [
   /\b(still (fail|broken|wrong|red|not)|doesn'?t (work|compile|pass)|didn'?t (work|pass|compile)|not working|is failing)\b/,
 ];
 const REFINEMENT_RES = [
+  /^(put|place|move) (it|them|that|this|those) (under|in|into|at|before|after|below|above)\b/,
   /^(link|cite|reference|mention) (the|a|an|it|to)\b/,
   /^(group|sort|order) (them|it|the \w+) by\b/,
   /\b(too|as well)[.!]*$/,
@@ -148,12 +149,14 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
         continue;
       }
       const norm = normalizePrompt(ev.text);
-      if (!norm.clean && norm.codeBlocks.length === 0) continue;
-      const reaction = current ? classifyReaction(norm.clean, currentWords) : null;
+      // classify on what the user typed (greetings and thanks included: "thanks!" is praise)
+      const said = stripEnvelopes(ev.text).replace(/\s+/g, ' ').trim();
+      const reaction = current ? classifyReaction(said, currentWords) : null;
       if (current && reaction) {
-        current.outcome.reactions.push({ kind: reaction, text: norm.clean.slice(0, 600), seq: ev.seq });
+        current.outcome.reactions.push({ kind: reaction, text: said.slice(0, 600), seq: ev.seq });
         continue;
       }
+      if (!norm.clean && norm.codeBlocks.length === 0) continue;
       if (isTrivialAsk(norm)) continue;
       if (current) current.outcome.reactions.push({ kind: 'next_task', seq: ev.seq });
       current = {

@@ -89,7 +89,7 @@ function recoverJournal(db: Db, paths: SleepPaths, j: Journal, report: RecoveryR
 }
 
 /** Removes proposal folders that were still being assembled by a process that is gone. */
-function cleanStagingTemps(paths: SleepPaths, report: RecoveryReport): void {
+function cleanStagingTemps(db: Db, paths: SleepPaths, report: RecoveryReport): void {
   let names: string[];
   try {
     names = fs.readdirSync(paths.proposalsDir);
@@ -102,7 +102,23 @@ function cleanStagingTemps(paths: SleepPaths, report: RecoveryReport): void {
     fs.rmSync(path.join(paths.proposalsDir, n), { recursive: true, force: true });
     report.actions.push(`removed the half-staged proposal folder ${n}`);
   }
+  // a folder renamed into place whose row was never inserted (crash between the two steps);
+  // young folders are left alone: their process may be about to insert the row
+  const now = Date.now();
+  for (const n of names) {
+    if (n.startsWith('.') || getProposal(db, n)) continue;
+    const dir = path.join(paths.proposalsDir, n);
+    try {
+      if (!fs.statSync(dir).isDirectory() || now - fs.statSync(dir).mtimeMs < ORPHAN_AGE_MS) continue;
+    } catch {
+      continue;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    report.actions.push(`removed the proposal folder ${n}, which was never recorded (staging was interrupted)`);
+  }
 }
+
+const ORPHAN_AGE_MS = 10 * 60_000;
 
 export function recoverInterrupted(db: Db, paths: SleepPaths): RecoveryReport {
   const report: RecoveryReport = { actions: [], unresolved: [] };
@@ -123,6 +139,6 @@ export function recoverInterrupted(db: Db, paths: SleepPaths): RecoveryReport {
     }
     recoverJournal(db, paths, j, report);
   }
-  cleanStagingTemps(paths, report);
+  cleanStagingTemps(db, paths, report);
   return report;
 }

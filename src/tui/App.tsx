@@ -40,10 +40,10 @@ const HINTS: Record<'list' | DetailView, string> = {
 };
 
 const SHORT_HINTS: Record<'list' | DetailView, string> = {
-  list: '↑↓ Enter a x u / ? q',
-  diff: 'Tab ]/[ Space a x e s ? q',
-  evidence: 'Tab ↑↓ Space a x e ? q',
-  report: 'Tab ↑↓ a x / ? q',
+  list: '↑↓ Enter · a apply · x reject · u undo',
+  diff: 'Tab · ]/[ hunk · Space · a · x · e · s',
+  evidence: 'Tab · ↑↓ · Space · a · x · e',
+  report: 'Tab · ↑↓ · a · x · /',
 };
 
 function dialogHeight(d: DialogSpec): number {
@@ -324,7 +324,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       {text ? (
         <TextPrompt label={text.label} value={text.value} hint={text.hint} />
       ) : (
-        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy} hints={help ? 'Esc/q/? close help · j/k scroll' : (width < 90 ? SHORT_HINTS : HINTS)[current ? view : 'list'] + (width < 90 ? ' · ? for help' : '')} />
+        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy} hints={help ? 'Esc/q/? close help · j/k scroll' : (width < 90 ? SHORT_HINTS : HINTS)[current ? view : 'list'] + (width < 90 ? ' · ? help' : '')} />
       )}
     </Box>
   );

@@ -171,7 +171,7 @@ describe('daemon (e2e)', () => {
 
     for (let i = 0; i < 2; i++) {
       const r = runCli(['night', '--now'], sb.env);
-      expect(r.status).toBe(1);
+      expect(r.status, r.stdout + r.stderr).toBe(1);
       expect(r.stderr).toMatch(/the daemon did not start a night: no backend available/);
     }
     const paths = resolvePaths({ env: sb.env });
@@ -190,6 +190,7 @@ describe('daemon (e2e)', () => {
     // no nagging: the missing backend is logged once, not per request
     const logs = runCli(['logs', '-n', '500', '--json'], sb.env).stdout.split('\n').filter((l) => /no backend available/.test(l));
     expect(logs.length).toBe(1);
-    expect(runCli(['stop'], sb.env).status).toBe(0);
+    const stop = runCli(['stop'], sb.env);
+    expect(stop.status, stop.stdout + stop.stderr).toBe(0);
   }, 60_000);
 });

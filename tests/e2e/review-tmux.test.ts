@@ -180,7 +180,7 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
     // quit from the detail: q back, q quit; the command exits 0
     await press('q', '0 waiting · 5 decided');
     await press('q', 'REVIEW-EXITED:0');
-  });
+  }, 120_000); // a real process on a busy machine: generous, each step still waits only for its own screen
 
   it('refuses without a terminal and points at the scriptable commands', () => {
     const r = runCli(['review'], sb.env);

@@ -65,7 +65,7 @@ function killAfter(args: string[], ms: number): Promise<number | null> {
 describe('apply under SIGKILL', () => {
   it('never leaves a partial skill file; recovery makes the store agree with the file', async () => {
     const big = (tag: string) => `---\nname: crash\ndescription: crash test\n---\n${`- ${tag} rule line that makes the file large enough to take a while to write\n`.repeat(60_000)}`;
-    const iterations = Number(process.env.H6_ITER ?? 16);
+    const iterations = Number(process.env.CRASH_ITERATIONS ?? 16);
     const outcomes = { old: 0, new: 0 };
     const recovered = new Set<string>();
     // calibrate: how long does a whole apply take on this (possibly loaded) machine?
@@ -73,17 +73,20 @@ describe('apply under SIGKILL', () => {
     const t0 = Date.now();
     expect(await killAfter(['apply', cal.p.id], 60_000)).toBe(0);
     const full = Date.now() - t0;
+    let center = 0.85;
     fs.rmSync(path.dirname(cal.target.path), { recursive: true, force: true });
     for (let i = 0; i < iterations; i++) {
       const oldText = big(`old${i}`);
       const newText = big(`new${i}`);
       const { p, target } = stage('crash', oldText, newText);
       // spread kills over process start-up, the backup, the journal and the write itself
-      // most kills land late (backup, journal, the write, the store update), some during start-up
-      const delay = Math.floor(full * (0.3 + Math.random() * 0.85));
-      const code = await killAfter(["apply", p.id], delay);
-      if (process.env.H6_DEBUG) console.error("iter", i, delay, code);
+      // the kill point hovers around the moment the write lands (start-up time varies with load):
+      // after a kill that left the old file aim later, after one that left the new file aim earlier
+      const delay = Math.max(0, Math.floor(full * (center + (Math.random() - 0.5) * 0.5)));
+      const code = await killAfter(['apply', p.id], delay);
+      if (process.env.CRASH_DEBUG) console.error('iteration', i, 'kill after', delay, 'ms, exit', code);
       const live = fs.readFileSync(target.path, 'utf8');
+      center = Math.min(1.5, Math.max(0.2, center + (live === newText ? -0.12 : 0.12)));
       expect([sha256(oldText), sha256(newText)]).toContain(sha256(live));
       const rec = recoverInterrupted(db, paths());
       for (const a of rec.actions) recovered.add(a.replace(/ (of|file) \S+/g, ''));
@@ -100,7 +103,7 @@ describe('apply under SIGKILL', () => {
       // next iteration starts from a fresh base
       fs.rmSync(path.dirname(target.path), { recursive: true, force: true });
     }
-    if (process.env.H6_DEBUG) console.error(outcomes, [...recovered]);
+    if (process.env.CRASH_DEBUG) console.error(outcomes, [...recovered]);
     // the random delays must have produced both outcomes, or the test proved nothing
     expect(outcomes.old).toBeGreaterThan(0);
     expect(outcomes.new).toBeGreaterThan(0);

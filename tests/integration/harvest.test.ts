@@ -227,7 +227,7 @@ describe('runHarvest on bad input', () => {
         '{"type":"user", broken',
         '[1,2,3]',
         'null',
-        JSON.stringify({ type: 'brand-new-record-type', sessionId: id }),
+        JSON.stringify({ type: 'brand-new-record-type', uuid: 'n1', sessionId: id }),
         JSON.stringify({ type: 'user', uuid: 'big', sessionId: id, message: { role: 'user', content: 'x'.repeat(20_000) } }),
         row(2),
         '\u0000\u0001garbage',

@@ -193,4 +193,23 @@ describe('reject and recovery', () => {
     expect(fs.readdirSync(path.dirname(a.target.path))).toEqual(['SKILL.md']);
     expect(fs.existsSync(journalPath(s.paths, a.p.id))).toBe(false);
   });
+
+  it('removes half-staged and unrecorded proposal folders of dead processes, keeps recorded ones', () => {
+    const s = setup();
+    const { p } = stageManaged(s, null);
+    const deadPid = 2 ** 22 + 54321;
+    const half = path.join(s.paths.proposalsDir, `.p_half.${deadPid}.tmp`);
+    fs.mkdirSync(half);
+    fs.writeFileSync(path.join(half, 'SKILL.md'), 'partial');
+    const orphan = path.join(s.paths.proposalsDir, 'p_orphan');
+    fs.mkdirSync(orphan);
+    const old = (Date.now() - 3600_000) / 1000;
+    fs.utimesSync(orphan, old, old);
+    const young = path.join(s.paths.proposalsDir, 'p_young');
+    fs.mkdirSync(young);
+    const r = recoverInterrupted(s.db, s.paths);
+    expect(r.actions.join('\n')).toMatch(/half-staged proposal folder/);
+    expect(r.actions.join('\n')).toMatch(/p_orphan, which was never recorded/);
+    expect(fs.readdirSync(s.paths.proposalsDir).sort()).toEqual([p.id, 'p_young'].sort());
+  });
 });

@@ -13,6 +13,8 @@ import { Daemon } from '../../src/daemon/daemon.js';
 import type { DaemonDeps, HarvestOutcome } from '../../src/daemon/deps.js';
 import { readPidFile } from '../../src/daemon/pidfile.js';
 import { ipcRequest, socketPathFor } from '../../src/daemon/ipc.js';
+import { openDb } from '../../src/store/db.js';
+import { readLastNight } from '../../src/daemon/health.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 
 function memLogger() {
@@ -47,7 +49,7 @@ describe('Daemon runtime', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  function setup(opts: { night?: string; backend?: string | null } = {}): Setup {
+  function setup(opts: { night?: string; backend?: string | null; cron?: string } = {}): Setup {
     const dir = makeTempDir();
     const env = { SKILLOPT_SLEEP_HOME: path.join(dir, 'home') };
     const paths = resolvePaths({ env });
@@ -67,7 +69,7 @@ describe('Daemon runtime', () => {
     const { logger, lines } = memLogger();
     const daemon = new Daemon({
       paths,
-      config: defaultConfig(),
+      config: opts.cron ? { ...defaultConfig(), schedule: { cron: opts.cron, catchUp: true } } : defaultConfig(),
       env: process.env,
       deps,
       logger,
@@ -137,5 +139,17 @@ describe('Daemon runtime', () => {
     await daemon.start();
     for (let i = 0; i < 3; i++) expect((await daemon.runNight('scheduled')).status).toBe('skipped');
     expect(lines.filter((l) => /no backend available/.test(l.msg))).toHaveLength(1);
+  });
+
+  it('runs the night on the cron schedule (node-cron), in a child, and records it', async () => {
+    const { daemon } = setup({ cron: '* * * * * *' }); // every second
+    await daemon.start();
+    const db = openDb(daemon['o'].paths.database);
+    try {
+      await until(() => readLastNight(db)?.trigger === 'scheduled', 8000);
+      expect(readLastNight(db)).toMatchObject({ status: 'done', runId: 'night_x' });
+    } finally {
+      db.close();
+    }
   });
 });

@@ -20,13 +20,14 @@ describe('TranscriptWatcher (real chokidar)', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  function setup(roots: WatchRoot[], ignoreDirs: string[] = []) {
+  function setup(roots: WatchRoot[], ignoreDirs: string[] = [], ignoreNamePrefixes: string[] = []) {
     const files: string[] = [];
     const appeared: string[] = [];
     const w = new TranscriptWatcher({
       roots,
       isTranscriptFile: (_agent, f) => f.endsWith('.jsonl'),
       ignoreDirs,
+      ignoreNamePrefixes,
       onFile: (f) => files.push(f),
       onRootAppeared: (r) => appeared.push(r.path),
       logger: nullLogger,
@@ -79,14 +80,18 @@ describe('TranscriptWatcher (real chokidar)', () => {
     const root = path.join(dir, 'projects');
     const ws = path.join(root, 'workspaces');
     fs.mkdirSync(ws, { recursive: true });
-    const { w, files } = setup([{ agent: 'claude-code', path: root, exists: true, kind: 'projects' }], [ws]);
+    const replayProject = path.join(root, '-tmp-state-workspaces-ws-abc');
+    fs.mkdirSync(replayProject);
+    const { w, files } = setup([{ agent: 'claude-code', path: root, exists: true, kind: 'projects' }], [ws], ['-tmp-state-workspaces']);
     await w.start();
     fs.writeFileSync(path.join(ws, 'replay.jsonl'), '{}\n');
+    fs.writeFileSync(path.join(replayProject, 'self.jsonl'), '{}\n');
     const ok = path.join(root, 'real.jsonl');
     fs.writeFileSync(ok, '{}\n');
     await until(() => files.includes(ok));
     await new Promise((r) => setTimeout(r, 200));
     expect(files.some((f) => f.includes('workspaces'))).toBe(false);
+    expect(files.some((f) => f.endsWith('self.jsonl'))).toBe(false);
   });
 
   it('path helpers', () => {

@@ -327,6 +327,21 @@ describe('decisions', () => {
 });
 
 describe('small terminals', () => {
+  it('scrolls the help when it does not fit, decisions listed first', async () => {
+    const { services } = makeServices(twoProposals());
+    const r = render(<App services={services} size={{ columns: 60, rows: 15 }} initialId="p-new" />);
+    await tick();
+    await press(r, '?');
+    expect(frame(r)).toContain('Keys — Diff view');
+    expect(frame(r).split('\n')[2]).toContain('apply');
+    expect(frame(r)).toMatch(/↓ \d+ more \(j\/k scroll\)/);
+    await press(r, 'j', 'j');
+    expect(frame(r)).toContain('↑ 2 above');
+    await press(r, 'q');
+    await tick(60);
+    expect(frame(r)).toContain('hunk 1/1');
+  });
+
   it('fits 60×15 on every screen', async () => {
     const { services } = makeServices([...twoProposals(), ...Array.from({ length: 48 }, (_, i) => makeProposal({ id: `p-${i}`, name: `skill-${i}`, createdAt: Date.UTC(2026, 9, 1) + i }))]);
     const r = render(<App services={services} size={{ columns: 60, rows: 15 }} />);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { packageVersion } from '../version.js';
 import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
+import { validateSchedule } from '../../daemon/timing.js';
 // registers `night --now` (asks the running daemon) through the night command's extension points
 import '../../daemon/night-now.js';
 import '../../daemon/doctor-probe.js';
@@ -18,7 +19,8 @@ export function register(program: Command): void {
           const config = ctx.config;
           return runForeground({ paths: ctx.paths, config, env: ctx.env, version: packageVersion(), print: (l) => ctx.print(l) });
         }
-        void ctx.config;
+        // a bad key or schedule fails here, with its hint, rather than inside the detached process
+        validateSchedule(ctx.config.schedule.cron, ctx.config.schedule.timezone);
         const res = await startDetached(ctx.paths, ctx.env);
         ctx.emit({ ok: true, already: res.already, pid: res.pid, health: res.health ?? null }, () => {
           ctx.print(res.already ? `skillopt-sleep is already running (pid ${res.pid})` : `skillopt-sleep started (pid ${res.pid})`);

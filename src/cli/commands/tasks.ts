@@ -199,13 +199,13 @@ export function register(program: Command): void {
     .description('edit a task as JSON in $EDITOR; validated on save (re-open or abort when invalid)')
     .action(action((ctx, id: string) => editTask(ctx, id)));
 
-  for (const [name, status] of [
-    ['disable', 'disabled'],
-    ['enable', 'active'],
+  for (const [name, status, help] of [
+    ['disable', 'disabled', 'disable a task: it is never replayed or trained on until enabled'],
+    ['enable', 'active', 'enable a disabled task again'],
   ] as const) {
     tasks
       .command(`${name} <id>`)
-      .description(`${name} a task (a disabled task is never replayed or trained on)`)
+      .description(help)
       .action(
         action((ctx, id: string) => {
           const t = setTaskStatus(ctx.db, mustFind(ctx, id).id, status);

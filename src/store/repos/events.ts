@@ -16,7 +16,8 @@ interface EventDbRow {
   meta: string;
 }
 
-const INSERT_HEAD = 'INSERT OR REPLACE INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES ';
+// OR IGNORE: a concurrent harvest of the same bytes computes identical rows (same seq); resets delete first
+const INSERT_HEAD = 'INSERT OR IGNORE INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES ';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /** Rows per statement: one native call per 32 rows instead of per row. */
 const MULTI = 32;

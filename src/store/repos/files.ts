@@ -30,22 +30,46 @@ export function loadFileStamps(db: Db): Map<string, FileStampRow> {
   return map;
 }
 
+/**
+ * The head hash is stored with the number of bytes it covers, `<len>:<sha1>`, in the core
+ * `head_hash` column (no schema dependency: a store at any migration level works).
+ */
+function splitHead(v: string | null): { headHash: string | null; headLen: number } {
+  const m = v ? /^(\d+):([0-9a-f]+)$/.exec(v) : null;
+  return m ? { headHash: m[2], headLen: Number(m[1]) } : { headHash: null, headLen: 0 };
+}
+
 export function getFileRow(db: Db, filePath: string): FileRow | undefined {
-  return db
-    .prepare(
-      'SELECT path, agent, dev, ino, size, mtime_ms AS mtimeMs, offset, head_hash AS headHash, head_len AS headLen, session_id AS sessionId, state, error FROM files WHERE path = ?',
-    )
-    .get(filePath) as FileRow | undefined;
+  const r = cachedStatement(
+    db,
+    'SELECT path, agent, dev, ino, size, mtime_ms AS mtimeMs, offset, head_hash AS head, session_id AS sessionId, state, error FROM files WHERE path = ?',
+  ).get(filePath) as (Omit<FileRow, 'headHash' | 'headLen'> & { head: string | null }) | undefined;
+  if (!r) return undefined;
+  const { head, ...rest } = r;
+  return { ...rest, ...splitHead(head) };
 }
 
 export function upsertFileRow(db: Db, r: FileRow, now = Date.now()): void {
   cachedStatement(db,
-    `INSERT INTO files(path, agent, dev, ino, size, mtime_ms, offset, head_hash, head_len, session_id, state, error, updated_at)
-     VALUES (@path, @agent, @dev, @ino, @size, @mtimeMs, @offset, @headHash, @headLen, @sessionId, @state, @error, @now)
+    `INSERT INTO files(path, agent, dev, ino, size, mtime_ms, offset, head_hash, session_id, state, error, updated_at)
+     VALUES (@path, @agent, @dev, @ino, @size, @mtimeMs, @offset, @head, @sessionId, @state, @error, @now)
      ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, dev = excluded.dev, ino = excluded.ino, size = excluded.size,
-       mtime_ms = excluded.mtime_ms, offset = excluded.offset, head_hash = excluded.head_hash, head_len = excluded.head_len,
+       mtime_ms = excluded.mtime_ms, offset = excluded.offset, head_hash = excluded.head_hash,
        session_id = excluded.session_id, state = excluded.state, error = excluded.error, updated_at = excluded.updated_at`,
-  ).run({ ...r, now });
+  ).run({
+    path: r.path,
+    agent: r.agent,
+    dev: r.dev,
+    ino: r.ino,
+    size: r.size,
+    mtimeMs: r.mtimeMs,
+    offset: r.offset,
+    head: r.headHash ? `${r.headLen}:${r.headHash}` : null,
+    sessionId: r.sessionId,
+    state: r.state,
+    error: r.error,
+    now,
+  });
 }
 
 export function deleteFileRow(db: Db, filePath: string): void {

@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../../src/store/db.js';
+import { defaultConfig, type Config } from '../../src/core/config.js';
+import type { Backend, LlmReply, LlmRequest } from '../../src/core/protocol.js';
+import { checkStoredSplitIntegrity, optimizerView, runMining } from '../../src/mine/index.js';
+import { getTask, listOccurrences, listTasks, setTaskStatus, upsertTask } from '../../src/store/repos/tasks.js';
+import { acquireLease } from '../../src/store/repos/leases.js';
+import { addSession, generateCorpus, insertCorpus } from '../../bench/mine-corpus.js';
+import { makeTempDir } from '../helpers/sandbox.js';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+function freshDb(): Db {
+  const d = makeTempDir();
+  dirs.push(d);
+  return openDb(path.join(d, 'state', 'sleep.db'));
+}
+const T0 = Date.UTC(2026, 9, 1);
+
+function changelogSessions(db: Db): void {
+  addSession(db, {
+    id: 'claude-code:a1',
+    project: '/home/dana/src/ledgerline',
+    startedAt: T0,
+    turns: [
+      { user: 'Write a changelog entry for the rounding fix (#412).', tools: ['Read', 'Edit'], reply: 'Added.' },
+      { user: 'no, Keep a Changelog format' },
+      { user: 'link the PR' },
+    ],
+  });
+  addSession(db, {
+    id: 'codex:b2',
+    agent: 'codex',
+    project: '/home/dana/src/atlas-web',
+    startedAt: T0 + 86_400_000,
+    turns: [{ user: 'add a changelog entry for the pagination fix in #77', tools: ['Bash'] }, { user: 'wrong format - use Keep a Changelog' }],
+  });
+  addSession(db, {
+    id: 'copilot:c3',
+    agent: 'copilot',
+    project: '/home/dana/src/ledgerline',
+    startedAt: T0 + 2 * 86_400_000,
+    turns: [{ user: '<userRequest>changelog entry for the timezone fix please</userRequest>' }, { user: 'thanks!' }],
+  });
+}
+
+describe('runMining', () => {
+  it('turns a recurring ask with corrections into one judged, cross-project task', async () => {
+    const db = freshDb();
+    changelogSessions(db);
+    addSession(db, { id: 'claude-code:one-off', turns: [{ user: 'explain how websocket reconnection interacts with the kafka consumer' }] });
+    addSession(db, { id: 'claude-code:sub', kind: 'subagent', turns: [{ user: 'write a changelog entry for the subagent' }] });
+    addSession(db, { id: 'claude-code:self', kind: 'self', turns: [{ user: 'write a changelog entry for our own replay' }] });
+    const s = await runMining(db, defaultConfig(), { now: T0 + 10 * 86_400_000 });
+    expect(s.sessions).toBe(4); // subagent and self sessions are not read
+    expect(s.newTasks).toBe(1);
+    const [task] = listTasks(db);
+    expect(task.project).toBeNull(); // seen in two projects
+    expect(task.occurrences).toBe(3);
+    expect(task.agents).toEqual(['claude-code', 'codex', 'copilot']);
+    expect(task.intent.toLowerCase()).toContain('changelog');
+    expect(task.corrections).toEqual(['no, Keep a Changelog format', 'link the PR', 'wrong format - use Keep a Changelog']);
+    const checks = task.judge.checks;
+    expect(checks.some((c) => c.op === 'regex' && /unreleased/i.test(String(c.value)))).toBe(true);
+    expect(checks.some((c) => c.op === 'regex' && String(c.value).includes('pull'))).toBe(true);
+    expect(checks.some((c) => c.op === 'no_refusal')).toBe(true);
+    expect(checks.some((c) => c.sealed)).toBe(true);
+    expect(task.firstSeen).toBeLessThan(task.lastSeen!);
+    const occ = listOccurrences(db, task.id);
+    expect(occ.map((o) => o.sessionId).sort()).toEqual(['claude-code:a1', 'codex:b2', 'copilot:c3']);
+    const first = occ.find((o) => o.sessionId === 'claude-code:a1')!.outcome as { label: string; tools: string[] };
+    expect(first.label).toBe('corrected');
+    expect(first.tools).toEqual(['Read', 'Edit']);
+    expect((occ.find((o) => o.sessionId === 'copilot:c3')!.outcome as { label: string }).label).toBe('success');
+    // the optimizer-facing view of the stored task has no sealed check
+    expect(optimizerView(task).judge.checks.every((c) => !c.sealed)).toBe(true);
+    // sessions are marked mined: a second run reads nothing
+    const again = await runMining(db, defaultConfig(), { now: T0 + 11 * 86_400_000 });
+    expect(again.sessions).toBe(0);
+    expect(again.newTasks + again.updatedTasks).toBe(0);
+    db.close();
+  });
+
+  it('is incremental: new sessions join the stored clusters, curated tasks keep their definition', async () => {
+    const db = freshDb();
+    insertCorpus(db, generateCorpus({ sessions: 400, seed: 3 }), T0);
+    const first = await runMining(db, defaultConfig(), { now: T0 + 1 });
+    const clustersBefore = first.clusters;
+    const tasks = listTasks(db);
+    const curated = tasks[0];
+    upsertTask(db, { ...curated, intent: 'A curated intent', reviewed: true });
+    const disabled = tasks[1];
+    setTaskStatus(db, disabled.id, 'disabled');
+
+    const more = generateCorpus({ sessions: 60, seed: 4, idPrefix: 'late', startTs: T0 + 30 * 86_400_000, familyShare: 1 });
+    insertCorpus(db, more, T0 + 31 * 86_400_000);
+    const second = await runMining(db, defaultConfig(), { now: T0 + 32 * 86_400_000 });
+    expect(second.sessions).toBe(more.sessions.filter((s) => s.kind === 'interactive' || s.kind === 'headless').length);
+    expect(second.newTasks).toBeLessThanOrEqual(2); // family asks join the existing tasks
+    expect(second.updatedTasks).toBeGreaterThan(5);
+    expect(second.clusters - clustersBefore).toBeLessThan(15);
+    const after = getTask(db, curated.id)!;
+    expect(after.intent).toBe('A curated intent');
+    expect(after.split).toBe(curated.split);
+    expect(getTask(db, disabled.id)!.status).toBe('disabled');
+    for (const t of tasks) {
+      const now = getTask(db, t.id);
+      if (now) expect(now.split).toBe(t.split); // splits never move
+    }
+    expect(checkStoredSplitIntegrity(db)).toEqual([]);
+    db.close();
+  });
+
+  it('re-reads a resumed session: a late correction lands on the task without duplicating the ask', async () => {
+    const db = freshDb();
+    changelogSessions(db);
+    await runMining(db, defaultConfig(), { now: T0 + 5 * 86_400_000 });
+    const [task] = listTasks(db);
+    addSession(db, { id: 'copilot:c3', agent: 'copilot', startedAt: T0 + 2 * 86_400_000, updatedAt: T0 + 6 * 86_400_000, turns: [{ user: 'put it under Unreleased, Keep a Changelog style' }] });
+    const s = await runMining(db, defaultConfig(), { now: T0 + 7 * 86_400_000 });
+    expect(s.sessions).toBe(1);
+    const after = getTask(db, task.id)!;
+    expect(after.occurrences).toBe(3);
+    expect(after.corrections).toContain('put it under Unreleased, Keep a Changelog style');
+    expect(listOccurrences(db, task.id)).toHaveLength(3);
+    db.close();
+  });
+
+  it('uses the miner role when configured, and falls back to heuristics when it fails', async () => {
+    const db = freshDb();
+    changelogSessions(db);
+    const config: Config = defaultConfig();
+    config.mining.useLlm = true;
+    const reply = { intent: 'Write a Keep a Changelog entry for a merged fix and link its PR', context: '', checks: [{ op: 'regex', value: '\\(#\\d+\\)', description: 'PR link' }, { op: 'regex', value: '(' }] };
+    const calls: LlmRequest[] = [];
+    const miner: Backend = {
+      name: 'scripted',
+      model: 'm',
+      destination: 'local',
+      async complete(req): Promise<LlmReply> {
+        calls.push(req);
+        return { text: JSON.stringify(reply), backend: 'scripted', model: 'm', tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0, cached: false };
+      },
+    };
+    const s = await runMining(db, config, { backends: { miner }, now: T0 + 9 * 86_400_000 });
+    expect(calls).toHaveLength(1);
+    expect(calls[0].payload).toMatchObject({ corrections: expect.arrayContaining(['link the PR']) });
+    expect(s.llm.invalidChecks).toHaveLength(1);
+    const [task] = listTasks(db);
+    expect(task.intent).toBe(reply.intent);
+    expect(task.judge.checks.some((c) => c.value === '\\(#\\d+\\)')).toBe(true);
+    expect(task.judge.checks.some((c) => c.op === 'no_refusal')).toBe(true);
+
+    const db2 = freshDb();
+    changelogSessions(db2);
+    const failing: Backend = { ...miner, complete: async () => Promise.reject(new Error('429 rate limited')) };
+    const s2 = await runMining(db2, config, { backends: { miner: failing } });
+    expect(s2.llm.failures[0]).toMatch(/429/);
+    expect(listTasks(db2)[0].intent.toLowerCase()).toContain('changelog');
+    db.close();
+    db2.close();
+  });
+
+  it('reports thin data and shared occurrences across splits', async () => {
+    const db = freshDb();
+    changelogSessions(db);
+    const s = await runMining(db, defaultConfig());
+    expect(s.thin).toHaveLength(1);
+    expect(s.thin[0].needed).toBeGreaterThan(0);
+    const [task] = listTasks(db);
+    const otherSplit = task.split === 'train' ? 'val' : 'train';
+    upsertTask(db, { ...task, id: 'task_copy', intent: 'a different wording entirely', split: otherSplit });
+    db.prepare(`INSERT INTO task_occurrences(task_id, session_id, event_seq, ts, prompt, outcome) SELECT 'task_copy', session_id, event_seq, ts, prompt, outcome FROM task_occurrences WHERE task_id = ?`).run(task.id);
+    expect(checkStoredSplitIntegrity(db).map((v) => v.kind)).toContain('shared_occurrence');
+    db.close();
+  });
+
+  it('refuses to run while another miner holds the lease, and stops on abort without writing tasks', async () => {
+    const db = freshDb();
+    changelogSessions(db);
+    acquireLease(db, 'mine', 'someone-else', 60_000, {}, Date.now());
+    await expect(runMining(db, defaultConfig())).rejects.toThrow(/already running/);
+    db.prepare("DELETE FROM leases WHERE name = 'mine'").run();
+    const ac = new AbortController();
+    ac.abort();
+    await expect(runMining(db, defaultConfig(), { signal: ac.signal })).rejects.toThrow(/aborted/);
+    expect(listTasks(db)).toEqual([]);
+    expect(db.prepare('SELECT COUNT(*) FROM sessions WHERE mined_at IS NOT NULL').pluck().get()).toBe(0);
+    db.close();
+  });
+});
