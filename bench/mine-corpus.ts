@@ -255,13 +255,13 @@ export function generateCorpus(opts: CorpusOptions): Corpus {
     return pick(N_FRAMES)
       .replace('{v}', pick(N_VERBS))
       .replace('{a}', take())
-      .replace('{b}', take())
+      .replace('{b}', jargon())
       .replace('{c}', take())
       .replace('{d}', jargon());
   };
   // one-offs name project-specific things (services, modules, people's code names)
   const SYL = ['ka', 'zo', 'mi', 'ra', 'tu', 'ven', 'lor', 'qui', 'dex', 'nal', 'bo', 'sep', 'tra', 'ghu', 'fin', 'wel'];
-  const jargon = () => Array.from({ length: 2 + Math.floor(rand() * 2) }, () => pick(SYL)).join('');
+  const jargon = () => Array.from({ length: 3 + Math.floor(rand() * 2) }, () => pick(SYL)).join('');
   const familyShare = opts.familyShare ?? 0.6;
   const agents = ['claude-code', 'codex', 'copilot'];
   const prefix = opts.idPrefix ?? 's';

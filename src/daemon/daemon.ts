@@ -65,6 +65,7 @@ export class Daemon {
   private harvesting = false;
   private stopping: Promise<void> | undefined;
   private readonly socket: string;
+  private startTime: string | null = null;
   /** resolves when the daemon has fully stopped */
   readonly stopped: Promise<void>;
   private resolveStopped!: () => void;
@@ -84,6 +85,7 @@ export class Daemon {
     validateSchedule(config.schedule.cron, config.schedule.timezone);
     this.db = openDb(paths.database);
     const startTime = processStartTime(process.pid);
+    this.startTime = startTime;
     let acquired;
     try {
       acquired = acquireDaemonLease(this.db, this.holder, { startTime, socket: this.socket, version: this.o.version });
@@ -282,7 +284,7 @@ export class Daemon {
     const now = Date.now();
     const wake = detectWake(this.lastBeatWall, now, interval);
     this.lastBeatWall = now;
-    if (!heartbeatLease(this.db, this.holder, { startTime: processStartTime(process.pid), socket: this.socket, version: this.o.version })) {
+    if (!heartbeatLease(this.db, this.holder, { startTime: this.startTime, socket: this.socket, version: this.o.version })) {
       this.log.error('lost the daemon lease to another process; stopping');
       void this.stop('lease lost');
       return;
