@@ -194,24 +194,53 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   }
   if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p)))();
 
+  // Event inserts land at random places in the (session, seq) and (kind, session) indexes: with
+  // SQLite's default 2 MB page cache a big first harvest thrashes; 32 MB keeps the hot pages in memory.
+  if (tasks.length > 50) {
+    const current = db.pragma('cache_size', { simple: true }) as number;
+    if (current > -32768 && current < 8192) db.pragma('cache_size = -32768');
+  }
   const touched = new Map<string, SessionKind>();
   const writeBatch = db.transaction((results: FileResult[]) => {
     for (const r of results) writeResult(db, r, known.get(r.path), { classifier, summary, touched, project: opts.project });
   });
+  // Results are committed in groups: every commit rewrites the index pages it touched, so fewer,
+  // larger transactions (bounded in size and age, so other writers are not kept waiting) are cheaper.
+  let pending: FileResult[] = [];
+  let pendingEvents = 0;
+  let pendingSince = 0;
+  const flush = () => {
+    if (!pending.length) return;
+    const t0 = performance.now();
+    writeBatch(pending);
+    summary.writeMs += performance.now() - t0;
+    pending = [];
+    pendingEvents = 0;
+  };
+  const accept = (results: FileResult[]) => {
+    if (!pending.length) pendingSince = Date.now();
+    for (const r of results) {
+      pending.push(r);
+      pendingEvents += r.output?.events.length ?? 0;
+    }
+    if (pendingEvents >= 10_000 || pending.length >= 500 || Date.now() - pendingSince >= 1_000) flush();
+  };
   const totalBytes = tasks.reduce((s, t) => s + t.estBytes, 0);
   const workers = opts.workers ?? chooseWorkers(totalBytes, env);
   summary.workers = workers;
   if (tasks.length) {
     progress.start('harvest', tasks.length);
-    await runTasks(tasks, workers, {
-      signal: opts.signal,
-      onResults: (results) => {
-        const t0 = performance.now();
-        writeBatch(results);
-        summary.writeMs += performance.now() - t0;
-        progress.tick(results.length);
-      },
-    });
+    try {
+      await runTasks(tasks, workers, {
+        signal: opts.signal,
+        onResults: (results) => {
+          accept(results);
+          progress.tick(results.length);
+        },
+      });
+    } finally {
+      flush(); // what was parsed before an abort is kept
+    }
   }
   for (const kind of touched.values()) summary.sessionsByKind[kind]++;
   summary.sessions = touched.size;

@@ -48,6 +48,8 @@ export interface MineSummary {
   recurringTasks: number;
   newTasks: number;
   updatedTasks: number;
+  /** clusters found to be the same ask and merged in this run (an absorbed cluster's task is folded into the survivor's) */
+  mergedClusters: number;
   bySplit: Record<Split, number>;
   thin: ThinProject[];
   integrity: SplitViolation[];
@@ -107,7 +109,8 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   for (const [i, s] of sessions.entries()) {
     if (i % 200 === 0) throwIfAborted(opts.signal);
     const evs = (events.all(s.id) as EventTuple[]).map(toEvent);
-    const known = s.mined_at === null ? new Map<number, string>() : memberSeqs(db, s.id);
+    // asks already clustered (a resumed session, or a run that stopped before marking sessions mined)
+    const known = memberSeqs(db, s.id);
     for (const intent of extractIntents(evs)) {
       prompts++;
       const base = { sessionId: s.id, seq: intent.seq, project: s.project, agent: s.agent, ts: intent.ts, prompt: intent.norm.clean.slice(0, 4000), outcome: intent.outcome };
@@ -188,7 +191,9 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
           opts.signal,
         );
         summary.llm.invalidChecks.push(...llm.invalid.map((e) => `${fresh.id}: ${e}`));
-        fresh = withLlmDefinition(fresh, llm);
+        const proposed = withLlmDefinition(fresh, llm);
+        validateJudge(proposed.judge);
+        fresh = proposed;
         miner = 'llm';
         wroteNow = true;
       } catch (err) {
@@ -236,6 +241,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     recurringTasks: counts.recurring ?? 0,
     newTasks: summary.newTasks,
     updatedTasks: summary.updatedTasks,
+    mergedClusters: merges,
     bySplit,
     thin: thinProjects(active, config.training.minValTasks),
     integrity: checkStoredSplitIntegrity(db),

@@ -56,9 +56,15 @@ export async function mineWithLlm(backend: Backend, payload: MineTaskPayload, si
   if (!parsed.success) throw new Error(`miner reply does not match the schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const checks: Check[] = [];
   const invalid: string[] = [];
+  const ids = new Set<string>();
   for (const raw of parsed.data.checks) {
     try {
-      checks.push(makeCheck({ ...raw, sealed: raw.sealed ?? false, weight: raw.weight ?? 1 }));
+      // ids come from the content (the model's ids may collide or be missing)
+      const { id: _ignored, ...draft } = raw;
+      const check = makeCheck({ ...draft, sealed: raw.sealed ?? false, weight: raw.weight ?? 1 });
+      if (ids.has(check.id)) continue;
+      ids.add(check.id);
+      checks.push(check);
     } catch (err) {
       invalid.push(errorMessage(err));
     }

@@ -191,3 +191,46 @@ describe('runMining', () => {
     db.close();
   });
 });
+
+describe('crash between writing clusters and marking sessions mined', () => {
+  it('a re-run does not cluster the same asks twice', async () => {
+    const db = freshDb();
+    changelogSessions(db);
+    await runMining(db, defaultConfig(), { now: T0 + 5 * 86_400_000 });
+    const size = db.prepare('SELECT SUM(size) FROM clusters').pluck().get();
+    // simulate the crash: tasks written late never happened, sessions look unmined
+    db.prepare('UPDATE sessions SET mined_at = NULL').run();
+    const again = await runMining(db, defaultConfig(), { now: T0 + 6 * 86_400_000 });
+    expect(again.sessions).toBe(3);
+    expect(db.prepare('SELECT SUM(size) FROM clusters').pluck().get()).toBe(size);
+    expect(listTasks(db)).toHaveLength(1);
+    expect(listTasks(db)[0].occurrences).toBe(3);
+    db.close();
+  });
+});
+
+describe('with the simulated miner backend', () => {
+  it('writes the task from the sim miner reply, with valid, unique checks', async () => {
+    const { createSimBackend } = await import('../../src/llm/sim/index.js');
+    const db = freshDb();
+    changelogSessions(db);
+    const config = defaultConfig();
+    config.mining.useLlm = true;
+    const s = await runMining(db, config, { backends: { miner: createSimBackend({ seed: 7, role: 'miner' }) } });
+    expect(s.llm.calls).toBe(1);
+    expect(s.llm.failures).toEqual([]);
+    const [task] = listTasks(db);
+    const ids = task.judge.checks.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(task.judge.checks.some((c) => c.op === 'no_refusal')).toBe(true);
+    // a later run without the miner keeps the miner's definition
+    addSession(db, { id: 'claude-code:late', startedAt: T0 + 20 * 86_400_000, turns: [{ user: 'write a changelog entry for the retry fix' }] });
+    const before = listTasks(db)[0];
+    await runMining(db, defaultConfig());
+    const after = listTasks(db)[0];
+    expect(after.intent).toBe(before.intent);
+    expect(after.judge).toEqual(before.judge);
+    expect(after.occurrences).toBe(4);
+    db.close();
+  });
+});
