@@ -73,7 +73,7 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
   // The main thread writes results as they arrive; between writes it parses batches too, rather
   // than idle while the workers start up or while the last batches are in flight.
   const mainThread = (async () => {
-    while (process.env.SOS_MAIN_PARSES !== '0' && !failure && !opts.signal?.aborted && next < batches.length) {
+    while (!failure && !opts.signal?.aborted && next < batches.length) {
       await new Promise((r) => setImmediate(r)); // deliver pending worker results first
       if (next >= batches.length || failure || opts.signal?.aborted) break;
       const b = batches[next++];
