@@ -295,7 +295,12 @@ export function stripLeadingBlocks(text: string, tags: readonly string[]): strin
  * Lists files below `dir` (depth-limited) that `accept` keeps. Missing or vanishing directories
  * and unreadable entries are skipped: a tree that changes while we walk is normal.
  */
-export function walkFiles(dir: string, accept: (p: string) => boolean, maxDepth: number, prune?: (p: string, name: string) => boolean): string[] {
+export function walkFiles(
+  dir: string,
+  accept: (p: string, name: string, depth: number) => boolean,
+  maxDepth: number,
+  prune?: (p: string, name: string) => boolean,
+): string[] {
   const out: string[] = [];
   const visit = (d: string, depth: number) => {
     let entries: fs.Dirent[];
@@ -308,7 +313,7 @@ export function walkFiles(dir: string, accept: (p: string) => boolean, maxDepth:
       const p = path.join(d, e.name);
       if (e.isDirectory()) {
         if (depth < maxDepth && !(prune && prune(p, e.name))) visit(p, depth + 1);
-      } else if ((e.isFile() || e.isSymbolicLink()) && accept(p)) out.push(p);
+      } else if ((e.isFile() || e.isSymbolicLink()) && accept(p, e.name, depth)) out.push(p);
     }
   };
   visit(dir, 0);

@@ -43,7 +43,13 @@ export function isClaudeTranscript(filePath: string): boolean {
 
 export function listClaudeFiles(root: TranscriptRoot): string[] {
   // depth: projects/<slug>/<id>/subagents/workflows/wf_x/agent.jsonl
-  return walkFiles(root.path, isClaudeTranscript, 5, (_p, name) => name === 'tool-results' || name === 'memory');
+  // name/depth checks (cheap on an unchanged pass over thousands of files); same rule as isClaudeTranscript
+  return walkFiles(
+    root.path,
+    (p, name, depth) => name.endsWith('.jsonl') && (depth === 1 ? UUIDISH.test(name) : depth >= 3 && name.startsWith('agent-') && isClaudeTranscript(p)),
+    5,
+    (_p, name) => name === 'tool-results' || name === 'memory',
+  );
 }
 
 /** Sub-agent files: returns the parent session id when the path says it, else '' (legacy: from rows). */

@@ -36,7 +36,7 @@ export function isCodexTranscript(filePath: string): boolean {
 }
 
 export function listCodexFiles(root: TranscriptRoot): string[] {
-  return walkFiles(root.path, isCodexTranscript, root.kind === 'codex-sessions' ? 3 : 0);
+  return walkFiles(root.path, (_p, name) => name.startsWith('rollout-') && name.endsWith('.jsonl'), root.kind === 'codex-sessions' ? 3 : 0);
 }
 
 /** The thread id is the last UUID in the file name (forks: `rollout-<ts>-<root>_<thread>.jsonl`). */

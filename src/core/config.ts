@@ -93,9 +93,9 @@ export const ConfigSchema = z
           .object({
             seed: z.number().int().default(7).describe('Seed of the simulated backend.'),
             latencyMs: z.number().int().min(0).default(0).describe('Simulated latency per call.'),
-            harmfulEditRate: z.number().min(0).max(1).default(0.1),
-            irrelevantEditRate: z.number().min(0).max(1).default(0.1),
-            malformedJsonRate: z.number().min(0).max(1).default(0.05),
+            harmfulEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that hurt (exercises the gate).'),
+            irrelevantEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that do nothing.'),
+            malformedJsonRate: z.number().min(0).max(1).default(0.05).describe('Sim optimizer: share of replies that are not valid JSON (exercises repair).'),
           })
           .strict()
           .default({ seed: 7, latencyMs: 0, harmfulEditRate: 0.1, irrelevantEditRate: 0.1, malformedJsonRate: 0.05 }),
@@ -133,17 +133,17 @@ export const ConfigSchema = z
       .default({ maxUsd: 2, maxTokens: 2_000_000, maxCalls: 400, maxTasks: 60, deadline: '07:00' }),
     training: z
       .object({
-        epochs: z.number().int().min(1).default(2),
-        batchSize: z.number().int().min(1).default(8),
+        epochs: z.number().int().min(1).default(2).describe('Passes over the train split per night.'),
+        batchSize: z.number().int().min(1).default(8).describe('Train tasks rolled out per step.'),
         lr: z.number().int().min(1).default(4).describe('Textual learning rate: max edits per step.'),
-        lrSchedule: z.enum(['constant', 'linear', 'cosine', 'autonomous']).default('cosine'),
-        minLr: z.number().int().min(1).default(1),
-        gateMetric: z.enum(['hard', 'soft', 'mixed']).default('soft'),
+        lrSchedule: z.enum(['constant', 'linear', 'cosine', 'autonomous']).default('cosine').describe('How the edit budget changes over steps; autonomous = the optimizer chooses within bounds.'),
+        minLr: z.number().int().min(1).default(1).describe('Smallest edit budget a schedule decays to.'),
+        gateMetric: z.enum(['hard', 'soft', 'mixed']).default('soft').describe('Validation metric the gate compares: hard = all checks pass, soft = share of checks, mixed = both.'),
         noRegression: z.boolean().default(false).describe('Reject candidates that lower any validation task.'),
         margin: z.number().min(0).default(0).describe('Minimum validation improvement to accept.'),
         minValTasks: z.number().int().min(1).default(3).describe('Below this many validation tasks a night stages nothing.'),
         fullDocument: z.boolean().default(false).describe('Allow edits outside the learned region of hand-written skills.'),
-        seed: z.number().int().default(1),
+        seed: z.number().int().default(1).describe('Seed for batch order and split hashing (reproducible runs).'),
       })
       .strict()
       .default({
@@ -176,7 +176,7 @@ export const ConfigSchema = z
     autoApply: z.boolean().default(false).describe('Apply a proposal automatically when its gate passed and its test score did not drop.'),
     log: z
       .object({
-        level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info'),
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info').describe('Log level of the daemon and night logs.'),
         maxSizeMb: z.number().min(1).default(10).describe('Rotate a log file at this size.'),
         keep: z.number().int().min(1).default(5).describe('Rotated log files kept.'),
       })

@@ -107,6 +107,8 @@ export const TaskSchema = z.object({
   split: Split,
   origin: z.enum(['real', 'dream', 'imported']),
   skillHint: z.string().nullable().optional(),
+  /** the recurring family (intent cluster) this task is one occurrence of; a family's tasks share a judge */
+  family: z.string().nullable().optional(),
   occurrences: z.number().int().nonnegative(),
   firstSeen: z.number().int().nullable(),
   lastSeen: z.number().int().nullable(),

@@ -195,10 +195,10 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p)))();
 
   // Event inserts land at random places in the (session, seq) and (kind, session) indexes: with
-  // SQLite's default 2 MB page cache a big first harvest thrashes; 16 MB keeps the hot pages in memory.
+  // SQLite's default 2 MB page cache a big first harvest thrashes; 24 MB keeps the hot pages in memory.
   if (tasks.length > 50) {
     const current = db.pragma('cache_size', { simple: true }) as number;
-    if (current > -16384 && current < 4096) db.pragma('cache_size = -16384');
+    if (current > -24576 && current < 6144) db.pragma('cache_size = -24576');
   }
   const touched = new Map<string, SessionKind>();
   const writeBatch = db.transaction((results: FileResult[]) => {
@@ -223,7 +223,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       pending.push(r);
       pendingEvents += r.output?.events.length ?? 0;
     }
-    if (pendingEvents >= 3_000 || pending.length >= 160 || Date.now() - pendingSince >= 1_000) flush();
+    if (pendingEvents >= 5_000 || pending.length >= 256 || Date.now() - pendingSince >= 1_000) flush();
   };
   const totalBytes = tasks.reduce((s, t) => s + t.estBytes, 0);
   const workers = opts.workers ?? chooseWorkers(totalBytes, env);

@@ -34,7 +34,9 @@ export function chooseWorkers(totalBytes: number, env: NodeJS.ProcessEnv = proce
   if (forced !== undefined && forced !== '' && Number.isFinite(Number(forced))) return workerFile() ? Math.max(0, Math.floor(Number(forced))) : 0;
   if (totalBytes < WORKER_MIN_BYTES || !workerFile()) return 0;
   const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return Math.max(1, Math.min(4, cpus));
+  // the main thread parses too (between store writes): one worker per remaining core, at most two
+  // (each worker is a V8 isolate of ~45 MB; the pass must stay under ~300 MB)
+  return Math.max(1, Math.min(2, cpus - 1));
 }
 
 /** Groups tasks into batches of bounded bytes (estimated from the bytes each task will read). */

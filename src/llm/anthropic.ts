@@ -3,7 +3,8 @@
  * call (the rendered prompt), optional system prompt, text blocks joined. SDK retries are off;
  * retry, timeout, budget and ledger are applied by the registry's wrapper.
  */
-import Anthropic from '@anthropic-ai/sdk';
+// The SDK is loaded on first use so CLI commands that never call a model start fast.
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
 import { hostOf, isLocalHost, mapApiError } from './http-errors.js';
@@ -26,26 +27,35 @@ export class AnthropicBackend implements Backend {
   readonly model: string;
   readonly destination: string;
   readonly price: ModelPrice;
-  private readonly client: Anthropic;
 
   constructor(private readonly opts: AnthropicBackendOptions) {
     this.model = opts.model;
     this.destination = hostOf(opts.baseURL, ANTHROPIC_DEFAULT_HOST);
     this.price = priceFor(opts.model) ?? (isLocalHost(this.destination) ? FREE : FALLBACK_PRICE);
-    this.client = new Anthropic({
-      apiKey: opts.apiKey,
-      // explicit so ANTHROPIC_BASE_URL in the user's shell cannot silently redirect our traffic
-      baseURL: opts.baseURL ?? `https://${ANTHROPIC_DEFAULT_HOST}`,
-      maxRetries: 0,
-      timeout: opts.timeoutMs ?? 180_000,
-    });
+  }
+
+  private clientPromise?: Promise<Anthropic>;
+
+  private client(): Promise<Anthropic> {
+    const opts = this.opts;
+    this.clientPromise ??= import('@anthropic-ai/sdk').then(
+      ({ default: AnthropicClient }) =>
+        new AnthropicClient({
+          apiKey: opts.apiKey,
+          // explicit so ANTHROPIC_BASE_URL in the user's shell cannot silently redirect our traffic
+          baseURL: opts.baseURL ?? `https://${ANTHROPIC_DEFAULT_HOST}`,
+          maxRetries: 0,
+          timeout: opts.timeoutMs ?? 180_000,
+        }),
+    );
+    return this.clientPromise;
   }
 
   async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
     const started = Date.now();
     let message: Anthropic.Message;
     try {
-      message = await this.client.messages.create(
+      message = await (await this.client()).messages.create(
         {
           model: this.model,
           max_tokens: req.maxTokens ?? this.opts.defaultMaxTokens ?? 4096,

@@ -3,7 +3,8 @@
  * OpenAI-compatible server speaks (Ollama, vLLM, LM Studio, DeepSeek...). With
  * `backends.openai.azureEndpoint` set it uses the SDK's AzureOpenAI client (deployment = model).
  */
-import OpenAI, { AzureOpenAI } from 'openai';
+// The SDK is loaded on first use: importing it costs ~100 ms+ on every CLI start otherwise.
+import type OpenAI from 'openai';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
 import { hostOf, isLocalHost, mapApiError } from './http-errors.js';
@@ -32,30 +33,40 @@ export class OpenAiBackend implements Backend {
   readonly model: string;
   readonly destination: string;
   readonly price: ModelPrice;
-  private readonly client: OpenAI;
   /** the official endpoint (or Azure) understands max_completion_tokens; compatible servers often only max_tokens */
   private readonly official: boolean;
 
   constructor(private readonly opts: OpenAiBackendOptions) {
     this.model = opts.model;
-    const timeout = opts.timeoutMs ?? 180_000;
     if (opts.azureEndpoint) {
       this.destination = hostOf(opts.azureEndpoint, 'azure');
-      this.client = new AzureOpenAI({
-        endpoint: opts.azureEndpoint,
-        apiKey: opts.apiKey,
-        apiVersion: opts.azureApiVersion ?? '2024-10-21',
-        deployment: opts.model,
-        maxRetries: 0,
-        timeout,
-      });
       this.official = true;
     } else {
       this.destination = hostOf(opts.baseURL, OPENAI_DEFAULT_HOST);
-      this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL ?? `https://${OPENAI_DEFAULT_HOST}/v1`, maxRetries: 0, timeout });
       this.official = !opts.baseURL || this.destination === OPENAI_DEFAULT_HOST;
     }
     this.price = priceFor(opts.model) ?? (isLocalHost(this.destination) ? FREE : FALLBACK_PRICE);
+  }
+
+  private clientPromise?: Promise<OpenAI>;
+
+  private client(): Promise<OpenAI> {
+    const opts = this.opts;
+    this.clientPromise ??= import('openai').then(({ default: OpenAIClient, AzureOpenAI }) => {
+      const timeout = opts.timeoutMs ?? 180_000;
+      if (opts.azureEndpoint) {
+        return new AzureOpenAI({
+          endpoint: opts.azureEndpoint,
+          apiKey: opts.apiKey,
+          apiVersion: opts.azureApiVersion ?? '2024-10-21',
+          deployment: opts.model,
+          maxRetries: 0,
+          timeout,
+        });
+      }
+      return new OpenAIClient({ apiKey: opts.apiKey, baseURL: opts.baseURL ?? `https://${OPENAI_DEFAULT_HOST}/v1`, maxRetries: 0, timeout });
+    });
+    return this.clientPromise;
   }
 
   async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
@@ -67,7 +78,7 @@ export class OpenAiBackend implements Backend {
     messages.push({ role: 'user', content: req.prompt });
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(
+      completion = await (await this.client()).chat.completions.create(
         {
           model: this.model,
           messages,

@@ -2,7 +2,8 @@
  * Mining: sessions and events → recurring asks → judged tasks with stable splits.
  *
  * Incremental: only sessions never mined (or updated since) are read; their asks join the stored
- * clusters. Clusters seen in at least `mining.minSessions` sessions become tasks. The cluster state
+ * clusters. A cluster seen in at least `mining.minSessions` sessions is a recurring family, and each
+ * of its occurrences becomes a task sharing the family's judge (family.ts). The cluster state
  * is written first, tasks second, `sessions.mined_at` last (with the tasks), so a crash in between
  * re-reads those sessions, finds their asks already clustered, and only re-synthesizes the tasks.
  */
@@ -10,17 +11,17 @@ import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
 import type { Config } from '../core/config.js';
 import type { Backend } from '../core/protocol.js';
-import type { Split, Task } from '../core/records.js';
+import type { Check, Split } from '../core/records.js';
 import { silentProgress, type Progress } from '../core/progress.js';
 import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
-import { addOccurrences, getTask, listTasks, upsertTask, type TaskOccurrence } from '../store/repos/tasks.js';
+import { addOccurrences, listTasks, upsertTask } from '../store/repos/tasks.js';
 import { featuresOf } from './features.js';
-import { keyOf } from './normalize.js';
 import { IntentClusterer, type ClusterState } from './cluster.js';
 import { extractIntents, type MinedEvent } from './outcome.js';
-import { clusterMembers, dbClusterSource, loadDf, memberSeqs, persistState, type MemberRow, type StoredMember } from './state.js';
-import { mergeTask, synthesizeTask, taskIdFor } from './synthesize.js';
+import { clusterMembers, dbClusterSource, familyTasks, loadDf, memberSeqs, persistState, type MemberRow } from './state.js';
+import { taskIdFor } from './synthesize.js';
+import { familyJudge, synthesizeFamily, type FamilyDefinition, type InstanceWrite } from './family.js';
 import { mineWithLlm } from './llm-miner.js';
 import { checkStoredSplitIntegrity, thinProjects, type SplitViolation, type ThinProject } from './splits.js';
 import { validateJudge } from './judge-synth.js';
@@ -44,7 +45,7 @@ export interface MineSummary {
   prompts: number;
   /** clusters in the store (singletons included) */
   clusters: number;
-  /** clusters seen in at least mining.minSessions sessions */
+  /** recurring families: clusters seen in at least mining.minSessions sessions (each occurrence is a task) */
   recurringTasks: number;
   newTasks: number;
   updatedTasks: number;
@@ -150,80 +151,69 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   }).immediate();
   throwIfAborted(opts.signal);
 
-  // ---- tasks for recurring clusters touched by this run
+  // ---- one task per occurrence of each recurring family touched by this run (family.ts)
   const summary = { newTasks: 0, updatedTasks: 0, llm: { calls: 0, failures: [] as string[], invalidChecks: [] as string[] } };
-  const newMembersByCluster = new Map<string, MemberRow[]>();
+  const newMembersByCluster = new Map<string, Set<string>>();
   for (const m of members) {
-    const list = newMembersByCluster.get(m.clusterId);
-    if (list) list.push(m);
-    else newMembersByCluster.set(m.clusterId, [m]);
+    const set = newMembersByCluster.get(m.clusterId) ?? new Set<string>();
+    set.add(`${m.sessionId}#${m.seq}`);
+    newMembersByCluster.set(m.clusterId, set);
   }
-  const clusterInfo = db.prepare('SELECT COUNT(*) AS n, MIN(ts) AS first, MAX(ts) AS last FROM cluster_members WHERE cluster_id = ?');
+  for (const id of absorbers) touched.add(id);
   const minerOf = db.prepare('SELECT miner FROM clusters WHERE id = ?').pluck();
   const useLlm = config.mining.useLlm && !!opts.backends?.miner;
-  const writes: Array<{ task: Task; clusterId: string; miner: string; occurrences: TaskOccurrence[]; isNew: boolean }> = [];
+  const writes: Array<{ clusterId: string; miner: string; instances: InstanceWrite[]; superseded: string[]; newKeys: Set<string> }> = [];
   const recurring = [...touched].map((id) => clusterer.get(id)).filter((c): c is ClusterState => !!c && c.sessionCount >= config.mining.minSessions);
   if (recurring.length) progress.log(`${recurring.length} recurring asks to (re)write as tasks`);
   for (const c of recurring) {
     throwIfAborted(opts.signal);
-    const sample = clusterMembers(db, c.id, 100);
-    const info = clusterInfo.get(c.id) as { n: number; first: number | null; last: number | null };
-    // the typical ask is the most common phrasing (normalized key) in the sample
-    const keyCounts = new Map<string, number>();
-    const keys = new Map<StoredMember, string>();
-    for (const m of sample) {
-      const k = keyOf(m.prompt);
-      keys.set(m, k);
-      keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
-    }
-    const typicality = (m: StoredMember) => (keyCounts.get(keys.get(m)!) ?? 0) / sample.length + m.similarity / 100;
-    let fresh = synthesizeTask({ clusterId: c.id, members: sample, typicality, occurrences: info.n, firstSeen: info.first, lastSeen: info.last, seed: config.training.seed });
-    const existing = getTask(db, fresh.id);
+    const all = clusterMembers(db, c.id, 1_000_000);
+    const existing = familyTasks(db, c.id);
     let miner = (minerOf.get(c.id) as string | undefined) ?? 'heuristic';
-    const isCurated = existing && (existing.reviewed || existing.origin === 'imported');
-    let wroteNow = false;
-    if (useLlm && !isCurated && summary.llm.calls < MAX_LLM_CALLS) {
+    let definition: FamilyDefinition | undefined;
+    const heuristic = familyJudge(all);
+    const curatedOnly = existing.size > 0 && [...existing.values()].every((t) => t.reviewed || t.origin === 'imported');
+    if (useLlm && !curatedOnly && summary.llm.calls < MAX_LLM_CALLS) {
       summary.llm.calls++;
       try {
-        const llm = await mineWithLlm(
-          opts.backends!.miner!,
-          { prompts: sample.slice(0, 8).map((m) => m.prompt), corrections: fresh.corrections, project: fresh.project },
-          opts.signal,
-        );
-        summary.llm.invalidChecks.push(...llm.invalid.map((e) => `${fresh.id}: ${e}`));
-        const proposed = withLlmDefinition(fresh, llm);
-        validateJudge(proposed.judge);
-        fresh = proposed;
+        const project = new Set(all.map((m) => m.project)).size === 1 ? all[0].project : null;
+        const llm = await mineWithLlm(opts.backends!.miner!, { prompts: all.slice(0, 8).map((m) => m.prompt), corrections: heuristic.corrections, project }, opts.signal);
+        summary.llm.invalidChecks.push(...llm.invalid.map((e) => `${c.id}: ${e}`));
+        definition = withLlmDefinition(heuristic.checks, llm);
+        validateJudge({ checks: definition.checks, reference: { kind: 'rule' } });
         miner = 'llm';
-        wroteNow = true;
       } catch (err) {
         if ((err as { code?: string }).code === 'ABORTED') throw err;
-        summary.llm.failures.push(`${fresh.id}: ${errorMessage(err)}`);
-        progress.log(`miner failed for ${fresh.id}, kept the heuristic task: ${errorMessage(err)}`);
+        definition = undefined;
+        summary.llm.failures.push(`${c.id}: ${errorMessage(err)}`);
+        progress.log(`miner failed for family ${c.id}, kept the heuristic checks: ${errorMessage(err)}`);
       }
     }
-    // a definition the miner wrote on an earlier run survives a heuristic re-synthesis
-    const task = mergeTask(existing, fresh, { keepDefinition: miner === 'llm' && !wroteNow });
-    validateJudge(task.judge);
-    const rows = existing && !absorbers.has(c.id) ? (newMembersByCluster.get(c.id) ?? []) : clusterMembers(db, c.id, 1_000_000);
-    writes.push({
-      task: task,
-      clusterId: c.id,
-      miner,
-      isNew: !existing,
-      occurrences: rows.map((m) => ({ taskId: task.id, sessionId: m.sessionId, eventSeq: m.seq, ts: m.ts, prompt: m.prompt, outcome: { ...m.outcome } })),
-    });
+    if (!definition && miner === 'llm') {
+      // a definition the miner wrote on an earlier run survives a heuristic re-synthesis
+      const prior = [...existing.values()].find((t) => !t.reviewed && t.origin !== 'imported');
+      if (prior) definition = { checks: prior.judge.checks, context: '' };
+    }
+    const fam = synthesizeFamily({ clusterId: c.id, members: all, existing, seed: config.training.seed, definition });
+    for (const w of fam.instances) validateJudge(w.task.judge);
+    writes.push({ clusterId: c.id, miner, instances: fam.instances, superseded: fam.superseded, newKeys: newMembersByCluster.get(c.id) ?? new Set() });
   }
 
   const setCluster = db.prepare('UPDATE clusters SET task_id = ?, miner = ? WHERE id = ?');
   const markMined = db.prepare('UPDATE sessions SET mined_at = ? WHERE id = ?');
+  const dropTask = db.prepare('DELETE FROM tasks WHERE id = ?');
   db.transaction(() => {
     for (const w of writes) {
-      upsertTask(db, w.task, { clusterId: w.clusterId, now });
-      addOccurrences(db, w.occurrences);
-      setCluster.run(w.task.id, w.miner, w.clusterId);
-      if (w.isNew) summary.newTasks++;
-      else summary.updatedTasks++;
+      for (const id of w.superseded) dropTask.run(id);
+      for (const inst of w.instances) {
+        // unchanged tasks are not rewritten; their asks seen again in this run still update the outcome
+        const rows = inst.changed ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
+        if (inst.changed) upsertTask(db, inst.task, { clusterId: w.clusterId, now });
+        addOccurrences(db, rows.map((m) => ({ taskId: inst.task.id, sessionId: m.sessionId, eventSeq: m.seq, ts: m.ts, prompt: m.prompt, outcome: { ...m.outcome } })));
+        if (inst.isNew) summary.newTasks++;
+        else if (inst.changed) summary.updatedTasks++;
+      }
+      setCluster.run(w.instances[0]?.task.id ?? null, w.miner, w.clusterId);
     }
     for (const s of sessions) markMined.run(Math.max(now, s.updated_at), s.id);
   }).immediate();
@@ -262,16 +252,11 @@ function toEvent(r: EventTuple): MinedEvent {
   return { seq, ts, role, kind, toolName, isError: isError === 1, text: text ?? '', meta };
 }
 
-/** The miner's intent and checks replace the heuristic ones; the generic guards stay. */
-function withLlmDefinition(fresh: Task, llm: { intent: string; context: string; checks: Task['judge']['checks'] }): Task {
-  const intent = llm.intent.length >= 8 ? llm.intent : fresh.intent;
+/** The miner's checks replace the family's heuristic ones; the generic guards and sealed checks stay. */
+function withLlmDefinition(heuristic: Check[], llm: { context: string; checks: Check[] }): FamilyDefinition {
   const ids = new Set(llm.checks.map((c) => c.id));
-  const guards = fresh.judge.checks.filter((c) => (c.op === 'no_refusal' || c.op === 'min_chars' || c.op === 'max_chars' || c.sealed) && !ids.has(c.id));
-  const reference =
-    fresh.judge.reference.kind === 'rubric'
-      ? { ...fresh.judge.reference, rubric: fresh.judge.reference.rubric.replace(fresh.intent.slice(0, 400), intent.slice(0, 400)) }
-      : fresh.judge.reference;
-  return { ...fresh, intent, context: llm.context || fresh.context, judge: { checks: [...llm.checks, ...guards], reference } };
+  const guards = heuristic.filter((c) => (c.op === 'no_refusal' || c.op === 'min_chars' || c.op === 'max_chars' || c.sealed) && !ids.has(c.id));
+  return { checks: [...llm.checks, ...guards], context: llm.context };
 }
 
 export { taskIdFor };

@@ -199,9 +199,13 @@ export function synthesizeJudge(ev: JudgeEvidence): SynthesizedJudge {
     seen.add(c.id);
     checks.push(c);
   }
-  const prefs = ev.corrections.length ? ` It respects what the user insisted on before: ${ev.corrections.slice(0, 5).map((c) => `"${c}"`).join('; ')}.` : '';
-  const rubric = `The response fully does what was asked: "${ev.intent.slice(0, 400)}".${prefs} It is correct, specific to the request, and does not refuse or stall.`;
-  return { judge: { checks, reference: { kind: 'rubric', rubric, passThreshold: 0.7 } }, preferences };
+  return { judge: { checks, reference: { kind: 'rubric', rubric: rubricFor(ev.intent, ev.corrections), passThreshold: 0.7 } }, preferences };
+}
+
+/** The rubric of one ask: what was asked, and what the user insisted on before (their corrections). */
+export function rubricFor(intent: string, corrections: string[]): string {
+  const prefs = corrections.length ? ` It respects what the user insisted on before: ${corrections.slice(0, 5).map((c) => `"${c}"`).join('; ')}.` : '';
+  return `The response fully does what was asked: "${intent.slice(0, 400)}".${prefs} It is correct, specific to the request, and does not refuse or stall.`;
 }
 
 /** Validates every check of a judge (used for imported and edited tasks); throws on the first bad one. */

@@ -26,6 +26,49 @@ export function assignSplit(taskId: string, origin: Task['origin'], seed = 1): S
   return 'train';
 }
 
+export interface FamilyMember {
+  id: string;
+  /** the split the task already has (a stored task never moves); absent for a new one */
+  fixed?: Split;
+}
+
+/**
+ * Splits of one recurring family's tasks, stratified so the gate can measure the family: the
+ * stable hash decides first (val below 0.3, test below 0.45, train above; test only in a family of
+ * at least 4, else that bucket trains), then a family of 3 or more gets at least one train and one
+ * val task — by moving new tasks only, lowest hash to val, highest to train. Stored tasks keep
+ * their split, so a task trained on is never held out later (the constraint then waits for new
+ * instances). Deterministic: the same members give the same splits.
+ */
+export function assignFamilySplits(members: FamilyMember[], seed = 1): Map<string, Split> {
+  const n = members.length;
+  const out = new Map<string, Split>();
+  const fresh: Array<{ id: string; u: number }> = [];
+  for (const m of members) {
+    if (m.fixed) out.set(m.id, m.fixed);
+    else fresh.push({ id: m.id, u: splitBucket(m.id, seed) });
+  }
+  fresh.sort((a, b) => a.u - b.u || a.id.localeCompare(b.id));
+  for (const f of fresh) {
+    let s = assignSplit(f.id, 'real', seed);
+    if (s === 'test' && n < 4) s = 'train';
+    out.set(f.id, s);
+  }
+  if (n < 3) return out;
+  const count = (s: Split) => [...out.values()].filter((x) => x === s).length;
+  if (count('train') === 0) {
+    // the highest-hash new held-out task trains
+    const f = [...fresh].reverse().find((x) => out.get(x.id) !== 'train');
+    if (f) out.set(f.id, 'train');
+  }
+  if (count('val') === 0) {
+    // the lowest-hash new test task, else the lowest-hash new train task while another train remains
+    const f = fresh.find((x) => out.get(x.id) === 'test') ?? (count('train') > 1 ? fresh.find((x) => out.get(x.id) === 'train') : undefined);
+    if (f) out.set(f.id, 'val');
+  }
+  return out;
+}
+
 export type SplitViolationKind = 'duplicate_id' | 'synthetic_in_holdout' | 'near_duplicate' | 'derived_leak' | 'shared_occurrence';
 
 export interface SplitViolation {

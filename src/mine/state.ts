@@ -7,6 +7,7 @@ import { kvGet, kvSet } from '../store/repos/kv.js';
 import { MutableDf, tierOf, type ClusterSource, type ClusterState } from './cluster.js';
 import { termsFromJson, termsToJson } from './features.js';
 import type { Outcome } from './outcome.js';
+import { TaskSchema, type Task } from '../core/records.js';
 
 const DOCS_KEY = 'mine.docs';
 
@@ -59,8 +60,7 @@ export interface MemberRow {
 
 /**
  * Writes changed clusters, their keys, new members and df changes; applies merges (members of an
- * absorbed cluster move to the survivor, its task is dropped: the survivor's task now covers those
- * asks). Call inside a transaction. Returns the recounted session counts of merge survivors.
+ * absorbed cluster and its tasks move to the survivor, whose tasks are then re-synthesized). Call inside a transaction. Returns the recounted session counts of merge survivors.
  */
 export function persistState(
   db: Db,
@@ -84,11 +84,12 @@ export function persistState(
     for (const k of c.keys) addKey.run(k, big, c.id);
   }
   const move = db.prepare('UPDATE cluster_members SET cluster_id = ? WHERE cluster_id = ?');
-  const dropTask = db.prepare('DELETE FROM tasks WHERE cluster_id = ?');
+  // an absorbed family's tasks move to the survivor with their ids and splits (see family.ts)
+  const moveTasks = db.prepare('UPDATE tasks SET cluster_id = ? WHERE cluster_id = ?');
   const dropCluster = db.prepare('DELETE FROM clusters WHERE id = ?');
   for (const [drop, keep] of merges) {
     move.run(keep, drop);
-    dropTask.run(drop);
+    moveTasks.run(keep, drop);
     dropCluster.run(drop);
   }
   const addMember = db.prepare(
@@ -161,4 +162,15 @@ export function memberSeqs(db: Db, sessionId: string): Map<number, string> {
     cluster_id: string;
   }>;
   return new Map(rows.map((r) => [r.event_seq, r.cluster_id]));
+}
+
+/** The stored tasks of a family (its cluster), by id. */
+export function familyTasks(db: Db, clusterId: string): Map<string, Task> {
+  const rows = db.prepare('SELECT id, record FROM tasks WHERE cluster_id = ?').all(clusterId) as Array<{ id: string; record: string }>;
+  const out = new Map<string, Task>();
+  for (const r of rows) {
+    const parsed = TaskSchema.safeParse(JSON.parse(r.record));
+    if (parsed.success) out.set(r.id, parsed.data);
+  }
+  return out;
 }

@@ -1,34 +1,19 @@
 /**
- * Heuristic task synthesis: a recurring cluster becomes a `Task`. The intent is the most typical
- * ask of the cluster (the member closest to its centroid), the context is the minimal material the
- * ask needs (code the user pasted), and the judge comes from the asks and the corrections.
- * Offline and deterministic: the same members give the same task.
+ * Helpers of heuristic task synthesis (family.ts turns each occurrence of a recurring family into a
+ * task): the most typical ask of a cluster, the corrections it drew, and how a fresh synthesis merges
+ * into a stored task. Offline and deterministic.
  */
-import type { AgentId, Task } from '../core/records.js';
-import { AgentId as AgentIdSchema } from '../core/records.js';
+import type { Task } from '../core/records.js';
 import { stableId } from '../core/ids.js';
 import type { StoredMember } from './state.js';
 import { correctionsOf } from './outcome.js';
-import { synthesizeJudge } from './judge-synth.js';
-import { assignSplit } from './splits.js';
 
 export const MAX_INTENT = 800;
-const MAX_CONTEXT = 1500;
 const MAX_CORRECTIONS = 20;
 
+/** The id the earlier one-task-per-cluster synthesis gave a cluster's task (such tasks are superseded by family.ts). */
 export function taskIdFor(clusterId: string): string {
   return stableId('task', clusterId);
-}
-
-export interface ClusterFacts {
-  clusterId: string;
-  members: StoredMember[];
-  /** similarity of a member's prompt to the cluster centroid (to pick the typical ask) */
-  typicality: (m: StoredMember) => number;
-  occurrences: number;
-  firstSeen: number | null;
-  lastSeen: number | null;
-  seed: number;
 }
 
 export function pickRepresentative(members: StoredMember[], typicality: (m: StoredMember) => number): StoredMember {
@@ -62,36 +47,6 @@ export function uniqueCorrections(members: StoredMember[]): string[] {
 
 function truncate(s: string, n: number): string {
   return s.length <= n ? s : s.slice(0, n - 2).trimEnd() + ' …';
-}
-
-export function synthesizeTask(f: ClusterFacts): Task {
-  const rep = pickRepresentative(f.members, f.typicality);
-  const corrections = uniqueCorrections(f.members);
-  const projects = new Set(f.members.map((m) => m.project));
-  const project = projects.size === 1 ? [...projects][0] : null;
-  const agents = [...new Set(f.members.map((m) => m.agent))].filter((a): a is AgentId => AgentIdSchema.safeParse(a).success).sort();
-  const intent = truncate(rep.prompt.trim(), MAX_INTENT);
-  const context = rep.outcome.code ? truncate(`The user provided:\n${rep.outcome.code}`, MAX_CONTEXT) : '';
-  const accepted = f.members.filter((m) => m.outcome.label === 'success' && m.outcome.final).map((m) => m.outcome.final.length);
-  const { judge } = synthesizeJudge({ intent, prompts: f.members.map((m) => m.prompt), corrections, acceptedLengths: accepted });
-  const id = taskIdFor(f.clusterId);
-  return {
-    id,
-    project,
-    intent,
-    context,
-    judge,
-    split: assignSplit(id, 'real', f.seed),
-    origin: 'real',
-    skillHint: null,
-    occurrences: f.occurrences,
-    firstSeen: f.firstSeen,
-    lastSeen: f.lastSeen,
-    status: 'active',
-    reviewed: false,
-    corrections,
-    agents,
-  };
 }
 
 /**

@@ -1,0 +1,194 @@
+/**
+ * A recurring family (an intent cluster seen in several sessions) becomes one task per occurrence,
+ * as upstream mines one task per session digest: each instance keeps its own ask (what the user
+ * asked that time), while the family shares what was learned across occurrences — the judge's
+ * checks (from the asks and every correction; sealed ones stay sealed) and the corrections as
+ * evidence. Several instances per family let the splits put some in train and some in validation,
+ * so the gate measures whether a lesson generalises to another occurrence of the same job.
+ *
+ * Instances: one per session (a second ask of the same family in one session is part of the same
+ * occurrence), and asks with the same wording once incidental detail is stripped (same content
+ * words: "draft the release notes for v2.4.0" / "… v2.7.0") are one instance, so a near-duplicate
+ * can never sit in train and in validation at once.
+ *
+ * Task ids are `stableId('task', session, seq)` of the instance's first ask: independent of the
+ * cluster id, so a family merged into another keeps its tasks and their splits (a task trained on
+ * is never held out later).
+ */
+import type { AgentId, Check, Split, Task } from '../core/records.js';
+import { AgentId as AgentIdSchema, TaskSchema } from '../core/records.js';
+import { stableId } from '../core/ids.js';
+import type { StoredMember } from './state.js';
+import { keyOf, normalizePrompt } from './normalize.js';
+import { contentWords } from './features.js';
+import { rubricFor, synthesizeJudge } from './judge-synth.js';
+import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
+import { assignFamilySplits, type FamilyMember } from './splits.js';
+
+const MAX_CONTEXT = 1500;
+
+export function instanceTaskId(sessionId: string, seq: number): string {
+  return stableId('task', sessionId, String(seq));
+}
+
+export interface FamilyInstance {
+  id: string;
+  /** the instance's first ask (its wording is the task's intent) */
+  anchor: StoredMember;
+  /** every ask folded into this instance, oldest first */
+  members: StoredMember[];
+}
+
+const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq;
+
+/** Near-duplicate key: the set of content words left after incidental detail is stripped. */
+export function dedupeKey(prompt: string): string {
+  const key = keyOf(prompt);
+  const words = [...new Set(contentWords(key))].sort();
+  return words.length ? words.join(' ') : key;
+}
+
+/** Groups a family's asks into instances: one per session, near-identical asks merged. */
+export function familyInstances(members: StoredMember[]): FamilyInstance[] {
+  const sorted = [...members].sort(byAge);
+  const parent = sorted.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const union = (a: number, b: number) => {
+    const ra = find(a);
+    const rb = find(b);
+    // the older ask stays the root, so the anchor (and the task id) does not depend on arrival order
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  };
+  const bySession = new Map<string, number>();
+  const byKey = new Map<string, number>();
+  sorted.forEach((m, i) => {
+    const s = bySession.get(m.sessionId);
+    if (s === undefined) bySession.set(m.sessionId, i);
+    else union(s, i);
+    const k = dedupeKey(m.prompt);
+    const j = byKey.get(k);
+    if (j === undefined) byKey.set(k, i);
+    else union(j, i);
+  });
+  const groups = new Map<number, StoredMember[]>();
+  sorted.forEach((m, i) => {
+    const r = find(i);
+    groups.set(r, [...(groups.get(r) ?? []), m]);
+  });
+  return [...groups.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, ms]) => ({ id: instanceTaskId(ms[0].sessionId, ms[0].seq), anchor: ms[0], members: ms }));
+}
+
+function truncate(s: string, n: number): string {
+  return s.length <= n ? s : s.slice(0, n - 2).trimEnd() + ' …';
+}
+
+/** A family-level definition written by the LLM miner (this run or an earlier one). */
+export interface FamilyDefinition {
+  checks: Check[];
+  context?: string;
+}
+
+export interface FamilyFacts {
+  clusterId: string;
+  /** every ask of the family */
+  members: StoredMember[];
+  /** the family's stored tasks, by id */
+  existing: Map<string, Task>;
+  seed: number;
+  definition?: FamilyDefinition;
+}
+
+export interface InstanceWrite {
+  task: Task;
+  members: StoredMember[];
+  isNew: boolean;
+  /** the stored task differs from the one written now (or is new) */
+  changed: boolean;
+}
+
+export interface FamilySynthesis {
+  instances: InstanceWrite[];
+  /** stored tasks of the family no instance maps to any more (superseded by a merge or the old one-task-per-cluster form) */
+  superseded: string[];
+  /** the family's shared checks and corrections (what the miner may refine) */
+  checks: Check[];
+  corrections: string[];
+  /** the family's most typical ask */
+  typicalIntent: string;
+}
+
+const isCurated = (t: Task) => t.reviewed || t.origin === 'imported';
+
+/** The family's shared judge checks and corrections, from all its asks. */
+export function familyJudge(members: StoredMember[]): { checks: Check[]; corrections: string[]; typicalIntent: string } {
+  const keyCounts = new Map<string, number>();
+  for (const m of members) keyCounts.set(keyOf(m.prompt), (keyCounts.get(keyOf(m.prompt)) ?? 0) + 1);
+  const typicality = (m: StoredMember) => (keyCounts.get(keyOf(m.prompt)) ?? 0) / members.length + m.similarity / 100;
+  const rep = pickRepresentative(members, typicality);
+  const corrections = uniqueCorrections(members);
+  const typicalIntent = truncate(rep.prompt.trim(), MAX_INTENT);
+  const accepted = members.filter((m) => m.outcome.label === 'success' && m.outcome.final).map((m) => m.outcome.final.length);
+  const { judge } = synthesizeJudge({ intent: typicalIntent, prompts: members.map((m) => m.prompt), corrections, acceptedLengths: accepted });
+  return { checks: judge.checks, corrections, typicalIntent };
+}
+
+/**
+ * One task per instance of the family, sharing the family's checks and corrections. Stored tasks
+ * keep their id, split and status (and a curated one its definition); new instances get splits
+ * stratified over the whole family.
+ */
+export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
+  const instances = familyInstances(f.members);
+  const base = familyJudge(f.members);
+  const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
+
+  // a stored split wins; an instance that absorbed a stored train task stays train
+  const ids = new Set(instances.map((i) => i.id));
+  const curatedKeys = new Map<string, Split>();
+  for (const t of f.existing.values()) if (!ids.has(t.id) && isCurated(t)) curatedKeys.set(normalizePrompt(t.intent).key, t.split);
+  const splitMembers: FamilyMember[] = instances.map((inst) => {
+    const stored = inst.members.map((m) => f.existing.get(instanceTaskId(m.sessionId, m.seq))).filter((t): t is Task => !!t);
+    const own = f.existing.get(inst.id);
+    const fixed: Split | undefined = stored.some((t) => t.split === 'train')
+      ? 'train'
+      : (own?.split ?? stored[0]?.split ?? curatedKeys.get(normalizePrompt(truncate(inst.anchor.prompt.trim(), MAX_INTENT)).key));
+    return fixed ? { id: inst.id, fixed } : { id: inst.id };
+  });
+  const splits = assignFamilySplits(splitMembers, f.seed);
+
+  const out: InstanceWrite[] = instances.map((inst) => {
+    const ms = inst.members;
+    const intent = truncate(inst.anchor.prompt.trim(), MAX_INTENT);
+    const code = ms.find((m) => m.outcome.code)?.outcome.code;
+    const context = code ? truncate(`The user provided:\n${code}`, MAX_CONTEXT) : (f.definition?.context ?? '');
+    const projects = new Set(ms.map((m) => m.project));
+    const agents = [...new Set(ms.map((m) => m.agent))].filter((a): a is AgentId => AgentIdSchema.safeParse(a).success).sort();
+    const ts = ms.map((m) => m.ts).filter((x): x is number => x !== null);
+    const fresh: Task = {
+      id: inst.id,
+      project: projects.size === 1 ? [...projects][0] : null,
+      intent,
+      context,
+      judge: { checks: checks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, base.corrections), passThreshold: 0.7 } },
+      split: splits.get(inst.id) ?? 'train',
+      origin: 'real',
+      skillHint: null,
+      family: f.clusterId,
+      occurrences: ms.length,
+      firstSeen: ts.length ? Math.min(...ts) : null,
+      lastSeen: ts.length ? Math.max(...ts) : null,
+      status: 'active',
+      reviewed: false,
+      corrections: base.corrections,
+      agents,
+    };
+    const existing = f.existing.get(inst.id);
+    // (the split computed above already honours the stored one; it only ever moves a task to train)
+    const task = TaskSchema.parse({ ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split });
+    return { task, members: ms, isNew: !existing, changed: !existing || JSON.stringify(existing) !== JSON.stringify(task) };
+  });
+  const superseded = [...f.existing.values()].filter((t) => !ids.has(t.id) && !isCurated(t)).map((t) => t.id);
+  return { instances: out, superseded, checks: base.checks, corrections: base.corrections, typicalIntent: base.typicalIntent };
+}
