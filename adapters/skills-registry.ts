@@ -9,16 +9,17 @@
  * `<project>/.agents/skills/skillopt-sleep-learned/SKILL.md` instead (read by Codex and Copilot).
  * No single project folder is read by all three agents (DESIGN.md table), so we pick the one that
  * reaches the agents the user actually works with there, and the review screen shows `readBy`.
+ * Habits that recur across projects go to the personal managed skill (`personalManagedSkillTarget`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { AgentId, SkillTarget } from '../src/core/records.js';
 import { SleepError } from '../src/core/errors.js';
-import { claudeInstructionFiles, claudeSkillRoots } from './claude-code/skills.js';
+import { claudeConfigDirs, claudeInstructionFiles, claudeSkillRoots } from './claude-code/skills.js';
 import { codexInstructionFiles, codexSkillRoots } from './codex/skills.js';
 import { copilotInstructionFiles, copilotSkillRoots, isCopilotInstructionsPath } from './copilot/skills.js';
-import type { InstructionFile, SkillLocationContext, SkillRoot } from './skills-common.js';
+import { homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from './skills-common.js';
 
 export type { SkillLocationContext, SkillRoot, InstructionFile } from './skills-common.js';
 
@@ -191,6 +192,29 @@ export function managedSkillTarget(ctx: SkillLocationContext & { project: string
 }
 
 /**
+ * The personal managed learned skill: where habits that recur across projects are learned (a
+ * family of tasks seen in several projects belongs to no single project). Mirrors the project
+ * rule with the personal roots of DESIGN.md's table:
+ * - Claude Code was used → Claude's personal root, `$CLAUDE_CONFIG_DIR/skills` (first entry) when
+ *   set, else `~/.claude/skills` (which Copilot reads too);
+ * - else Copilot → `~/.claude/skills` (read by Copilot, and by Claude Code when it uses ~/.claude);
+ * - Codex only → `~/.agents/skills` (read by Codex and Copilot).
+ * `readBy` says which agents actually read the chosen file (the roots differ when
+ * CLAUDE_CONFIG_DIR is set). HOME comes from the context's env, so sandboxes stay sandboxed.
+ */
+export function personalManagedSkillTarget(ctx: Omit<SkillLocationContext, 'project'>, opts: { agentsUsed?: AgentId[]; name?: string } = {}): SkillTarget {
+  const name = opts.name ?? MANAGED_SKILL_NAME;
+  const used = opts.agentsUsed ?? [];
+  const home = homeOf({ ...ctx, project: null });
+  let root: string;
+  if (used.length === 0 || used.includes('claude-code')) root = path.join(claudeConfigDirs({ ...ctx, project: null })[0], 'skills');
+  else if (used.includes('copilot')) root = path.join(home, '.claude', 'skills');
+  else root = path.join(home, '.agents', 'skills');
+  const file = path.join(root, name, 'SKILL.md');
+  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, { ...ctx, project: null }), project: null };
+}
+
+/**
  * Resolves `--skill NAME|PATH` to a target: a path must pass the write guard; a name matches a
  * discovered skill folder name or instruction-file name. Ambiguous names are refused.
  */
@@ -204,6 +228,11 @@ export function resolveSkillTarget(spec: string, ctx: SkillLocationContext): Ski
     return { agent: null, path: file, name, kind: path.basename(file) === 'SKILL.md' ? 'skill' : 'instructions', readBy: readBy(file, ctx), project: ctx.project };
   }
   if (spec === MANAGED_SKILL_NAME && ctx.project) return managedSkillTarget({ ...ctx, project: ctx.project });
+  if (spec === MANAGED_SKILL_NAME) {
+    // no project: the personal managed skill, wherever a night put it (else where it would go)
+    const found = discoverSkills(ctx).find((t) => t.name === MANAGED_SKILL_NAME && t.project === null);
+    return found ?? personalManagedSkillTarget(ctx);
+  }
   const matches = discoverSkills(ctx).filter((t) => t.name === spec);
   const distinct = [...new Set(matches.map((m) => m.path))];
   if (distinct.length === 0) {

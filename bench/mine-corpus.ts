@@ -6,6 +6,7 @@
  * Used by `bench/mine.ts` and by the mining tests (a smaller version).
  */
 import type { Db } from '../src/store/db.js';
+import { mulberry32 } from '../src/core/random.js';
 
 export interface Family {
   name: string;
@@ -215,16 +216,7 @@ export interface Corpus {
   excluded: Set<string>;
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 export function generateCorpus(opts: CorpusOptions): Corpus {
   const rand = rng(opts.seed ?? 42);

@@ -47,10 +47,10 @@ const JOBS: Record<string, Job> = {
   vitest: {
     prompts: [
       'add a unit test for parseAmount covering negatives and empty string',
-      'write vitest tests for formatCompact',
+      'write vitest unit tests for formatCompact',
       'add unit tests for roundHalfEven edge cases',
       'write a unit test for the locale fallback in formatAmount',
-      'add tests for parseAmount thousands separators',
+      'add unit tests for the parseAmount thousands separators',
       'cover toMinorUnits with unit tests',
     ],
     replies: [
@@ -65,10 +65,11 @@ const JOBS: Record<string, Job> = {
   },
   releasenote: {
     prompts: [
-      'draft the release notes for v2.4.0',
-      'write release notes for 2.5.0',
+      'draft the release notes for v2.4.0, mostly the rounding and parser fixes',
+      'write release notes for 2.5.0, the compact formatting release',
       'release notes for v2.6.0 please, from the changelog',
-      'draft the v2.7.0 release notes',
+      'draft the v2.7.0 release notes, it drops Node 18',
+      'write the release notes for v2.8.0 covering the locale fallback work',
     ],
     replies: ['Here are the release notes: we fixed some bugs and added features.', 'Release 2.5.0 includes several improvements.'],
     corrections: [

@@ -74,7 +74,14 @@ const REFINEMENT_RES = [
   /^(group|sort|split|merge|order|rename|move) (them|it|those|these)\b/,
   /^(add|include|put|mention) (a|an|the) [\w -]{1,30} (section|heading|note|line|entry|link|number)( too| as well)?[.!]*$/,
   /^(make|keep) (it|them|sure)\b/,
-  /^(also|and also|plus|additionally)\b/, /^(can|could) you (also|make it|keep)\b/, /^(and|but) (also|make|use|keep|link|add)\b/];
+  /^(also|and also|plus|additionally)\b/, /^(can|could) you (also|make it|keep)\b/, /^(and|but) (also|make|use|keep|link|add)\b/,
+  // how the answer should be shaped: "start with a ## Highlights section", "end it with the upgrade steps"
+  /^(start|begin|open|lead|end|finish|close) (it |them |each one |each entry )?(off )?with\b/,
+  // an instruction about what the agent just produced: "wrap them in a describe block", "turn it into a table"
+  // (a question "is it possible to …", "what does it do" is not an instruction about the answer)
+  /^(?!(is|are|was|were|can|could|would|should|will|do|does|did|what|why|how|where|when|which|who|whats|what's)\b)(\w+ ){1,2}(it|them|those|these|each of them|all of them)( \w+)?( in| into| under| as| with| by| to| after| before| at)\b/,
+  /^(?!(is|are|was|were|can|could|would|should|will|do|does|did|what|why|how|where|when|which|who)\b)(\w+ ){1,2}(them|those)\b/,
+];
 const PRAISE_RES = [
   /^(thanks|thank you|thx|ty|cheers|great|perfect|awesome|nice|cool|excellent|amazing|brilliant|lgtm|sweet)\b/,
   /^(looks|look) (good|great|right|fine)\b/,

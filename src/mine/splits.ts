@@ -171,12 +171,21 @@ export interface ThinProject {
   moreTasks: number;
 }
 
-/** Projects whose active real tasks are too few for a meaningful validation split. */
+/**
+ * Projects whose active real tasks are too few for a meaningful validation split. A task counts
+ * where a night trains it: with its family's project, or cross-project (null) when its family
+ * recurs in several projects (see trainer/night-plan.ts).
+ */
 export function thinProjects(tasks: Task[], minValTasks: number): ThinProject[] {
+  const active = tasks.filter((t) => t.status === 'active');
+  const familyOf = (t: Task) => t.family ?? `task:${t.id}`;
+  const familyProjects = new Map<string, Set<string | null>>();
+  for (const t of active) familyProjects.set(familyOf(t), (familyProjects.get(familyOf(t)) ?? new Set()).add(t.project));
   const groups = new Map<string | null, Task[]>();
-  for (const t of tasks) {
-    if (t.status !== 'active') continue;
-    groups.set(t.project, [...(groups.get(t.project) ?? []), t]);
+  for (const t of active) {
+    const ps = familyProjects.get(familyOf(t))!;
+    const home = ps.size === 1 ? [...ps][0] : null;
+    groups.set(home, [...(groups.get(home) ?? []), t]);
   }
   const out: ThinProject[] = [];
   for (const [project, group] of groups) {

@@ -45,10 +45,6 @@ export function uniqueCorrections(members: StoredMember[]): string[] {
   return out.slice(-MAX_CORRECTIONS);
 }
 
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : s.slice(0, n - 2).trimEnd() + ' …';
-}
-
 /**
  * Merges a fresh synthesis into the stored task. A reviewed or imported task keeps its intent,
  * context and judge (a person curated them); every task keeps its split and status.

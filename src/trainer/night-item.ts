@@ -40,15 +40,22 @@ function askOf(t: Task): string {
   return first.slice(0, 70).replace(/\s+\S*$/, '') + '…';
 }
 
-function managedDescription(project: string, tasks: Task[]): string {
-  const asks = [...tasks].sort((a, b) => b.occurrences - a.occurrences).slice(0, 3).map(askOf);
-  return `Conventions learned from recurring requests in ${path.basename(project)}. Use when asked to: ${asks.join('; ') || 'repeat a common task in this project'}.`;
+function managedDescription(project: string | null, tasks: Task[]): string {
+  // one ask per family (its tasks are occurrences of the same request), most frequent families first
+  const families = new Map<string, Task[]>();
+  for (const t of tasks) families.set(t.family ?? t.id, [...(families.get(t.family ?? t.id) ?? []), t]);
+  const asks = [...families.values()]
+    .sort((a, b) => b.length - a.length || b.reduce((n, t) => n + t.occurrences, 0) - a.reduce((n, t) => n + t.occurrences, 0))
+    .slice(0, 3)
+    .map((f) => askOf(f[0]));
+  const where = project ? `in ${path.basename(project)}` : 'across your projects';
+  return `Conventions learned from recurring requests ${where}. Use when asked to: ${asks.join('; ') || 'repeat a common task'}.`;
 }
 
 function startDocument(item: PlanItem, base: string | null): string {
   if (base !== null && base.trim() !== '') return base;
   if (item.target.kind === 'managed' || path.basename(item.target.path) === 'SKILL.md') {
-    return scaffoldSkill(item.target.name, managedDescription(item.project ?? '', [...item.tasks.train, ...item.tasks.val]));
+    return scaffoldSkill(item.target.name, managedDescription(item.project, [...item.tasks.train, ...item.tasks.val]));
   }
   return base ?? '';
 }

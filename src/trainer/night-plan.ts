@@ -1,7 +1,10 @@
 /**
- * What a night trains, decided without side effects: tasks are grouped by project and routed to a
- * skill — the user's existing skill when the transcripts show it was invoked for that task
- * (`skillHint`), else the project's managed learned skill — capped to the night's task budget,
+ * What a night trains, decided without side effects: tasks are routed to a skill — the user's
+ * existing skill when the transcripts show it was invoked for that task (`skillHint`); else, by
+ * family (the tasks that are occurrences of one recurring ask, routed together so the family's
+ * train and validation instances meet in one training run): a family seen in one project goes to
+ * that project's managed learned skill, a family seen in several projects (or in none) to the
+ * personal managed learned skill, since it is the user's habit rather than a project's — capped to the night's task budget,
  * and checked: a target with too few validation tasks or with leaked splits is skipped with the
  * reason and what is needed. Also the budget forecast: the calls a plan will make, estimated
  * before the first one.
@@ -20,7 +23,7 @@ export interface PlanItem {
   target: SkillTarget;
   project: string | null;
   tasks: TaskSets;
-  routedBy: 'skill-hint' | 'managed' | 'explicit';
+  routedBy: 'skill-hint' | 'managed' | 'personal' | 'explicit';
   /** set when this target must not be trained tonight */
   skip?: { reason: string; needed: string };
 }
@@ -31,6 +34,8 @@ export interface PlanInput {
   skillsByProject: Map<string, SkillTarget[]>;
   /** the managed learned skill of a project */
   managed: (project: string, agentsUsed: Task['agents']) => SkillTarget;
+  /** the personal managed learned skill (families seen in several projects); absent = such tasks are not trained */
+  personal?: (agentsUsed: Task['agents']) => SkillTarget;
   maxTasks: number;
   minValTasks: number;
   /** `--skill`: train only this target, on its routed tasks (or all project tasks when none are routed) */
@@ -87,21 +92,45 @@ export function planNight(input: PlanInput): NightPlan {
     for (const t of chosen) add(only, project, 'explicit', t);
     if (chosen.length === 0) groups.set(only.path, { target: only, project, tasks: [], routedBy: 'explicit' });
   } else {
-    const agentsByProject = new Map<string, Set<Task['agents'][number]>>();
+    // a family's projects decide where its tasks go (a task without a family is its own family)
+    const familyOf = (t: Task) => t.family ?? `task:${t.id}`;
+    const familyProjects = new Map<string, Set<string | null>>();
     for (const t of active) {
-      if (!t.project) continue;
-      const set = agentsByProject.get(t.project) ?? new Set();
-      t.agents.forEach((a) => set.add(a));
-      agentsByProject.set(t.project, set);
+      const set = familyProjects.get(familyOf(t)) ?? new Set();
+      set.add(t.project);
+      familyProjects.set(familyOf(t), set);
     }
-    let unplaced = 0;
+    const homeProject = (t: Task): string | null => {
+      const ps = familyProjects.get(familyOf(t))!;
+      return ps.size === 1 ? [...ps][0] : null;
+    };
+    const agentsByProject = new Map<string, Set<Task['agents'][number]>>();
+    const personalAgents = new Set<Task['agents'][number]>();
+    const managedTasks: Array<{ t: Task; project: string | null }> = [];
     for (const t of active) {
       const skills = [...(input.skillsByProject.get(t.project ?? '') ?? [])];
       const hinted = hintedSkill(t, skills);
-      if (hinted) add(hinted, t.project, 'skill-hint', t);
-      else if (t.project) add(input.managed(t.project, [...(agentsByProject.get(t.project) ?? [])]), t.project, 'managed', t);
-      else unplaced++;
+      if (hinted) {
+        add(hinted, t.project, 'skill-hint', t);
+        continue;
+      }
+      const project = homeProject(t);
+      managedTasks.push({ t, project });
+      const set = project ? (agentsByProject.get(project) ?? new Set()) : personalAgents;
+      t.agents.forEach((a) => set.add(a));
+      if (project) agentsByProject.set(project, set);
     }
+    let unplaced = 0;
+    let personalCount = 0;
+    const personalTarget = input.personal && managedTasks.some((m) => m.project === null) ? input.personal([...personalAgents].sort()) : undefined;
+    for (const { t, project } of managedTasks) {
+      if (project) add(input.managed(project, [...(agentsByProject.get(project) ?? [])]), project, 'managed', t);
+      else if (personalTarget) {
+        add(personalTarget, null, 'personal', t);
+        personalCount++;
+      } else unplaced++;
+    }
+    if (personalCount) notes.push(`${personalCount} task(s) recur across projects: routed to your personal learned skill ${personalTarget!.path}`);
     if (unplaced) notes.push(`${unplaced} task(s) belong to no project and invoked no known skill; not trained tonight`);
   }
 

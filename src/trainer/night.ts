@@ -30,7 +30,7 @@ import { estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js'
 import { createRoleBackends } from '../llm/registry.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
-import { discoverSkills, managedSkillTarget } from '../../adapters/skills-registry.js';
+import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
 import { forecastCalls, planNight, type PlanItem } from './night-plan.js';
 import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './night-report.js';
 import { recoverInterrupted } from './apply.js';
@@ -213,6 +213,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       tasks,
       skillsByProject,
       managed: (project, agentsUsed) => managedSkillTarget({ project, env }, { agentsUsed }),
+      personal: (agentsUsed) => personalManagedSkillTarget({ env }, { agentsUsed }),
       maxTasks: config.budget.maxTasks,
       minValTasks: config.training.minValTasks,
       only: opts.skill,

@@ -3,16 +3,9 @@
  * try to reproduce CPython's MT19937 item orders (upstream §18.20): only the LR schedule's rounding
  * must match Python exactly, and it does (lr.ts).
  */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../core/random.js';
+
+export { mulberry32 };
 
 /** Fisher–Yates on a copy. */
 export function shuffled<T>(items: readonly T[], seed: number): T[] {

@@ -3,6 +3,7 @@
  * parts (operation, payload hash, task, check, sample…), so the same call always behaves the same.
  */
 import crypto from 'node:crypto';
+import { mulberry32 } from '../../core/random.js';
 
 /** A uniform number in [0, 1) fixed by its parts. */
 export function hashUnit(...parts: Array<string | number>): number {
@@ -16,18 +17,14 @@ export function hashHex(...parts: Array<string | number>): string {
 
 /** Small seeded generator (mulberry32) for sequences of draws within one call. */
 export class Rng {
-  private state: number;
+  private readonly draw: () => number;
 
   constructor(...parts: Array<string | number>) {
-    this.state = Math.floor(hashUnit(...parts) * 0x1_0000_0000) >>> 0;
+    this.draw = mulberry32(Math.floor(hashUnit(...parts) * 0x1_0000_0000) >>> 0);
   }
 
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
+    return this.draw();
   }
 
   int(minInclusive: number, maxInclusive: number): number {

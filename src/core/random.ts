@@ -1,0 +1,14 @@
+/**
+ * Seeded pseudo-randomness shared by the trainer (batch order), the sim backend and the benchmark
+ * corpora. mulberry32: tiny, fast, good enough for sampling, and identical across platforms.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
