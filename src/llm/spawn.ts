@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SleepError } from '../core/errors.js';
 
 export interface ProcessResult {
@@ -87,11 +88,22 @@ export function runProcess(binary: string, argv: string[], opts: RunOptions): Pr
 }
 
 /** Finds an executable on PATH (no shell, no `which`). */
+/**
+ * Our own `node_modules/.bin`: the agent CLIs there are devDependencies for the test suite (not
+ * logged in, not the user's). `npx skillopt-sleep` puts that folder first on PATH, so without this
+ * a user's night would silently run on our test copy instead of their own `claude`. The tests opt
+ * in with SKILLOPT_SLEEP_ALLOW_BUNDLED_CLIS=1.
+ */
+const BUNDLED_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'node_modules', '.bin');
+const BUNDLED_BIN_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.bin');
+
 export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (name.includes('/') || name.includes('\\')) return isExecutable(name) ? path.resolve(name) : undefined;
   const exts = process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
+  const skipBundled = env.SKILLOPT_SLEEP_ALLOW_BUNDLED_CLIS !== '1';
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
+    if (skipBundled && (path.resolve(dir) === BUNDLED_BIN || path.resolve(dir) === BUNDLED_BIN_SRC)) continue;
     for (const ext of exts) {
       const candidate = path.join(dir, name + ext);
       if (isExecutable(candidate)) return candidate;

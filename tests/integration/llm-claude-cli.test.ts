@@ -46,6 +46,7 @@ describe.skipIf(!!missing)('claude CLI backend (real binary, fake Anthropic API)
     server = await startFakeAnthropic();
     sb = makeSandbox({ ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-dummy-test' });
     sb.env.PATH = `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
+    sb.env.SKILLOPT_SLEEP_ALLOW_BUNDLED_CLIS = '1'; // the devDependency CLIs are what these tests run
     // the user's own project and Claude settings, which the replay must not reach or obey
     const project = path.join(sb.root, 'user-project');
     fs.mkdirSync(project, { recursive: true });

@@ -35,6 +35,7 @@ describe.skipIf(!!missing)('codex CLI backend (real binary, fake Responses API)'
     server = await startFakeOpenAi();
     sb = makeSandbox({ FAKE_PROVIDER_KEY: 'dummy' });
     sb.env.PATH = `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
+    sb.env.SKILLOPT_SLEEP_ALLOW_BUNDLED_CLIS = '1'; // the devDependency CLIs are what these tests run
     const codexHome = sb.env.CODEX_HOME!;
     fs.mkdirSync(codexHome, { recursive: true });
     fs.writeFileSync(

@@ -33,6 +33,7 @@ describe.skipIf(!!missing)('copilot CLI backend (real binary, BYOK offline, fake
     sb = makeSandbox();
     Object.assign(sb.env, {
       PATH: `${NODE_BIN}${path.delimiter}${process.env.PATH ?? ''}`,
+      SKILLOPT_SLEEP_ALLOW_BUNDLED_CLIS: '1', // the devDependency CLIs are what these tests run
       COPILOT_OFFLINE: 'true',
       COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
       COPILOT_PROVIDER_API_KEY: 'dummy',

@@ -39,27 +39,28 @@ describe('mine and tasks commands', () => {
   it('mine --json, tasks list/show/disable/enable', () => {
     const box = seeded();
     const mined = json(runCli(['mine', '--json'], box.env));
-    expect(mined).toMatchObject({ ok: true, sessions: 3, newTasks: 1 });
+    expect(mined).toMatchObject({ ok: true, sessions: 3, newTasks: 3, recurringTasks: 1 }); // one family, a task per occurrence
     expect(mined.thin[0]).toMatchObject({ project: '/home/dana/src/ledgerline' });
 
     const list = json(runCli(['tasks', 'list', '--json', '--project', 'ledgerline'], box.env));
-    expect(list.tasks).toHaveLength(1);
-    const id: string = list.tasks[0].id;
+    expect(list.tasks).toHaveLength(3);
+    expect(new Set(list.tasks.map((t: { family: string }) => t.family)).size).toBe(1);
+    const id: string = list.tasks.find((t: { intent: string }) => /rounding/.test(t.intent)).id;
     const text = runCli(['tasks', 'list'], box.env);
     expect(text.stdout).toContain(id);
     expect(text.stdout).toMatch(/changelog/i);
 
     const shown = json(runCli(['tasks', 'show', id.slice(0, 10), '--json'], box.env));
     expect(shown.task.corrections).toEqual(['no, Keep a Changelog format', 'link the PR']);
-    expect(shown.occurrences).toHaveLength(3);
+    expect(shown.occurrences).toHaveLength(1);
     const human = runCli(['tasks', 'show', id], box.env).stdout;
     expect(human).toContain('corrections (what the user insisted on)');
     expect(human).toContain('[sealed]');
-    expect(human).toContain('occurrences (3)');
+    expect(human).toContain('occurrences (1)');
 
     expect(json(runCli(['tasks', 'disable', id, '--json'], box.env)).status).toBe('disabled');
-    expect(json(runCli(['tasks', 'list', '--json'], box.env)).tasks).toHaveLength(0);
-    expect(json(runCli(['tasks', 'list', '--all', '--json'], box.env)).tasks).toHaveLength(1);
+    expect(json(runCli(['tasks', 'list', '--json'], box.env)).tasks).toHaveLength(2);
+    expect(json(runCli(['tasks', 'list', '--all', '--json'], box.env)).tasks).toHaveLength(3);
     expect(json(runCli(['tasks', 'enable', id, '--json'], box.env)).status).toBe('active');
 
     const missing = runCli(['tasks', 'show', 'task_nope'], box.env);
@@ -74,12 +75,12 @@ describe('mine and tasks commands', () => {
     const jsonl = runCli(['tasks', 'export', '--format', 'jsonl'], box.env);
     expect(jsonl.status).toBe(0);
     const exported = jsonl.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(exported).toHaveLength(1);
+    expect(exported).toHaveLength(3);
 
     const out = path.join(box.root, 'promptfooconfig.yaml');
     json(runCli(['tasks', 'export', '--format', 'promptfoo', '--out', out, '--json'], box.env));
     const pf = parseYaml(fs.readFileSync(out, 'utf8'));
-    expect(pf.tests).toHaveLength(1);
+    expect(pf.tests).toHaveLength(3);
     expect(pf.tests[0].vars.intent).toMatch(/changelog/i);
     expect(pf.tests[0].assert.map((a: { type: string }) => a.type)).toEqual(expect.arrayContaining(['javascript', 'llm-rubric']));
 
@@ -95,7 +96,7 @@ describe('mine and tasks commands', () => {
     const imported = json(runCli(['tasks', 'import', good, '--json'], box.env));
     expect(imported).toMatchObject({ imported: 1, created: 1 });
     const all = json(runCli(['tasks', 'list', '--json'], box.env)).tasks;
-    expect(all).toHaveLength(2);
+    expect(all).toHaveLength(4);
     expect(all.find((t: { origin: string }) => t.origin === 'imported').reviewed).toBe(true);
 
     const bad = path.join(box.root, 'bad.jsonl');
@@ -103,7 +104,7 @@ describe('mine and tasks commands', () => {
     const r = runCli(['tasks', 'import', bad], box.env);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/task 2: .*invalid regex/);
-    expect(json(runCli(['tasks', 'list', '--json'], box.env)).tasks).toHaveLength(2); // nothing imported
+    expect(json(runCli(['tasks', 'list', '--json'], box.env)).tasks).toHaveLength(4); // nothing imported
   });
 
   it('tasks edit validates on save: a valid edit is saved, an invalid one is refused and kept', () => {

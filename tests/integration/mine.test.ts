@@ -47,7 +47,7 @@ function changelogSessions(db: Db): void {
 }
 
 describe('runMining', () => {
-  it('turns a recurring ask with corrections into one judged, cross-project task', async () => {
+  it('turns each occurrence of a recurring ask into a task sharing the family judge and corrections', async () => {
     const db = freshDb();
     changelogSessions(db);
     addSession(db, { id: 'claude-code:one-off', turns: [{ user: 'explain how websocket reconnection interacts with the kafka consumer' }] });
@@ -55,25 +55,41 @@ describe('runMining', () => {
     addSession(db, { id: 'claude-code:self', kind: 'self', turns: [{ user: 'write a changelog entry for our own replay' }] });
     const s = await runMining(db, defaultConfig(), { now: T0 + 10 * 86_400_000 });
     expect(s.sessions).toBe(4); // subagent and self sessions are not read
-    expect(s.newTasks).toBe(1);
-    const [task] = listTasks(db);
-    expect(task.project).toBeNull(); // seen in two projects
-    expect(task.occurrences).toBe(3);
-    expect(task.agents).toEqual(['claude-code', 'codex', 'copilot']);
-    expect(task.intent.toLowerCase()).toContain('changelog');
-    expect(task.corrections).toEqual(['no, Keep a Changelog format', 'link the PR', 'wrong format - use Keep a Changelog']);
+    expect(s.recurringTasks).toBe(1); // one recurring family…
+    expect(s.newTasks).toBe(3); // …with one task per occurrence
+    const tasks = listTasks(db);
+    expect(new Set(tasks.map((t) => t.family)).size).toBe(1);
+    expect(tasks[0].family).toBeTruthy();
+    // each instance keeps its own ask, project and agent
+    const bySession = (id: string) => tasks.find((t) => listOccurrences(db, t.id).some((o) => o.sessionId === id))!;
+    expect(bySession('codex:b2').intent).toBe('add a changelog entry for the pagination fix in #77');
+    expect(bySession('codex:b2').project).toBe('/home/dana/src/atlas-web');
+    expect(bySession('codex:b2').agents).toEqual(['codex']);
+    expect(bySession('claude-code:a1').project).toBe('/home/dana/src/ledgerline');
+    for (const t of tasks) {
+      expect(t.occurrences).toBe(1);
+      expect(t.intent.toLowerCase()).toContain('changelog');
+      // the family's corrections and checks are shared; the rubric names the instance's own ask
+      expect(t.corrections).toEqual(['no, Keep a Changelog format', 'link the PR', 'wrong format - use Keep a Changelog']);
+      expect(t.judge.checks).toEqual(tasks[0].judge.checks);
+      expect(t.judge.reference.kind === 'rubric' && t.judge.reference.rubric).toContain(t.intent.slice(0, 40));
+    }
+    // a family of 3 is stratified: at least one train and one validation task
+    expect(tasks.map((t) => t.split)).toEqual(expect.arrayContaining(['train', 'val']));
+    const task = bySession('claude-code:a1');
     const checks = task.judge.checks;
     expect(checks.some((c) => c.op === 'regex' && /unreleased/i.test(String(c.value)))).toBe(true);
     expect(checks.some((c) => c.op === 'regex' && String(c.value).includes('pull'))).toBe(true);
     expect(checks.some((c) => c.op === 'no_refusal')).toBe(true);
     expect(checks.some((c) => c.sealed)).toBe(true);
-    expect(task.firstSeen).toBeLessThan(task.lastSeen!);
     const occ = listOccurrences(db, task.id);
-    expect(occ.map((o) => o.sessionId).sort()).toEqual(['claude-code:a1', 'codex:b2', 'copilot:c3']);
-    const first = occ.find((o) => o.sessionId === 'claude-code:a1')!.outcome as { label: string; tools: string[] };
+    expect(occ.map((o) => o.sessionId)).toEqual(['claude-code:a1']);
+    const first = occ[0].outcome as { label: string; tools: string[] };
     expect(first.label).toBe('corrected');
     expect(first.tools).toEqual(['Read', 'Edit']);
-    expect((occ.find((o) => o.sessionId === 'copilot:c3')!.outcome as { label: string }).label).toBe('success');
+    expect((listOccurrences(db, bySession('copilot:c3').id)[0].outcome as { label: string }).label).toBe('success');
+    // corrections are evidence on the ask they follow, never asks of their own
+    expect(db.prepare("SELECT COUNT(*) FROM cluster_members WHERE prompt LIKE '%Keep a Changelog%' OR prompt LIKE 'link the PR%'").pluck().get()).toBe(0);
     // the optimizer-facing view of the stored task has no sealed check
     expect(optimizerView(task).judge.checks.every((c) => !c.sealed)).toBe(true);
     // sessions are marked mined: a second run reads nothing
@@ -98,8 +114,12 @@ describe('runMining', () => {
     insertCorpus(db, more, T0 + 31 * 86_400_000);
     const second = await runMining(db, defaultConfig(), { now: T0 + 32 * 86_400_000 });
     expect(second.sessions).toBe(more.sessions.filter((s) => s.kind === 'interactive' || s.kind === 'headless').length);
-    expect(second.newTasks).toBeLessThanOrEqual(2); // family asks join the existing tasks
-    expect(second.updatedTasks).toBeGreaterThan(5);
+    // family asks join the existing families, each occurrence a new task of its family
+    const familiesBefore = new Set(tasks.map((t) => t.family));
+    const added = listTasks(db).filter((t) => !tasks.some((b) => b.id === t.id));
+    expect(second.newTasks).toBe(added.length);
+    expect(added.length).toBeGreaterThan(20);
+    expect(added.filter((t) => familiesBefore.has(t.family)).length / added.length).toBeGreaterThanOrEqual(0.9);
     expect(second.clusters - clustersBefore).toBeLessThan(15);
     const after = getTask(db, curated.id)!;
     expect(after.intent).toBe('A curated intent');
@@ -117,14 +137,18 @@ describe('runMining', () => {
     const db = freshDb();
     changelogSessions(db);
     await runMining(db, defaultConfig(), { now: T0 + 5 * 86_400_000 });
-    const [task] = listTasks(db);
+    const before = listTasks(db);
+    const task = before.find((t) => /timezone/.test(t.intent))!;
     addSession(db, { id: 'copilot:c3', agent: 'copilot', startedAt: T0 + 2 * 86_400_000, updatedAt: T0 + 6 * 86_400_000, turns: [{ user: 'put it under Unreleased, Keep a Changelog style' }] });
     const s = await runMining(db, defaultConfig(), { now: T0 + 7 * 86_400_000 });
     expect(s.sessions).toBe(1);
     const after = getTask(db, task.id)!;
-    expect(after.occurrences).toBe(3);
+    expect(after.occurrences).toBe(1);
     expect(after.corrections).toContain('put it under Unreleased, Keep a Changelog style');
-    expect(listOccurrences(db, task.id)).toHaveLength(3);
+    expect(listOccurrences(db, task.id)).toHaveLength(1);
+    // the same tasks, each now carrying the family's new correction
+    expect(listTasks(db).map((t) => t.id)).toEqual(before.map((t) => t.id));
+    for (const t of listTasks(db)) expect(t.corrections).toContain('put it under Unreleased, Keep a Changelog style');
     db.close();
   });
 
@@ -148,10 +172,14 @@ describe('runMining', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0].payload).toMatchObject({ corrections: expect.arrayContaining(['link the PR']) });
     expect(s.llm.invalidChecks).toHaveLength(1);
-    const [task] = listTasks(db);
-    expect(task.intent).toBe(reply.intent);
-    expect(task.judge.checks.some((c) => c.value === '\\(#\\d+\\)')).toBe(true);
-    expect(task.judge.checks.some((c) => c.op === 'no_refusal')).toBe(true);
+    // one miner call per family; its checks become the family's judge, each task keeps its own ask
+    const mined = listTasks(db);
+    expect(mined).toHaveLength(3);
+    for (const task of mined) {
+      expect(task.intent).not.toBe(reply.intent);
+      expect(task.judge.checks.some((c) => c.value === '\\(#\\d+\\)')).toBe(true);
+      expect(task.judge.checks.some((c) => c.op === 'no_refusal')).toBe(true);
+    }
 
     const db2 = freshDb();
     changelogSessions(db2);
@@ -197,14 +225,16 @@ describe('crash between writing clusters and marking sessions mined', () => {
     const db = freshDb();
     changelogSessions(db);
     await runMining(db, defaultConfig(), { now: T0 + 5 * 86_400_000 });
+    const ids = listTasks(db).map((t) => [t.id, t.split]);
     const size = db.prepare('SELECT SUM(size) FROM clusters').pluck().get();
     // simulate the crash: tasks written late never happened, sessions look unmined
     db.prepare('UPDATE sessions SET mined_at = NULL').run();
     const again = await runMining(db, defaultConfig(), { now: T0 + 6 * 86_400_000 });
     expect(again.sessions).toBe(3);
     expect(db.prepare('SELECT SUM(size) FROM clusters').pluck().get()).toBe(size);
-    expect(listTasks(db)).toHaveLength(1);
-    expect(listTasks(db)[0].occurrences).toBe(3);
+    expect(listTasks(db)).toHaveLength(3);
+    expect(listTasks(db).map((t) => t.occurrences)).toEqual([1, 1, 1]);
+    expect(listTasks(db).map((t) => [t.id, t.split])).toEqual(ids); // ids and splits stable across re-mining
     db.close();
   });
 });
@@ -230,7 +260,12 @@ describe('with the simulated miner backend', () => {
     const after = listTasks(db)[0];
     expect(after.intent).toBe(before.intent);
     expect(after.judge).toEqual(before.judge);
-    expect(after.occurrences).toBe(4);
+    // the new occurrence is a new task of the family, judged by the miner's checks too
+    const all = listTasks(db);
+    expect(all).toHaveLength(4);
+    const late = all.find((t) => /retry fix/.test(t.intent))!;
+    expect(late.family).toBe(before.family);
+    expect(late.judge.checks).toEqual(before.judge.checks);
     db.close();
   });
 });

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { Task } from '../../src/core/records.js';
+import type { StoredMember } from '../../src/mine/state.js';
+import type { Outcome } from '../../src/mine/outcome.js';
+import { extractIntents, type MinedEvent } from '../../src/mine/outcome.js';
+import { familyInstances, instanceTaskId, synthesizeFamily } from '../../src/mine/family.js';
+import { assignFamilySplits, checkSplitIntegrity } from '../../src/mine/splits.js';
+import { optimizerView } from '../../src/mine/view.js';
+
+const T0 = Date.UTC(2026, 9, 1);
+function member(sessionId: string, prompt: string, over: Partial<StoredMember> & { corrections?: string[] } = {}): StoredMember {
+  const outcome: Outcome = {
+    tools: ['Edit'],
+    toolErrors: 0,
+    final: 'Added.',
+    reactions: (over.corrections ?? []).map((text) => ({ kind: 'correction' as const, text })),
+    label: over.corrections?.length ? 'corrected' : 'unknown',
+  };
+  return { sessionId, seq: over.seq ?? 0, project: over.project ?? '/src/ledgerline', agent: over.agent ?? 'claude-code', ts: over.ts ?? T0, similarity: 80, prompt, outcome };
+}
+
+const CHANGELOG = [
+  member('claude-code:a', 'write a changelog entry for the rounding fix (#412)', { ts: T0 + 1, corrections: ['no, use Keep a Changelog format under ## [Unreleased]'] }),
+  member('codex:b', 'add a changelog entry for the currency parser fix (#418)', { ts: T0 + 2, agent: 'codex', project: '/src/tallybook', corrections: ['link the PR'] }),
+  member('copilot:c', 'changelog entry for the new formatCompact option (#421) please', { ts: T0 + 3, agent: 'copilot' }),
+  member('claude-code:d', 'write the changelog entry for the locale fallback fix (#430)', { ts: T0 + 4 }),
+  member('claude-code:e', 'add a CHANGELOG entry for the negative zero bug (#433)', { ts: T0 + 5 }),
+];
+
+describe('family instances', () => {
+  it('one instance per session; near-identical asks are one instance anchored at the oldest', () => {
+    const ms = [
+      member('s1', 'draft the release notes for v2.4.0', { ts: T0 + 1 }),
+      member('s1', 'draft release notes for 2.4.0 again', { seq: 6, ts: T0 + 2 }), // same session
+      member('s2', 'draft the v2.7.0 release notes', { ts: T0 + 3 }), // same words once the version is stripped
+      member('s3', 'write release notes for 2.5.0 covering the compact formatting', { ts: T0 + 4 }),
+    ];
+    const inst = familyInstances(ms);
+    expect(inst.map((i) => i.members.map((m) => m.sessionId))).toEqual([['s1', 's1', 's2'], ['s3']]);
+    expect(inst[0].id).toBe(instanceTaskId('s1', 0));
+    // the order members arrive in does not change the instances or their ids
+    expect(familyInstances([...ms].reverse()).map((i) => i.id)).toEqual(inst.map((i) => i.id));
+  });
+});
+
+describe('synthesizeFamily', () => {
+  const fam = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: new Map(), seed: 1 });
+  const tasks = fam.instances.map((i) => i.task);
+
+  it('makes one task per occurrence, each with its own ask, sharing the family judge and corrections', () => {
+    expect(tasks).toHaveLength(5);
+    expect(tasks.map((t) => t.intent)).toEqual(CHANGELOG.map((m) => m.prompt));
+    expect(tasks.every((t) => t.family === 'cl_changelog')).toBe(true);
+    expect(tasks.find((t) => /currency/.test(t.intent))!.project).toBe('/src/tallybook');
+    for (const t of tasks) {
+      expect(t.judge.checks).toEqual(tasks[0].judge.checks);
+      expect(t.corrections).toEqual(['no, use Keep a Changelog format under ## [Unreleased]', 'link the PR']);
+      expect(t.judge.reference.kind === 'rubric' ? t.judge.reference.rubric : '').toContain(t.intent);
+    }
+    const sealed = tasks[0].judge.checks.filter((c) => c.sealed);
+    expect(sealed.length).toBeGreaterThan(0); // the Keep a Changelog subsection check stays sealed…
+    for (const t of tasks) expect(optimizerView(t).judge.checks.some((c) => c.sealed)).toBe(false); // …and hidden from the optimizer
+    expect(tasks[0].judge.checks.some((c) => c.op === 'regex' && /pull/.test(String(c.value)))).toBe(true); // from another session's correction
+  });
+
+  it('splits are stratified (train and val), integrity holds, and ids and splits are stable across re-mining', () => {
+    expect(tasks.map((t) => t.split)).toEqual(expect.arrayContaining(['train', 'val']));
+    expect(checkSplitIntegrity(tasks)).toEqual([]);
+    const existing = new Map<string, Task>(tasks.map((t) => [t.id, t]));
+    const again = synthesizeFamily({ clusterId: 'cl_changelog', members: [...CHANGELOG].reverse(), existing, seed: 1 });
+    expect(again.instances.map((i) => [i.task.id, i.task.split])).toEqual(tasks.map((t) => [t.id, t.split]));
+    expect(again.instances.every((i) => !i.changed && !i.isNew)).toBe(true);
+    expect(again.superseded).toEqual([]);
+  });
+
+  it('a new session adds an instance; stored splits never move; a new correction reaches every instance', () => {
+    const existing = new Map<string, Task>(tasks.map((t) => [t.id, t]));
+    const late = member('codex:f', 'write a changelog entry for dropping Node 18 (#440)', { ts: T0 + 9, agent: 'codex', corrections: ['use Keep a Changelog, not a bullet at the top'] });
+    const next = synthesizeFamily({ clusterId: 'cl_changelog', members: [...CHANGELOG, late], existing, seed: 1 });
+    expect(next.instances).toHaveLength(6);
+    expect(next.instances.filter((i) => i.isNew).map((i) => i.task.id)).toEqual([instanceTaskId('codex:f', 0)]);
+    for (const t of tasks) expect(next.instances.find((i) => i.task.id === t.id)!.task.split).toBe(t.split);
+    for (const i of next.instances) expect(i.task.corrections).toContain('use Keep a Changelog, not a bullet at the top');
+  });
+
+  it('supersedes the old one-task-per-cluster row but keeps a curated one', () => {
+    const legacy: Task = { ...tasks[0], id: 'task_legacy' };
+    const curated: Task = { ...tasks[0], id: 'task_curated', reviewed: true, intent: 'A hand-written changelog task' };
+    const r = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: new Map([[legacy.id, legacy], [curated.id, curated]]), seed: 1 });
+    expect(r.superseded).toEqual(['task_legacy']);
+  });
+});
+
+describe('assignFamilySplits', () => {
+  it('every family of 3+ has a train and a val task; test only from 4; deterministic', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 14 }), fc.integer({ min: 1, max: 5 }), (ids, seed) => {
+        const members = ids.map((id) => ({ id }));
+        const s = assignFamilySplits(members, seed);
+        const splits = ids.map((id) => s.get(id)!);
+        if (ids.length >= 3) {
+          expect(splits).toContain('train');
+          expect(splits).toContain('val');
+        }
+        if (ids.length < 4) expect(splits).not.toContain('test');
+        expect([...assignFamilySplits([...members].reverse(), seed).entries()].sort()).toEqual([...s.entries()].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stored splits are kept; only new members move to satisfy the family', () => {
+    const s = assignFamilySplits([{ id: 'a', fixed: 'train' }, { id: 'b', fixed: 'train' }, { id: 'c' }], 1);
+    expect(s.get('a')).toBe('train');
+    expect(s.get('b')).toBe('train');
+    expect(s.get('c')).toBe('val');
+    // nothing new to move: the constraint waits (a trained task is never held out)
+    const t = assignFamilySplits([{ id: 'a', fixed: 'train' }, { id: 'b', fixed: 'train' }, { id: 'c', fixed: 'train' }], 1);
+    expect([...t.values()]).toEqual(['train', 'train', 'train']);
+  });
+});
+
+describe('correction turns are evidence, not asks', () => {
+  let seq = 0;
+  const ev = (role: string, kind: string, text: string, meta: Record<string, unknown> = {}): MinedEvent => ({ seq: seq++, ts: T0 + seq, role, kind, toolName: null, isError: false, text, meta });
+  it.each([
+    ['add unit tests for roundHalfEven edge cases', 'wrap them in a describe block named after the function, and import from vitest explicitly'],
+    ['draft the release notes for v2.4.0', 'start with a ## Highlights section, then ## Breaking changes even if empty'],
+    ['add unit tests for roundHalfEven edge cases', 'use it.each for the table cases instead of repeating test()'],
+    ['draft the release notes for v2.4.0', 'keep it under 200 words and list the upgrade steps'],
+  ])('%s → "%s" attaches to the ask', (ask, follow) => {
+    seq = 0;
+    const intents = extractIntents([ev('user', 'prompt', ask), ev('assistant', 'text', 'Done.', { final: true }), ev('user', 'prompt', follow), ev('assistant', 'text', 'Updated.', { final: true })]);
+    expect(intents).toHaveLength(1);
+    expect(intents[0].outcome.reactions.map((r) => r.text)).toEqual([follow]);
+    expect(intents[0].outcome.label).toBe('corrected');
+  });
+
+  it('a question or a new job after an ask is still an ask of its own', () => {
+    seq = 0;
+    const intents = extractIntents([
+      ev('user', 'prompt', 'draft the release notes for v2.4.0'),
+      ev('assistant', 'text', 'Done.', { final: true }),
+      ev('user', 'prompt', 'is it possible to add caching to the rates api'),
+      ev('assistant', 'text', 'Yes.', { final: true }),
+      ev('user', 'prompt', 'add unit tests for roundHalfEven edge cases'),
+    ]);
+    expect(intents.map((i) => i.text)).toEqual(['draft the release notes for v2.4.0', 'is it possible to add caching to the rates api', 'add unit tests for roundHalfEven edge cases']);
+  });
+});
