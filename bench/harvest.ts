@@ -3,8 +3,8 @@
  * three agents; `SOS_BENCH_HARVEST_MB` / `SOS_BENCH_HARVEST_FILES` or `--mb N --files N` for a
  * quicker run), measured in the same run against a baseline that only reads the same files line by
  * line and JSON.parses each line on one thread:
- *  - cold harvest throughput ratio vs the baseline (target ≥ 0.9×)
- *  - second harvest of the unchanged corpus as a fraction of the cold time (target < 2%)
+ *  - cold harvest throughput ratio vs the baseline (target ≥ 0.9×); best of two runs each
+ *  - second harvest of the unchanged corpus as a fraction of the cold time (target < 2%; best of two)
  *  - peak RSS of the harvesting process (target < 300 MB)
  *  - append one line to one file and re-harvest (target < 0.5 s)
  */
@@ -84,11 +84,23 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     // warm the page cache for both contenders, then take the best of two baseline runs
     baselineParse(corpus.files);
     const base = Math.min(baselineParse(corpus.files).ms, baselineParse(corpus.files).ms);
-    const db = path.join(work, 'sleep.db');
-    const stateDir = path.join(work, 'state');
-    const cold = harvestInChild(db, corpus.env, stateDir);
-    log(`baseline ${base.toFixed(0)} ms, cold harvest ${cold.durationMs.toFixed(0)} ms (${cold.summary.events} events, ${cold.summary.errors.length} errors)`);
-    const warm = harvestInChild(db, corpus.env, stateDir);
+    // the harvest gets the same best-of-two as the baseline (each cold run into a fresh store):
+    // on a shared machine one unlucky run says more about the neighbours than about the harvest
+    const colds: ChildOut[] = [];
+    let db = '';
+    let stateDir = '';
+    for (let i = 0; i < 2; i++) {
+      db = path.join(work, `sleep-${i}.db`);
+      stateDir = path.join(work, `state-${i}`);
+      colds.push(harvestInChild(db, corpus.env, stateDir));
+    }
+    const cold = colds.reduce((a, b) => (b.durationMs < a.durationMs ? b : a));
+    log(
+      `baseline ${base.toFixed(0)} ms, cold harvest ${colds.map((c) => c.durationMs.toFixed(0)).join(' / ')} ms (${cold.summary.events} events, ${cold.summary.errors.length} errors)`,
+    );
+    const warms = [harvestInChild(db, corpus.env, stateDir), harvestInChild(db, corpus.env, stateDir)];
+    const warm = warms.reduce((a, b) => (b.durationMs < a.durationMs ? b : a));
+    log(`unchanged re-harvest ${warms.map((w) => w.durationMs.toFixed(0)).join(' / ')} ms`);
     // append one line to one session file (a Claude one: append-mode, the common case)
     const target = corpus.files.find((f) => f.includes(`${path.sep}claude${path.sep}`)) ?? corpus.files[0];
     const original = fs.readFileSync(target);
@@ -110,7 +122,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       { name: `cold harvest (${cold.summary.workers} worker threads, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`, value: Math.round(corpus.bytes / 1e6 / (cold.durationMs / 1000)), unit: 'MB/s' },
       { name: 'cold harvest throughput vs baseline', value: ratio, unit: 'x', target: '>= 0.9', pass: ratio >= 0.9 },
       { name: 'second harvest (unchanged) / cold', value: warmFrac * 100, unit: '%', target: '< 2', pass: warmFrac < 0.02 && warm.summary.filesChanged === 0 },
-      { name: 'peak RSS of cold harvest', value: Math.round(cold.maxRssMb), unit: 'MB', target: '< 300', pass: cold.maxRssMb < 300 },
+      { name: 'peak RSS of cold harvest', value: Math.round(Math.max(...colds.map((c) => c.maxRssMb))), unit: 'MB', target: '< 300', pass: colds.every((c) => c.maxRssMb < 300) },
       { name: `append 1 line to 1 of ${corpus.files.length} files, re-harvest`, value: append.durationMs / 1000, unit: 's', target: '< 0.5', pass: append.durationMs < 500 && append.summary.filesChanged === 1 },
     ];
   } finally {

@@ -14,9 +14,9 @@ import { silentProgress } from '../core/progress.js';
 import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
 import { agentOfFile, getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
-import { deleteFileRow, getFileRow, loadFileStamps, upsertFileRow, type FileStampRow } from '../store/repos/files.js';
+import { deleteFileRow, fileAgents, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
 import { getSession, upsertSession } from '../store/repos/sessions.js';
-import { deleteSessionEvents, insertEvents, setEventFinal } from '../store/repos/events.js';
+import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal } from '../store/repos/events.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
@@ -64,8 +64,7 @@ interface Candidate {
   agent: AgentId;
 }
 
-function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, files?: string[]): Candidate[] {
-  const seen = new Set<string>();
+function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, seen: Set<string>, files?: string[]): Candidate[] {
   const out: Candidate[] = [];
   const add = (p: string, agent: AgentId) => {
     if (seen.has(p)) return;
@@ -137,7 +136,8 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     durationMs: 0,
   };
 
-  const candidates = listCandidates(config, agents, env, opts.files);
+  const listed = new Set<string>();
+  const candidates = listCandidates(config, agents, env, listed, opts.files);
   summary.files = candidates.length;
   throwIfAborted(opts.signal);
 
@@ -159,16 +159,16 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     }
     if (!st.isFile()) continue;
     if (sinceCutoff !== null && st.mtimeMs < sinceCutoff) continue;
-    const k = known.get(c.path);
-    const sameFile = !!k && k.dev === st.dev && k.ino === st.ino;
-    if (sameFile && k.size === st.size && k.mtimeMs === Math.trunc(st.mtimeMs)) continue; // unchanged: one stat, done
+    const k = known.get(c.path); // [dev, ino, size, mtimeMs]
+    const sameFile = !!k && k[0] === st.dev && k[1] === st.ino;
+    if (sameFile && k[2] === st.size && k[3] === Math.trunc(st.mtimeMs)) continue; // unchanged: one stat, done
     let offset = 0;
     let state: string | null = null;
     let headHash: string | null = null;
     let headLen = 0;
-    if (sameFile && k.offset > 0 && getAdapter(c.agent).readMode(c.path) === 'append') {
+    if (sameFile && getAdapter(c.agent).readMode(c.path) === 'append') {
       const row = getFileRow(db, c.path);
-      if (row) {
+      if (row && row.offset > 0) {
         offset = row.offset;
         state = row.state;
         headHash = row.headHash;
@@ -189,8 +189,12 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   }
   if (!opts.files && sinceCutoff === null) {
     // full scan: rows of files that are no longer there (the sessions stay)
-    const listed = new Set(candidates.map((c) => c.path));
-    for (const [p, row] of known) if (!listed.has(p) && agents.includes(row.agent as AgentId)) gone.push(p);
+    let agentOf: Map<string, string> | null = null;
+    for (const p of known.keys()) {
+      if (listed.has(p)) continue;
+      agentOf ??= fileAgents(db);
+      if (agents.includes(agentOf.get(p) as AgentId)) gone.push(p);
+    }
   }
   if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p)))();
 
@@ -202,7 +206,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   }
   const touched = new Map<string, SessionKind>();
   const writeBatch = db.transaction((results: FileResult[]) => {
-    for (const r of results) writeResult(db, r, known.get(r.path), { classifier, summary, touched, project: opts.project });
+    for (const r of results) writeResult(db, r, { classifier, summary, touched, known, project: opts.project });
   });
   // Results are committed in groups: every commit rewrites the index pages it touched, so fewer,
   // larger transactions (bounded in size and age, so other writers are not kept waiting) are cheaper.
@@ -212,7 +216,16 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   const flush = () => {
     if (!pending.length) return;
     const t0 = performance.now();
-    writeBatch(pending);
+    // Foreign-key checks cost a sessions lookup per event row; every event row is written right
+    // after its session's upsert, so they are switched off for the batch (synchronously: no other
+    // code can run on this connection meanwhile; inside an outer transaction the pragma is a no-op).
+    const fk = !db.inTransaction && db.pragma('foreign_keys', { simple: true }) === 1;
+    if (fk) db.pragma('foreign_keys = OFF');
+    try {
+      writeBatch(pending);
+    } finally {
+      if (fk) db.pragma('foreign_keys = ON');
+    }
     summary.writeMs += performance.now() - t0;
     pending = [];
     pendingEvents = 0;
@@ -221,13 +234,17 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     if (!pending.length) pendingSince = Date.now();
     for (const r of results) {
       pending.push(r);
-      pendingEvents += r.output?.events.length ?? 0;
+      pendingEvents += r.packed?.events ?? r.output?.events.length ?? 0;
     }
-    if (pendingEvents >= 5_000 || pending.length >= 256 || Date.now() - pendingSince >= 1_000) flush();
+    if (pendingEvents >= 10_000 || pending.length >= 512 || Date.now() - pendingSince >= 1_000) flush();
   };
   const totalBytes = tasks.reduce((s, t) => s + t.estBytes, 0);
   const workers = opts.workers ?? chooseWorkers(totalBytes, env);
   summary.workers = workers;
+  // A checkpoint every 1000 WAL pages (the default) copies hot index pages back many times and
+  // syncs each time; a big pass checkpoints every ~32 MB instead, then the default comes back.
+  const ckpt = tasks.length > 50 ? (db.pragma('wal_autocheckpoint', { simple: true }) as number) : 0;
+  if (ckpt > 0 && ckpt < 8192) db.pragma('wal_autocheckpoint = 8192');
   if (tasks.length) {
     progress.start('harvest', tasks.length);
     try {
@@ -240,6 +257,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       });
     } finally {
       flush(); // what was parsed before an abort is kept
+      if (ckpt > 0 && ckpt < 8192) db.pragma(`wal_autocheckpoint = ${ckpt}`);
     }
   }
   for (const kind of touched.values()) summary.sessionsByKind[kind]++;
@@ -254,10 +272,12 @@ interface WriteContext {
   classifier: Classifier;
   summary: HarvestSummary;
   touched: Map<string, SessionKind>;
+  /** files that had a row when the pass began */
+  known: Map<string, unknown>;
   project?: string;
 }
 
-function writeResult(db: Db, r: FileResult, prev: FileStampRow | undefined, ctx: WriteContext): void {
+function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   const { summary } = ctx;
   if (r.gone) {
     deleteFileRow(db, r.path);
@@ -302,7 +322,8 @@ function writeResult(db: Db, r: FileResult, prev: FileStampRow | undefined, ctx:
   }
   if (r.reset || (existing && existing.file !== r.path)) {
     deleteSessionEvents(db, snap.id);
-    if (prev?.sessionId && prev.sessionId !== snap.id) deleteSessionEvents(db, prev.sessionId);
+    const prevSession = ctx.known.has(r.path) ? getFileRow(db, r.path)?.sessionId : null; // (rewritten below)
+    if (prevSession && prevSession !== snap.id) deleteSessionEvents(db, prevSession);
   }
   const session: Session = {
     id: snap.id,
@@ -321,16 +342,20 @@ function writeResult(db: Db, r: FileResult, prev: FileStampRow | undefined, ctx:
     toolErrorCount: snap.toolErrorCount,
   };
   upsertSession(db, session);
-  insertEvents(db, r.output.events);
+  if (r.packed) insertEventRows(db, r.packed.rows);
+  else insertEvents(db, r.output.events);
   for (const u of r.output.finalUpdates) setEventFinal(db, u.sessionId, u.seq, u.final);
   upsertFileRow(db, fileRow);
   if (!existing) summary.newSessionIds.push(snap.id);
   ctx.touched.set(snap.id, kind);
-  summary.events += r.output.events.length;
-  for (const e of r.output.events) {
-    if (e.kind === 'prompt' && (kind === 'interactive' || kind === 'headless')) summary.prompts++;
-    else if (e.kind === 'tool_result' && e.isError) summary.toolErrors++;
-  }
+  const counted = r.packed ?? {
+    events: r.output.events.length,
+    prompts: r.output.events.filter((e) => e.kind === 'prompt').length,
+    toolErrors: r.output.events.filter((e) => e.kind === 'tool_result' && e.isError).length,
+  };
+  summary.events += counted.events;
+  if (kind === 'interactive' || kind === 'headless') summary.prompts += counted.prompts;
+  summary.toolErrors += counted.toolErrors;
   summary.redactions += r.redactions;
   for (const [k, v] of Object.entries(r.redactionKinds)) summary.redactionsByKind[k] = (summary.redactionsByKind[k] ?? 0) + v;
 }

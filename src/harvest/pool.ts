@@ -22,6 +22,8 @@ export interface PoolOptions {
 const WORKER_MIN_BYTES = 8 << 20;
 const BATCH_BYTES = 4 << 20;
 const BATCH_FILES = 64;
+/** batches queued per worker */
+const IN_FLIGHT = 2;
 
 function workerFile(): string | null {
   const url = new URL('./worker.js', import.meta.url);
@@ -34,9 +36,9 @@ export function chooseWorkers(totalBytes: number, env: NodeJS.ProcessEnv = proce
   if (forced !== undefined && forced !== '' && Number.isFinite(Number(forced))) return workerFile() ? Math.max(0, Math.floor(Number(forced))) : 0;
   if (totalBytes < WORKER_MIN_BYTES || !workerFile()) return 0;
   const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  // the main thread parses too (between store writes): one worker per remaining core, at most two
+  // the main thread writes the store while workers parse: one worker per core, at most two
   // (each worker is a V8 isolate of ~45 MB; the pass must stay under ~300 MB)
-  return Math.max(1, Math.min(2, cpus - 1));
+  return Math.max(1, Math.min(2, cpus));
 }
 
 /** Groups tasks into batches of bounded bytes (estimated from the bytes each task will read). */
@@ -72,59 +74,57 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
   let next = 0;
   let failure: unknown = null;
   const pool = Array.from({ length: Math.min(workers, batches.length) }, () => new Worker(file));
-  // The main thread writes results as they arrive; between writes it parses batches too, rather
-  // than idle while the workers start up or while the last batches are in flight.
-  const mainThread = (async () => {
-    while (!failure && !opts.signal?.aborted && next < batches.length) {
-      await new Promise((r) => setImmediate(r)); // deliver pending worker results first
-      if (next >= batches.length || failure || opts.signal?.aborted) break;
-      const b = batches[next++];
-      try {
-        opts.onResults(b.map((t) => processFile(t)));
-      } catch (err) {
-        failure = err;
-      }
-    }
-  })();
+  // The main thread only writes: parsing here would hold results back while the workers wait.
+  // Each worker keeps IN_FLIGHT batches queued, so it parses the next one while the main thread
+  // is still writing the results of the previous one (one in flight left a worker idle half the time).
   try {
-    await Promise.all([
-      mainThread,
-      ...pool.map(
+    await Promise.all(
+      pool.map(
         (w) =>
           new Promise<void>((resolve) => {
-            let current: FileTask[] | null = null;
+            const queued: FileTask[][] = [];
+            let done = false;
+            const finish = () => {
+              if (done) return;
+              done = true;
+              resolve();
+            };
             const send = () => {
-              if (failure || opts.signal?.aborted || next >= batches.length) {
-                current = null;
-                resolve();
-                return;
+              while (queued.length < IN_FLIGHT && !failure && !opts.signal?.aborted && next < batches.length) {
+                const b = batches[next++];
+                queued.push(b);
+                w.postMessage({ id: next, tasks: b });
               }
-              current = batches[next++];
-              w.postMessage({ id: next, tasks: current });
+              if (!queued.length) finish();
             };
             w.on('message', (msg: { results: FileResult[] }) => {
+              queued.shift();
+              send(); // refill before writing: the worker parses while we write
               try {
                 opts.onResults(msg.results);
               } catch (err) {
                 failure = err;
               }
-              send();
+              if (!queued.length) finish();
             });
-            w.on('error', () => {
-              // a crashed worker must not lose its batch: finish it inline
-              if (current) {
+            const crashed = () => {
+              // a crashed (or exited) worker must not lose its batches: finish them inline
+              for (const b of queued.splice(0)) {
+                if (failure) break;
                 try {
-                  opts.onResults(current.map((t) => processFile(t)));
+                  opts.onResults(b.map((t) => processFile(t)));
                 } catch (err) {
                   failure = err;
                 }
               }
-              resolve();
-            });
+              finish();
+            };
+            w.on('error', crashed);
+            w.on('exit', crashed);
             send();
           }),
       ),
-    ]);
+    );
   } finally {
     await Promise.all(pool.map((w) => w.terminate()));
   }

@@ -8,9 +8,10 @@ import type { AgentId } from '../core/records.js';
 import { getAdapter } from '../../adapters/index.js';
 import type { ParseOutput } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit.js';
+import { eventRowValues } from '../store/repos/events.js';
 import { redactSecrets } from './redact.js';
-import { shrinkLongStrings } from './shrink.js';
-import { HEAD_BYTES, headHash, stampOf, tailLines, type FileStamp } from './tailer.js';
+import { shrinkLongStringsUtf8 } from './shrink.js';
+import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp } from './tailer.js';
 
 /** Tool-output strings longer than this are cut to head + tail before parsing (kit caps them lower anyway). */
 const SHRINK_OVER = 1024;
@@ -50,6 +51,11 @@ export interface FileResult {
   skipped: Record<string, number>;
   redactions: number;
   redactionKinds: Record<string, number>;
+  /**
+   * Set by `packResult` (worker threads): the events as flat row values, `output.events` emptied,
+   * with the counts the summary needs. Cheaper to post to the writer and bound without reshaping.
+   */
+  packed?: { rows: unknown[]; events: number; prompts: number; toolErrors: number };
   /** the file vanished (ENOENT) */
   gone?: boolean;
   /** keep the previous file row and try again later (e.g. a .json caught mid-rewrite) */
@@ -118,6 +124,7 @@ export function processFile(task: FileTask): FileResult {
       }
     }
     const parser = adapter.createParser(task.path, state);
+    let headFromRead: string | null = null; // the head hash, from the first chunk when reading from 0
     const feed = (obj: unknown) => {
       if (!isObj(obj)) return bump('not-object');
       try {
@@ -140,17 +147,31 @@ export function processFile(task: FileTask): FileResult {
     } else {
       const prefilter = adapter.prefilter;
       const shrinkable = adapter.shrinkable;
+      const headLen = Math.min(stamp.size, HEAD_BYTES);
       const tail = tailLines(fd, offset, {
         maxLineBytes: task.maxLineBytes,
         endAt: stamp.size,
         onOversize: () => bump('oversize'),
-        onLine: (line) => {
+        onHead: (b, n) => {
+          if (n >= headLen) headFromRead = hashBytes(b.subarray(0, headLen));
+        },
+        onBytes: (b, s, e) => {
           res.lines++;
-          const skip = prefilter?.(line);
-          if (skip) return bump(skip);
+          // The adapters' prefilter and shrinkable tests look for ASCII markers only, so they are
+          // given the raw bytes as latin1 (a cheap one-byte copy, same offsets as the bytes): a
+          // skipped line is never decoded, and of a tool-output line only the kept parts are.
+          const view = prefilter || shrinkable ? b.toString('latin1', s, e) : null;
+          if (view !== null) {
+            const skip = prefilter?.(view);
+            if (skip) return bump(skip);
+          }
+          const text =
+            view !== null && e - s > SHRINK_OVER && shrinkable?.(view)
+              ? shrinkLongStringsUtf8(b, s, view, SHRINK_OVER, SHRINK_HEAD, SHRINK_TAIL)
+              : b.toString('utf8', s, e);
           let obj: unknown;
           try {
-            obj = JSON.parse(line.length > SHRINK_OVER && shrinkable?.(line) ? shrinkLongStrings(line, SHRINK_OVER, SHRINK_HEAD, SHRINK_TAIL) : line);
+            obj = JSON.parse(text);
           } catch {
             return bump('malformed');
           }
@@ -162,7 +183,7 @@ export function processFile(task: FileTask): FileResult {
       res.pending = tail.pending;
     }
     res.headLen = Math.min(stamp.size, HEAD_BYTES);
-    res.headHash = headHash(fd, res.headLen);
+    res.headHash = headFromRead ?? headHash(fd, res.headLen);
     const out = parser.flush();
     for (const [k, v] of Object.entries(out.skipped)) bump(k, v);
     for (const ev of out.events) {
@@ -185,4 +206,20 @@ export function processFile(task: FileTask): FileResult {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Moves a result's events into flat row values (see `FileResult.packed`). */
+export function packResult(r: FileResult): FileResult {
+  if (!r.output || r.packed) return r;
+  const rows: unknown[] = [];
+  let prompts = 0;
+  let toolErrors = 0;
+  for (const e of r.output.events) {
+    eventRowValues(rows, e);
+    if (e.kind === 'prompt') prompts++;
+    else if (e.kind === 'tool_result' && e.isError) toolErrors++;
+  }
+  r.packed = { rows, events: r.output.events.length, prompts, toolErrors };
+  r.output.events = [];
+  return r;
 }

@@ -81,10 +81,11 @@ export interface Redaction {
 
 /**
  * One pass that every secret shape must hit (a union of the rules' hints): most texts have none,
- * and then no rule runs at all.
+ * and then no rule runs at all. Lower-case names (`token`, `passw…`, `…key`) only matter followed by
+ * `=`/`:` (the quoted env-secret rule), so prose such as "token count" does not wake every rule.
  */
 const ANY_HINT =
-  /PRIVATE KEY|\bsk-|T3BlbkFJ|\bA[KSBC][IC]A|[Ss]ecret|SECRET|\bgh[pousr]_|github_pat_|\bgl(?:pat|dt|ptt|rt|cbt|oas)-|\bxox|hooks\.slack\.com|[sr]k_(?:live|test)_|AIza|GOCSPX-|AccountKey|SharedAccess|Password|\bhf_|\bnpm_|eyJ|:\/\/[^\s/@"'<>]+:[^\s/@"'<>]+@|Bearer|TOKEN|PASSW|PWD|KEY|CREDENTIAL|[Tt]oken|[Pp]assw|[Kk]ey["']?\s*[=:]/;
+  /PRIVATE KEY|\bsk-|T3BlbkFJ|\bA[KSBC][IC]A|[Ss]ecret|SECRET|\bgh[pousr]_|github_pat_|\bgl(?:pat|dt|ptt|rt|cbt|oas)-|\bxox|hooks\.slack\.com|[sr]k_(?:live|test)_|AIza|GOCSPX-|AccountKey|SharedAccess|Password|\bhf_|\bnpm_|eyJ|:\/\/[^\s/@"'<>]+:[^\s/@"'<>]+@|Bearer|TOKEN|PASSW|PWD|KEY|CREDENTIAL|(?:[Tt]oken|[Pp]assw|[Kk]ey)[A-Za-z0-9_]*["']?\s*[=:]/;
 
 export function redactSecrets(text: string): Redaction {
   if (!ANY_HINT.test(text)) return { text, count: 0, kinds: [] };

@@ -33,6 +33,37 @@ function stringEnd(s: string, q: number): number {
 
 export function shrinkLongStrings(line: string, threshold: number, head: number, tail: number): string {
   if (line.length <= threshold) return line;
+  return shrinkWith(line, threshold, head, tail, (a, b) => line.slice(a, b), (p) => p) ?? line;
+}
+
+/**
+ * The same cut on raw UTF-8 bytes, so the long strings are never decoded: `view` is the line's
+ * bytes as a latin1 string (one char per byte, found by `indexOf` as fast as on bytes), cut points
+ * are moved off UTF-8 continuation bytes, and only the kept pieces are decoded. Head and tail
+ * are counted in bytes (for ASCII text the result equals `shrinkLongStrings` of the decoded line).
+ */
+export function shrinkLongStringsUtf8(buf: Buffer, start: number, view: string, threshold: number, head: number, tail: number): string {
+  const decode = (a: number, b: number) => buf.toString('utf8', start + a, start + b);
+  if (view.length > threshold) {
+    const out = shrinkWith(view, threshold, head, tail, decode, (p, down) => {
+      // a UTF-8 continuation byte (10xxxxxx) is not a character boundary
+      while ((buf[start + p] & 0xc0) === 0x80) p += down ? -1 : 1;
+      return p;
+    });
+    if (out !== null) return out;
+  }
+  return decode(0, view.length);
+}
+
+/** null when nothing was cut (or the line is malformed: JSON.parse will say so on the original). */
+function shrinkWith(
+  line: string,
+  threshold: number,
+  head: number,
+  tail: number,
+  piece: (a: number, b: number) => string,
+  boundary: (pos: number, down: boolean) => number,
+): string | null {
   let out = '';
   let last = 0;
   let pos = 0;
@@ -40,19 +71,21 @@ export function shrinkLongStrings(line: string, threshold: number, head: number,
     const q = line.indexOf('"', pos);
     if (q < 0) break;
     const e = stringEnd(line, q);
-    if (e < 0) return line; // malformed: let JSON.parse report it
+    if (e < 0) return null;
     if (e - q - 1 > threshold) {
       let h = q + 1 + head;
       const hs = escapeStartCovering(line, h, q + 1);
       if (hs >= 0) h = hs;
+      h = Math.max(q + 1, boundary(h, true)); // (invalid UTF-8 could walk back to the quote)
       let t = e - tail;
       const ts = escapeStartCovering(line, t, h);
       if (ts >= 0) t = ts + (line.charCodeAt(ts + 1) === 117 ? 6 : 2);
       if (t < h) t = h;
-      out += line.slice(last, h) + '\\n[…]\\n' + line.slice(t, e + 1);
+      t = boundary(t, false);
+      out += piece(last, h) + '\\n[…]\\n' + piece(t, e + 1);
       last = e + 1;
     }
     pos = e + 1;
   }
-  return last === 0 ? line : out + line.slice(last);
+  return last === 0 ? null : out + piece(last, line.length);
 }

@@ -28,19 +28,28 @@ export function stampOf(st: fs.Stats): FileStamp {
 export function headHash(fd: number, len: number): string {
   const buf = len <= HEAD_BYTES ? headBuf : Buffer.alloc(len);
   const n = len > 0 ? fs.readSync(fd, buf, 0, len, 0) : 0;
-  return crypto.createHash('sha1').update(buf.subarray(0, n)).digest('hex');
+  return hashBytes(buf.subarray(0, n));
+}
+
+export function hashBytes(bytes: Buffer): string {
+  return crypto.createHash('sha1').update(bytes).digest('hex');
 }
 
 export interface TailOptions {
   maxLineBytes: number;
-  /** receives each complete line (without `\n`/`\r`); return value ignored */
-  onLine(line: string): void;
+  /** receives each complete line (without `\n`/`\r`), decoded; return value ignored */
+  onLine?(line: string): void;
+  /**
+   * Instead of `onLine`: receives each complete line as a byte range of `buf` (valid only during
+   * the call), so the caller decodes only what it needs.
+   */
+  onBytes?(buf: Buffer, start: number, end: number): void;
   /** a line over the cap was skipped */
   onOversize(): void;
-  /** a cheap byte-level test: return true to skip the line without decoding it */
-  skipRaw?(buf: Buffer, start: number, end: number): boolean;
   /** stop reading beyond this many bytes (the size seen by stat; appends after it wait) */
   endAt?: number;
+  /** receives the first bytes read from offset 0 (saves a second read for the head hash) */
+  onHead?(buf: Buffer, len: number): void;
 }
 
 export interface TailResult {
@@ -55,27 +64,24 @@ export function tailLines(fd: number, offset: number, opts: TailOptions): TailRe
   // tailLines is synchronous and not re-entrant, so one buffer serves every call on this thread
   const buf = shared ?? (shared = Buffer.allocUnsafe(CHUNK));
   let carry: Buffer | null = null; // start of a line split across chunk reads
-  let lineStart = offset; // file offset where the current partial line started
   let pos = offset;
   let skipping = false; // inside an oversize line: drop bytes until the next '\n'
   const end = opts.endAt ?? Number.MAX_SAFE_INTEGER;
   let consumed = offset;
 
-  const emitText = (t: string, s: number, e: number) => {
-    if (t.charCodeAt(e - 1) === 0x0d) e--;
-    if (e > s) opts.onLine(t.slice(s, e));
-  };
+  // Lines are found and handed over as bytes: undecoded, a caller can skip or cut a line cheaply.
   const emit = (b: Buffer, s: number, e: number) => {
     if (e > s && b[e - 1] === 0x0d) e--;
     if (e <= s) return;
-    if (opts.skipRaw && opts.skipRaw(b, s, e)) return;
-    opts.onLine(b.toString('utf8', s, e));
+    if (opts.onBytes) opts.onBytes(b, s, e);
+    else opts.onLine?.(b.toString('utf8', s, e));
   };
 
   while (pos < end) {
     const want = Math.min(CHUNK, end - pos);
     const n = fs.readSync(fd, buf, 0, want, pos);
     if (n <= 0) break;
+    if (pos === 0 && opts.onHead) opts.onHead(buf, n);
     let s = 0;
     // finish a line begun in an earlier chunk (or drop the rest of an oversize one)
     if (skipping || carry) {
@@ -89,24 +95,18 @@ export function tailLines(fd: number, offset: number, opts: TailOptions): TailRe
         }
         skipping = false;
         s = nl + 1;
-        lineStart = consumed = pos + s;
+        consumed = pos + s;
       }
     }
-    // decode all complete lines of the chunk at once: one utf8 decode instead of one per line
-    const lastNl = skipping || carry ? -1 : buf.lastIndexOf(0x0a, n - 1);
-    if (lastNl >= s) {
-      const text = buf.toString('utf8', s, lastNl);
-      let from = 0;
+    if (!skipping && !carry) {
       for (;;) {
-        const nl = text.indexOf('\n', from);
-        const end = nl < 0 ? text.length : nl;
-        if (end - from > opts.maxLineBytes) opts.onOversize();
-        else if (end > from) emitText(text, from, end);
-        if (nl < 0) break;
-        from = nl + 1;
+        const nl = buf.indexOf(0x0a, s);
+        if (nl < 0 || nl >= n) break; // (bytes past n are an earlier read's)
+        if (nl - s > opts.maxLineBytes) opts.onOversize();
+        else emit(buf, s, nl);
+        s = nl + 1;
       }
-      s = lastNl + 1;
-      lineStart = consumed = pos + s;
+      consumed = pos + s;
     }
     if (s < n && !skipping) {
       const rest = buf.subarray(s, n);
@@ -129,12 +129,12 @@ export function tailLines(fd: number, offset: number, opts: TailOptions): TailRe
     // unterminated last line: a complete JSON object is a finished line without its '\n'
     const text = carry.toString('utf8').replace(/\r$/, '');
     if (isCompleteJsonObject(text)) {
-      opts.onLine(text);
+      emit(carry, 0, carry.length);
       return { offset: pos, pending: 0 };
     }
     return { offset: consumed, pending: carry.length };
   }
-  return { offset: Math.max(consumed, lineStart), pending: 0 };
+  return { offset: consumed, pending: 0 };
 }
 
 function isCompleteJsonObject(text: string): boolean {

@@ -144,10 +144,16 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   const base = familyJudge(f.members);
   const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
 
-  // a stored split wins; an instance that absorbed a stored train task stays train
+  // a stored split wins; an instance that absorbed a stored train task stays train; an instance
+  // asking what a task it replaces asked (a curated task, or the old one-task-per-cluster row a
+  // night may have trained on) inherits that task's split, so no ask crosses from train to held out
   const ids = new Set(instances.map((i) => i.id));
   const curatedKeys = new Map<string, Split>();
-  for (const t of f.existing.values()) if (!ids.has(t.id) && isCurated(t)) curatedKeys.set(normalizePrompt(t.intent).key, t.split);
+  for (const t of f.existing.values()) {
+    if (ids.has(t.id)) continue;
+    const key = normalizePrompt(t.intent).key;
+    if (curatedKeys.get(key) !== 'train') curatedKeys.set(key, t.split);
+  }
   const splitMembers: FamilyMember[] = instances.map((inst) => {
     const stored = inst.members.map((m) => f.existing.get(instanceTaskId(m.sessionId, m.seq))).filter((t): t is Task => !!t);
     const own = f.existing.get(inst.id);

@@ -3,6 +3,7 @@
  * harvested and mined, the forecast, what each target did and why, what was staged, what it cost.
  * A night that stages nothing says exactly why and what is needed.
  */
+import path from 'node:path';
 import type { AgentId } from '../core/records.js';
 import { fmtScore, sanitizeLine } from './staging-report.js';
 
@@ -96,7 +97,9 @@ export function renderNightReport(r: NightReport): string {
       const val = i.val ? `${pct(i.val.before)} → ${pct(i.val.after)}` : '—';
       const test = i.test ? `${pct(i.test.before)} → ${pct(i.test.after)}` : '—';
       const result = i.proposalId ? `${i.status} (${i.proposalId})` : i.status;
-      lines.push(`| ${sanitizeLine(i.target.name, 60)} | ${i.target.readBy.join(', ') || '—'} | ${i.tasks.train}/${i.tasks.val}/${i.tasks.test} | ${val} | ${test} | ${result} |`);
+      // where the skill lives: a project's, or the personal one (requests that recur across projects)
+      const where = i.routedBy === 'personal' ? ' (personal: recurs across projects)' : i.project ? ` (${sanitizeLine(path.basename(i.project), 60)})` : '';
+      lines.push(`| ${sanitizeLine(i.target.name, 60)}${where} | ${i.target.readBy.join(', ') || '—'} | ${i.tasks.train}/${i.tasks.val}/${i.tasks.test} | ${val} | ${test} | ${result} |`);
     }
     lines.push('');
     for (const i of r.items.filter((x) => x.reason)) {

@@ -113,6 +113,9 @@ describe('night', () => {
 
   it('stages a proposal with every file; apply writes the live skill, revert removes it; reject is remembered', () => {
     setConfig('training.minValTasks', '1');
+    // the fixtures hold a handful of distinct asks (one task per occurrence, near-duplicates merged):
+    // small batches give the optimizer several steps a night instead of one per epoch
+    setConfig('training.batchSize', '2');
     const { r, data } = json(['night', '--backend', 'sim']);
     expect(r.status, r.stderr).toBe(0);
     expect(data.status).toBe('done');

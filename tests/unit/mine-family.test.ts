@@ -90,6 +90,14 @@ describe('synthesizeFamily', () => {
     const r = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: new Map([[legacy.id, legacy], [curated.id, curated]]), seed: 1 });
     expect(r.superseded).toEqual(['task_legacy']);
   });
+
+  it('an instance asking what a replaced (possibly trained-on) task asked inherits its split', () => {
+    const held = tasks.find((t) => t.split === 'val')!;
+    const legacy: Task = { ...held, id: 'task_legacy', split: 'train' };
+    const r = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: new Map([[legacy.id, legacy]]), seed: 1 });
+    expect(r.instances.find((i) => i.task.id === held.id)!.task.split).toBe('train');
+    expect(r.instances.map((i) => i.task.split)).toContain('val'); // the family still gets a validation task
+  });
 });
 
 describe('assignFamilySplits', () => {

@@ -1,7 +1,7 @@
 /** Cutting long JSON strings before parsing keeps every key, flag and short value exactly. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shrinkLongStrings } from '../../src/harvest/shrink.js';
+import { shrinkLongStrings, shrinkLongStringsUtf8 } from '../../src/harvest/shrink.js';
 
 // strings rich in characters that need escaping, so cuts land next to escapes
 const nasty = fc.string({ unit: fc.constantFrom('a', 'b', '"', '\\', '\n', '\t', 'é', '😀', '\u0001', '/', ' '), minLength: 0, maxLength: 400 });
@@ -36,5 +36,31 @@ describe('shrinkLongStrings', () => {
     expect(out.content.startsWith('HEAD')).toBe(true);
     expect(out.content.endsWith('<exited with exit code 1>')).toBe(true);
     expect(out.content.length).toBeLessThan(80);
+  });
+
+  it('on raw UTF-8 bytes: valid JSON, same structure, never a split character', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 8 }), nasty), { maxLength: 6 }), fc.integer({ min: 10, max: 120 }), (pairs, threshold) => {
+        const obj = { id: 'x', flag: true, items: pairs.map(([k, v]) => ({ k, v, is_error: v.length % 2 === 0 })) };
+        const line = JSON.stringify(obj);
+        // surrounded by other bytes, as in a read buffer
+        const buf = Buffer.concat([Buffer.from('junk\n'), Buffer.from(line), Buffer.from('\nmore')]);
+        const start = 5;
+        const view = buf.toString('latin1', start, start + Buffer.byteLength(line));
+        const shrunk = shrinkLongStringsUtf8(buf, start, view, threshold, Math.floor(threshold / 2), 5);
+        expect(shrunk).not.toContain('\uFFFD'); // no replacement character: no UTF-8 sequence was cut
+        const back = JSON.parse(shrunk) as typeof obj;
+        expect(back.id).toBe('x');
+        expect(back.items.map((i) => i.is_error)).toEqual(obj.items.map((i) => i.is_error));
+        back.items.forEach((it, i) => {
+          const orig = obj.items[i];
+          if (Buffer.byteLength(JSON.stringify(orig.v)) - 2 <= threshold) expect(it.v).toBe(orig.v);
+          else expect(it.v).toContain('[…]');
+        });
+        // ASCII-only lines: exactly the string version
+        if (/^[\x00-\x7f]*$/.test(line)) expect(shrunk).toBe(shrinkLongStrings(line, threshold, Math.floor(threshold / 2), 5));
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -89,4 +89,26 @@ describe('tailLines', () => {
     expect(headHash(fd3, 8)).not.toBe(h1);
     fs.closeSync(fd3);
   });
+
+  it('byte mode hands over the same lines as byte ranges, and the head of a read from 0', () => {
+    const content = '{"a":"é"}\r\n\n{"b":2}\n{"c":' + '"x"'.padEnd(3000, ' ') + '}\n{"partial":';
+    const f = write(content);
+    const fd = fs.openSync(f, 'r');
+    try {
+      const got: string[] = [];
+      let head = '';
+      const r = tailLines(fd, 0, {
+        maxLineBytes: 1 << 20,
+        onOversize: () => {},
+        onBytes: (b, s, e) => got.push(b.toString('utf8', s, e)),
+        onHead: (b, n) => (head = b.toString('utf8', 0, Math.min(n, 9))),
+      });
+      expect(got).toEqual(tail(f, 0).lines);
+      expect(got[0]).toBe('{"a":"é"}');
+      expect(head).toBe('{"a":"é"');
+      expect(r.pending).toBe('{"partial":'.length);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
 });

@@ -91,7 +91,7 @@ async function runDemo(ctx: CliContext, opts: DemoOptions): Promise<number> {
   const steps: Array<{ title: string; args: string[] }> = [
     { title: '1/3 harvest: read the transcripts into the local store', args: ['harvest'] },
     { title: '2/3 mine: find the recurring tasks and the corrections', args: ['mine'] },
-    { title: '3/3 night: train a skill per project on the simulated model, gate on held-out tasks', args: ['night', '--backend', 'sim'] },
+    { title: '3/3 night: train the learned skills on the simulated model (per project, or a personal one for habits across projects), gate on held-out occurrences', args: ['night', '--backend', 'sim'] },
   ];
   const results: Record<string, unknown> = {};
   for (const step of steps) {

@@ -40,13 +40,26 @@ function renderList(ctx: CliContext, tasks: Task[]): void {
     return;
   }
   ctx.print(`${'ID'.padEnd(21)} ${'SPLIT'.padEnd(5)} ${'SEEN'.padStart(4)} ${'CORR'.padStart(4)} ${'PROJECT'.padEnd(16)} INTENT`);
+  // the occurrences of one recurring request (a family) are listed together under one heading
+  const families = new Map<string, Task[]>();
+  for (const t of tasks) families.set(t.family ?? `task:${t.id}`, [...(families.get(t.family ?? `task:${t.id}`) ?? []), t]);
+  for (const [family, members] of families) {
+    if (!family.startsWith('task:')) {
+      const splits = (['train', 'val', 'test'] as const).map((sp) => `${members.filter((t) => t.split === sp).length} ${sp}`).join(', ');
+      ctx.print(`── ${family}: ${members.length} occurrence task(s) (${splits}), ${members[0].corrections.length} shared correction(s)`);
+    }
+    printRows(ctx, members);
+  }
+  ctx.print(`${tasks.length} task(s)`);
+}
+
+function printRows(ctx: CliContext, tasks: Task[]): void {
   for (const t of tasks) {
     const flags = (t.status === 'disabled' ? ' [off]' : '') + (t.reviewed ? ' [reviewed]' : '');
     ctx.print(
       `${t.id.padEnd(21)} ${t.split.padEnd(5)} ${String(t.occurrences).padStart(4)} ${String(t.corrections.length).padStart(4)} ${short(t.project ? path.basename(t.project) : '(several)', 16).padEnd(16)} ${short(t.intent, 60)}${flags}`,
     );
   }
-  ctx.print(`${tasks.length} task(s)`);
 }
 
 function renderShow(ctx: CliContext, t: Task, occ: ReturnType<typeof listOccurrences>, projects: string[]): void {

@@ -1,4 +1,5 @@
 /** The `events` table: normalized, redacted transcript events (SessionEvent), keyed by (session, seq). */
+import type Database from 'better-sqlite3';
 import type { Db } from '../db.js';
 import { cachedStatement } from './cached.js';
 import type { AgentId, SessionEvent } from '../../core/records.js';
@@ -19,34 +20,47 @@ interface EventDbRow {
 // OR IGNORE: a concurrent harvest of the same bytes computes identical rows (same seq); resets delete first
 const INSERT_HEAD = 'INSERT OR IGNORE INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES ';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-/** Rows per statement: one native call per 32 rows instead of per row. */
+/** Values per row in the flat form. */
+export const EVENT_COLUMNS = 10;
+/** Rows per statement: one native call per 32 rows instead of per row (the rest in halves: 16, 8…). */
 const MULTI = 32;
 
-function bind(out: unknown[], e: SessionEvent): void {
-  const meta = e.meta && Object.keys(e.meta).length ? JSON.stringify(e.meta) : '{}';
+/**
+ * An event as its row values, in column order, appended to `out`. The flat form is what a harvest
+ * worker posts to the writer: cheap to copy between threads and bound as is.
+ */
+export function eventRowValues(out: unknown[], e: SessionEvent): void {
+  let meta = '{}';
+  for (const _k in e.meta) {
+    meta = JSON.stringify(e.meta);
+    break;
+  }
   out.push(e.sessionId, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, e.cwd ?? null, meta);
 }
 
 export function insertEvents(db: Db, events: SessionEvent[]): void {
+  const rows: unknown[] = [];
+  for (const e of events) eventRowValues(rows, e);
+  insertEventRows(db, rows);
+}
+
+const insertStatements = new WeakMap<Db, Database.Statement[]>();
+
+/** Inserts events given as flat row values (`EVENT_COLUMNS` per event, see `eventRowValues`). */
+export function insertEventRows(db: Db, rows: unknown[]): void {
+  const n = rows.length / EVENT_COLUMNS;
+  let stmts = insertStatements.get(db);
+  if (!stmts) insertStatements.set(db, (stmts = []));
+  const cache = stmts;
+  const run = (i: number, size: number) => {
+    const stmt = cache[size] ?? (cache[size] = cachedStatement(db, INSERT_HEAD + Array(size).fill(ROW).join(', ')));
+    stmt.run(rows.slice(i * EVENT_COLUMNS, (i + size) * EVENT_COLUMNS));
+    return i + size;
+  };
   let i = 0;
-  if (events.length >= MULTI) {
-    const multi = cachedStatement(db, INSERT_HEAD + Array(MULTI).fill(ROW).join(', '));
-    const args: unknown[] = [];
-    for (; i + MULTI <= events.length; i += MULTI) {
-      args.length = 0;
-      for (let k = i; k < i + MULTI; k++) bind(args, events[k]);
-      multi.run(args);
-    }
-  }
-  if (i < events.length) {
-    const one = cachedStatement(db, INSERT_HEAD + ROW);
-    const args: unknown[] = [];
-    for (; i < events.length; i++) {
-      args.length = 0;
-      bind(args, events[i]);
-      one.run(args);
-    }
-  }
+  while (n - i >= MULTI) i = run(i, MULTI);
+  // the remainder (< MULTI) in binary: at most one statement per power of two
+  for (let size = MULTI >> 1; size >= 1; size >>= 1) if (n - i >= size) i = run(i, size);
 }
 
 /** Sets or clears `meta.final` on an already stored event. */

@@ -46,30 +46,31 @@ function fromDb(r: SessionDbRow): SessionRow {
 }
 
 export function upsertSession(db: Db, s: Session, now = Date.now()): void {
+  // positional parameters: binding by name looks every key up on an object, per call
   cachedStatement(db,
     `INSERT INTO sessions(id, agent, vendor_id, project, cwd, git_branch, started_at, ended_at, kind, parent_id, file, title, prompt_count, tool_error_count, updated_at)
-     VALUES (@id, @agent, @vendorId, @project, @cwd, @gitBranch, @startedAt, @endedAt, @kind, @parentId, @file, @title, @promptCount, @toolErrorCount, @now)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(id) DO UPDATE SET project = excluded.project, cwd = excluded.cwd, git_branch = excluded.git_branch,
        started_at = excluded.started_at, ended_at = excluded.ended_at, kind = excluded.kind, parent_id = excluded.parent_id,
        file = excluded.file, title = excluded.title, prompt_count = excluded.prompt_count,
        tool_error_count = excluded.tool_error_count, updated_at = excluded.updated_at`,
-  ).run({
-    id: s.id,
-    agent: s.agent,
-    vendorId: s.vendorId,
-    project: s.project,
-    cwd: s.cwd,
-    gitBranch: s.gitBranch ?? null,
-    startedAt: s.startedAt,
-    endedAt: s.endedAt,
-    kind: s.kind,
-    parentId: s.parentId ?? null,
-    file: s.file,
-    title: s.title ?? null,
-    promptCount: s.promptCount,
-    toolErrorCount: s.toolErrorCount,
+  ).run(
+    s.id,
+    s.agent,
+    s.vendorId,
+    s.project,
+    s.cwd,
+    s.gitBranch ?? null,
+    s.startedAt,
+    s.endedAt,
+    s.kind,
+    s.parentId ?? null,
+    s.file,
+    s.title ?? null,
+    s.promptCount,
+    s.toolErrorCount,
     now,
-  });
+  );
 }
 
 export function getSession(db: Db, id: string): SessionRow | undefined {
