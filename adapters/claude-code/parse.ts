@@ -52,10 +52,30 @@ const HEADLESS_ENTRYPOINTS = new Set(['sdk-cli', 'sdk-ts', 'sdk-py', 'sdk']);
 
 interface ClaudeState {
   b: BuilderState;
+  /** digests of the row uuids seen (`uuidKey`), oldest first */
   seen: string[];
+  /** 1 = `seen` holds digests; absent in states saved before, which held whole uuids */
+  seenKeys?: 1;
   aiTitle: string | null;
   customTitle: string | null;
   summary: string | null;
+}
+
+/**
+ * A 64-bit digest of a row uuid (two FNV-style 32-bit hashes), a third of its length: the saved
+ * state is rewritten on every append and read on every pass, and holds up to SEEN_CAP of these.
+ * A false "duplicate" needs a 64-bit collision within one file.
+ */
+export function uuidKey(uuid: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < uuid.length; i++) {
+    const c = uuid.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0).toString(36) + (b >>> 0).toString(36).padStart(7, '0');
 }
 
 /** Cleans a user text; returns null (with a reason) when it is injected rather than typed. */
@@ -82,7 +102,11 @@ export class ClaudeParser implements LineParser {
 
   constructor(filePath: string, state?: unknown) {
     const s = state as ClaudeState | undefined;
-    this.st = s && isObj(s) && isObj(s.b) ? s : { b: emptyBuilderState(), seen: [], aiTitle: null, customTitle: null, summary: null };
+    this.st = s && isObj(s) && isObj(s.b) ? s : { b: emptyBuilderState(), seen: [], seenKeys: 1, aiTitle: null, customTitle: null, summary: null };
+    if (this.st.seenKeys !== 1) {
+      this.st.seen = (Array.isArray(this.st.seen) ? this.st.seen : []).map((u) => uuidKey(String(u)));
+      this.st.seenKeys = 1;
+    }
     this.b = new SessionBuilder('claude-code', this.st.b);
     this.seen = new Set(this.st.seen);
     this.sub = claudeSubagentInfo(filePath);
@@ -104,8 +128,9 @@ export class ClaudeParser implements LineParser {
 
   /** Drops rows already seen (a second /compact re-appends old rows with their uuid). */
   private dup(o: Json): boolean {
-    const u = str(o.uuid);
-    if (!u) return false;
+    const uuid = str(o.uuid);
+    if (!uuid) return false;
+    const u = uuidKey(uuid);
     if (this.seen.has(u)) return true;
     this.seen.add(u);
     this.st.seen.push(u);

@@ -241,10 +241,6 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   const totalBytes = tasks.reduce((s, t) => s + t.estBytes, 0);
   const workers = opts.workers ?? chooseWorkers(totalBytes, env);
   summary.workers = workers;
-  // A checkpoint every 1000 WAL pages (the default) copies hot index pages back many times and
-  // syncs each time; a big pass checkpoints every ~32 MB instead, then the default comes back.
-  const ckpt = tasks.length > 50 ? (db.pragma('wal_autocheckpoint', { simple: true }) as number) : 0;
-  if (ckpt > 0 && ckpt < 8192) db.pragma('wal_autocheckpoint = 8192');
   if (tasks.length) {
     progress.start('harvest', tasks.length);
     try {
@@ -257,7 +253,6 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       });
     } finally {
       flush(); // what was parsed before an abort is kept
-      if (ckpt > 0 && ckpt < 8192) db.pragma(`wal_autocheckpoint = ${ckpt}`);
     }
   }
   for (const kind of touched.values()) summary.sessionsByKind[kind]++;

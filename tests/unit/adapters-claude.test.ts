@@ -42,6 +42,29 @@ describe('Claude Code parser', () => {
     expect(out.skipped.duplicate).toBe(2);
   });
 
+  it('remembers seen uuids across resumed reads as short digests, and reads states saved with whole uuids', () => {
+    const p = user('first');
+    const first = new ClaudeParser(FILE, undefined);
+    first.line(p as Record<string, unknown>);
+    first.flush();
+    const saved = JSON.parse(JSON.stringify(first.saveState())) as { seen: string[]; seenKeys?: number };
+    expect(saved.seen).toHaveLength(1);
+    expect(saved.seen[0]).not.toBe((p as { uuid: string }).uuid);
+    expect(saved.seen[0].length).toBeLessThanOrEqual(14);
+    const resumed = new ClaudeParser(FILE, saved);
+    resumed.line(p as Record<string, unknown>);
+    expect(resumed.flush().skipped.duplicate).toBe(1);
+    // a state saved before digests: the whole uuids are converted on load
+    const legacy = { ...saved, seen: [(p as { uuid: string }).uuid] };
+    delete legacy.seenKeys;
+    const fromLegacy = new ClaudeParser(FILE, legacy);
+    fromLegacy.line(p as Record<string, unknown>);
+    fromLegacy.line(user('second') as Record<string, unknown>);
+    const out = fromLegacy.flush();
+    expect(out.skipped.duplicate).toBe(1);
+    expect(out.events.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['second']);
+  });
+
   it('skips meta, command echoes, compaction summaries, interrupts and wrappers; strips envelopes', () => {
     const out = parse([
       user('<local-command-caveat>Caveat: …</local-command-caveat>', { isMeta: true }),

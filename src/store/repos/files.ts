@@ -17,9 +17,6 @@ export interface FileRow {
   error: string | null;
 }
 
-/** The cheap columns of every file row (no parser state), for the unchanged-file check. */
-export type FileStampRow = Pick<FileRow, 'path' | 'agent' | 'dev' | 'ino' | 'size' | 'mtimeMs' | 'offset' | 'sessionId'>;
-
 /** `[dev, ino, size, mtimeMs]` of a file row. */
 export type FileStamp = [number, number, number, number];
 
