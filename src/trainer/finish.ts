@@ -55,6 +55,34 @@ if (stoppedBy !== 'aborted') {
       bestLineage = lineage;
       for (const id of harmful) effects.delete(id);
     }
+    // Simplify: accepted edits with no measurable effect on validation are dead weight (long,
+    // cluttered skills cost compliance and tokens, and a bundled step can carry an inert or even
+    // contradictory line). Drop them together when the skill without them scores no lower.
+    if (options.prune && options.gateEnabled && bestLineage.length > 0) {
+      const inert = [...effects].filter(([id, v]) => v !== null && Math.abs(v) <= SCORE_EPSILON && !pruned.has(id)).map(([id]) => id);
+      if (inert.length) {
+        const ids = new Set(inert);
+        const lineage = withoutEdits(bestLineage, ids);
+        const content = rebuildSkill(st.baseline.content, lineage, applyOpts);
+        if (content !== st.best.content) {
+          const scores = (await measure(val, content, 'simplify')).scores;
+          const candidate = score(scores);
+          if (candidate >= st.best.score - SCORE_EPSILON) {
+            for (const id of inert) {
+              pruned.set(id, 0);
+              effects.delete(id);
+            }
+            for (const op of bestLineage) {
+              if (op.kind !== 'edits') continue;
+              for (const e of op.edits) if (ids.has(e.id)) buffer.add([e.edit], 0, `simplify: no measurable effect on validation (${runId})`);
+            }
+            input.onNote?.(`[simplify] removed ${inert.length} accepted edit(s) with no measurable effect: ${st.best.score.toFixed(3)} → ${candidate.toFixed(3)}`);
+            st.best = { content, scores, score: candidate, origin: 'prune', step: st.best.step, lineageLength: st.best.lineageLength };
+            bestLineage = lineage;
+          }
+        }
+      }
+    }
     if (test.length) {
       testBaseline = (await measure(test, st.baseline.content, 'test')).scores;
       testBest = st.best.content === st.baseline.content ? testBaseline : (await measure(test, st.best.content, 'test')).scores;

@@ -35,7 +35,9 @@ export function describeBackends(b: RoleBackends): Record<string, { backend: str
 
 /** A short clause of a task intent for the skill's description (what makes the agent pick it up). */
 function askOf(t: Task): string {
-  const first = t.intent.replace(/\s+/g, ' ').trim().split(/(?<=[.!?;])\s/)[0].replace(/[.!?;]+$/, '');
+  // drop the specifics of this one occurrence (PR numbers, versions) so the description reads as the job
+  const general = t.intent.replace(/\(?#\d+\)?|\bv?\d+(?:\.\d+)+\b/g, '').replace(/\s+([,.;!?])/g, '$1');
+  const first = general.replace(/\s+/g, ' ').trim().split(/(?<=[.!?;])\s/)[0].replace(/[.!?;]+$/, '');
   if (first.length <= 70) return first;
   return first.slice(0, 70).replace(/\s+\S*$/, '') + '…';
 }

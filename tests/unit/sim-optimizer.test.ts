@@ -304,3 +304,16 @@ describe('sim backend mechanics', () => {
     await expect(slow.complete(r, ac.signal)).rejects.toBeInstanceOf(SleepError);
   });
 });
+
+describe('sim guidance wording', () => {
+  it('turns a check description into an instruction', async () => {
+    const { imperative } = await import('../../src/llm/sim/reflect.js');
+    expect(imperative('has a highlights heading')).toBe('have a highlights heading');
+    expect(imperative('links the pull request')).toBe('link the pull request');
+    expect(imperative('Uses table-driven tests')).toBe('Use table-driven tests');
+    expect(imperative('matches the pattern')).toBe('match the pattern');
+    expect(imperative('applies the rule')).toBe('apply the rule');
+    expect(imperative('keep it short')).toBe('keep it short');
+    expect(imperative('always cite')).toBe('always cite');
+  });
+});

@@ -38,11 +38,27 @@ function lowerFirst(s: string): string {
   return s ? s[0].toLowerCase() + s.slice(1) : s;
 }
 
+const IRREGULAR: Record<string, string> = { has: 'have', does: 'do', is: 'be', goes: 'go' };
+
+/** Check descriptions read "has a heading", "links the PR"; guidance reads "have…", "link…". */
+export function imperative(statement: string): string {
+  const m = /^([A-Za-z]+)(\b.*)$/s.exec(statement);
+  if (!m) return statement;
+  const word = m[1].toLowerCase();
+  let base: string | undefined = IRREGULAR[word];
+  if (!base && /[^aeiou]ies$/.test(word)) base = word.slice(0, -3) + 'y';
+  else if (!base && /(ss|sh|ch|x|z)es$/.test(word)) base = word.slice(0, -2);
+  else if (!base && /[^su]s$/.test(word) && word.length > 3 && !/^(always|towards|perhaps|unless)$/.test(word)) base = word.slice(0, -1);
+  if (!base) return statement;
+  const cased = m[1][0] === m[1][0].toUpperCase() ? base[0].toUpperCase() + base.slice(1) : base;
+  return cased + m[2];
+}
+
 /** The issue restated in new words (same meaning), with its concrete example when it has one. */
 export function phraseGuidance(issue: Pick<Issue, 'statement' | 'example' | 'negative'>, rng: Rng, withStatement = true): string {
   const parts: string[] = [];
   if (withStatement) {
-    const reworded = paraphrase(issue.statement, rng);
+    const reworded = imperative(paraphrase(issue.statement, rng));
     const opener = issue.negative || /^(never|do not|don't|avoid)\b/i.test(reworded) ? '' : rng.pick(OPENERS);
     parts.push(opener ? `${opener} ${lowerFirst(reworded)}` : reworded);
   }
