@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb, schemaVersion } from '../../src/store/db.js';
-import { LATEST_VERSION } from '../../src/store/migrations/index.js';
+import { LATEST_VERSION, MIGRATIONS } from '../../src/store/migrations/index.js';
 import { acquireLease, getLease, releaseLease } from '../../src/store/repos/leases.js';
 import { kvGet, kvSet } from '../../src/store/repos/kv.js';
 import { SleepError } from '../../src/core/errors.js';
@@ -89,6 +89,26 @@ describe('store', () => {
     db.prepare('UPDATE leases SET pid = 2147480000 WHERE name = ?').run('night');
     expect(acquireLease(db, 'night', 'c', 60_000).holder).toBe('c');
     expect(getLease(db, 'night')?.pid).toBe(process.pid);
+    db.close();
+  });
+
+  it('upgrades a version-3 store to lean events without losing rows', () => {
+    const file = path.join(tmp(), 'sleep.db');
+    const raw = new Database(file);
+    for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+      raw.exec(m.sql);
+      raw.pragma(`user_version = ${m.version}`);
+    }
+    raw.prepare("INSERT INTO sessions(id, agent, vendor_id, kind, file, updated_at) VALUES ('s1', 'codex', 'v', 'interactive', '/f', 1)").run();
+    raw.prepare("INSERT INTO events(session_id, seq, role, kind, text) VALUES ('s1', 0, 'user', 'prompt', 'hello')").run();
+    raw.close();
+    const db = openDb(file);
+    expect(schemaVersion(db)).toBe(LATEST_VERSION);
+    expect(db.prepare('SELECT text FROM events WHERE session_id = ?').get('s1')).toEqual({ text: 'hello' });
+    const ddl = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get() as { sql: string }).sql;
+    expect(ddl).toMatch(/WITHOUT ROWID/);
+    db.prepare('DELETE FROM sessions WHERE id = ?').run('s1');
+    expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 0 }); // cascade still holds
     db.close();
   });
 });

@@ -5,6 +5,7 @@
 import { m001_core } from './001_core.js';
 import { m002_harvest } from './002_harvest.js';
 import { m003_mine } from './003_mine.js';
+import { m004_events_lean } from './004_events_lean.js';
 
 export interface Migration {
   version: number;
@@ -12,6 +13,6 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine];
+export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
