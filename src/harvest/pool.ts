@@ -23,7 +23,7 @@ const WORKER_MIN_BYTES = 8 << 20;
 const BATCH_BYTES = 4 << 20;
 const BATCH_FILES = 64;
 /** batches queued per worker */
-const IN_FLIGHT = 2;
+const IN_FLIGHT = 6;
 
 function workerFile(): string | null {
   const url = new URL('./worker.js', import.meta.url);
