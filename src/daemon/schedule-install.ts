@@ -171,7 +171,7 @@ export function targetFor(kind: SupervisorKind, env: NodeJS.ProcessEnv, home = o
     return { kind, file: path.join(base, 'systemd', 'user', UNIT_NAME), redirected: false };
   }
   if (kind === 'launchd') return { kind, file: path.join(home, 'Library', 'LaunchAgents', `${LAUNCHD_LABEL}.plist`), redirected: false };
-  return { kind, file: '(user crontab)', redirected: false };
+  return { kind, file: 'user crontab', redirected: false };
 }
 
 export interface InstallResult {

@@ -91,27 +91,6 @@ function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEn
 }
 
 /**
- * `fs.stat` of every candidate, all issued at once (libuv's pool runs them in parallel, off this
- * thread). Per candidate: its Stats, `undefined` when it is gone, or the error.
- */
-function statAll(candidates: Candidate[]): Promise<Array<fs.Stats | Error | undefined>> {
-  const out = new Array<fs.Stats | Error | undefined>(candidates.length);
-  if (!candidates.length) return Promise.resolve(out);
-  return new Promise((resolve) => {
-    let left = candidates.length;
-    candidates.forEach((c, i) => {
-      fs.stat(c.path, (err, st) => {
-        if (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          out[i] = code === 'ENOENT' || code === 'ENOTDIR' ? undefined : err;
-        } else out[i] = st;
-        if (--left === 0) resolve(out);
-      });
-    });
-  });
-}
-
-/**
  * When two files claim one session: the active Codex copy beats the archived one, VS Code's `.jsonl`
  * beats its `.json`, the Copilot CLI directory layout beats the older flat file.
  */
@@ -162,19 +141,16 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   summary.files = candidates.length;
   throwIfAborted(opts.signal);
 
-  // The stat calls run on libuv's thread pool while this thread loads the saved stamps: on an
-  // unchanged pass they are most of the cost, and the two overlap instead of adding up.
-  const stats = statAll(candidates);
   const known = loadFileStamps(db);
-  const statted = await stats;
   const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
   const tasks: Array<FileTask & { estBytes: number }> = [];
   const gone: string[] = [];
-  for (let i = 0; i < candidates.length; i++) {
-    const c = candidates[i];
-    const st = statted[i];
-    if (st instanceof Error) {
-      summary.errors.push({ file: c.path, message: st.message });
+  for (const c of candidates) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(c.path, { throwIfNoEntry: false });
+    } catch (err) {
+      summary.errors.push({ file: c.path, message: (err as Error).message });
       continue;
     }
     if (!st) {
