@@ -315,8 +315,9 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     summary.skipped['duplicate-file'] = (summary.skipped['duplicate-file'] ?? 0) + 1;
     return;
   }
+  // a session with no row has no events yet: the lookup is skipped (it was ~2% of a cold pass)
+  if (existing && (r.reset || existing.file !== r.path)) deleteSessionEvents(db, snap.id);
   if (r.reset || (existing && existing.file !== r.path)) {
-    deleteSessionEvents(db, snap.id);
     const prevSession = ctx.known.has(r.path) ? getFileRow(db, r.path)?.sessionId : null; // (rewritten below)
     if (prevSession && prevSession !== snap.id) deleteSessionEvents(db, prevSession);
   }

@@ -22,7 +22,12 @@ export interface PoolOptions {
 const WORKER_MIN_BYTES = 8 << 20;
 const BATCH_BYTES = 4 << 20;
 const BATCH_FILES = 64;
-/** batches queued per worker */
+/**
+ * Batches queued per worker. A worker's next batch is only sent when the main thread handles its
+ * last result, and the main thread cannot while it commits a group of results (100–200 ms); with
+ * 2 queued the workers ran dry during every commit, with 6 (~24 MB of file bytes, ~0.2 s of
+ * parsing) they keep going — measured ~10% faster cold pass, same peak RSS.
+ */
 const IN_FLIGHT = 6;
 
 function workerFile(): string | null {

@@ -6,6 +6,7 @@ import { m001_core } from './001_core.js';
 import { m002_harvest } from './002_harvest.js';
 import { m003_mine } from './003_mine.js';
 import { m004_events_lean } from './004_events_lean.js';
+import { m005_files_stamp } from './005_files_stamp.js';
 
 export interface Migration {
   version: number;
@@ -13,6 +14,6 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean];
+export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean, m005_files_stamp];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
