@@ -181,13 +181,13 @@ export function register(program: Command): void {
   tasks
     .command('list')
     .description('list tasks (recurring asks with their judges)')
-    .option('--project <path>', 'only this project (path or folder name)')
+    .option('--project <path>', 'tasks seen in this project, including cross-project ones (path or folder name)')
     .option('--split <split>', 'only train, val or test')
     .option('--all', 'include disabled tasks')
     .action(
       action((ctx, opts: { project?: string; split?: string; all?: boolean }) => {
         const list = listTasks(ctx.db, {
-          ...(opts.project ? { project: resolveProject(ctx.db, opts.project) } : {}),
+          ...(opts.project ? { seenIn: resolveProject(ctx.db, opts.project) } : {}),
           split: parseSplit(opts.split),
           ...(opts.all ? {} : { status: 'active' as const }),
         });
@@ -237,7 +237,7 @@ export function register(program: Command): void {
     .action(
       action((ctx, opts: { format: string; out?: string; project?: string; split?: string }) => {
         if (opts.format !== 'jsonl' && opts.format !== 'promptfoo') throw new UsageError(`unknown format "${opts.format}"`, 'use --format jsonl or --format promptfoo');
-        const list = listTasks(ctx.db, { ...(opts.project ? { project: resolveProject(ctx.db, opts.project) } : {}), split: parseSplit(opts.split) });
+        const list = listTasks(ctx.db, { ...(opts.project ? { seenIn: resolveProject(ctx.db, opts.project) } : {}), split: parseSplit(opts.split) });
         const text = opts.format === 'jsonl' ? exportJsonl(list) : exportPromptfoo(list);
         if (opts.out) {
           const out = path.resolve(opts.out);

@@ -7,7 +7,10 @@ import { TaskSchema, type Split, type Task } from '../../core/records.js';
 import { SleepError } from '../../core/errors.js';
 
 export interface TaskFilter {
+  /** exactly this project (null = tasks seen in several projects) — what a night trains per project */
   project?: string | null;
+  /** what a person means by "tasks of project P": P's own tasks plus cross-project ones seen in P */
+  seenIn?: string;
   split?: Split;
   status?: Task['status'];
 }
@@ -38,6 +41,12 @@ export function listTasks(db: Db, filter: TaskFilter = {}): Task[] {
       where.push('project = ?');
       args.push(filter.project);
     }
+  }
+  if (filter.seenIn !== undefined) {
+    where.push(
+      `(project = ? OR (project IS NULL AND EXISTS (SELECT 1 FROM task_occurrences o JOIN sessions s ON s.id = o.session_id WHERE o.task_id = tasks.id AND s.project = ?)))`,
+    );
+    args.push(filter.seenIn, filter.seenIn);
   }
   if (filter.split) {
     where.push('split = ?');
