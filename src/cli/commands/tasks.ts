@@ -232,7 +232,7 @@ export function register(program: Command): void {
     .description('export tasks as JSONL (full records) or a promptfoo config (YAML)')
     .option('--format <format>', 'jsonl or promptfoo', 'jsonl')
     .option('--out <file>', 'write to a file instead of stdout')
-    .option('--project <path>', 'only this project')
+    .option('--project <path>', 'tasks seen in this project, including cross-project ones')
     .option('--split <split>', 'only train, val or test')
     .action(
       action((ctx, opts: { format: string; out?: string; project?: string; split?: string }) => {
