@@ -5,6 +5,7 @@
  * directory + state.json), so a crashed run resumes from its last completed step; a budget or
  * deadline stop ends cleanly and keeps the best accepted skill. Never writes the live skill file.
  */
+import type { Config } from '../core/config.js';
 import path from 'node:path';
 import type { Task } from '../core/records.js';
 import { SleepError, throwIfAborted } from '../core/errors.js';
@@ -30,18 +31,7 @@ export { DEFAULT_TRAIN_OPTIONS } from './types.js';
 export { formatStepLine } from './step.js';
 
 /** Maps `config.training` onto trainer options (the rest keep their defaults). */
-export function trainOptionsFromConfig(training: {
-  epochs: number;
-  batchSize: number;
-  lr: number;
-  lrSchedule: TrainOptions['lrSchedule'];
-  minLr: number;
-  gateMetric: TrainOptions['gateMetric'];
-  noRegression: boolean;
-  margin: number;
-  fullDocument: boolean;
-  seed: number;
-}): Partial<TrainOptions> {
+export function trainOptionsFromConfig(training: Config['training']): Partial<TrainOptions> {
   const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, fullDocument, seed } = training;
   return { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, fullDocument, seed };
 }

@@ -5,6 +5,7 @@ import type { EditRecord, Split, Task } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import type { Progress } from '../core/progress.js';
+import { defaultConfig } from '../core/config.js';
 import type { LrSchedule } from './lr.js';
 import type { GateAction, GateMetric } from './gate.js';
 import type { StageUsage } from './optimizer.js';
@@ -51,18 +52,21 @@ export interface TrainOptions {
   prune: boolean;
 }
 
+/** The user-facing knobs default from the config schema (one source of truth); the rest are loop internals. */
+const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, seed, fullDocument } = defaultConfig().training;
+
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
-  epochs: 2,
-  batchSize: 8,
-  lr: 4,
-  lrSchedule: 'cosine',
-  minLr: 1,
-  gateMetric: 'soft',
+  epochs,
+  batchSize,
+  lr,
+  lrSchedule,
+  minLr,
+  gateMetric,
+  noRegression,
+  margin,
+  seed,
+  fullDocument,
   mixedWeight: 0.5,
-  noRegression: false,
-  margin: 0,
-  seed: 1,
-  fullDocument: false,
   gateEnabled: true,
   lrCap: true,
   useBuffer: true,

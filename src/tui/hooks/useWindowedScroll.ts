@@ -64,6 +64,22 @@ export function moveWindow(s: WindowState, move: WindowMove, count: number, heig
   return clampWindow({ offset: next, cursor: next }, count, h, false);
 }
 
+/** The window move a scrolling key stands for (pageUp/pageDown/top/bottom), or null for other keys. */
+export function scrollMoveFor(command: string): WindowMove | null {
+  switch (command) {
+    case 'pageUp':
+      return { type: 'page', dir: -1 };
+    case 'pageDown':
+      return { type: 'page', dir: 1 };
+    case 'top':
+      return { type: 'top' };
+    case 'bottom':
+      return { type: 'bottom' };
+    default:
+      return null;
+  }
+}
+
 export interface WindowedScroll extends WindowState {
   move(m: WindowMove): void;
   /** the [start, end) slice of rows to render */

@@ -12,7 +12,7 @@ import { buildDiffModel, buildSplitRows, mapHunksToEdits } from '../diff-model.j
 import { acceptedEdits, evidenceLines } from '../evidence-model.js';
 import { reportLines } from '../report-model.js';
 import { homeRelative, readersLabel, scoreChange, deltaTone } from '../format.js';
-import { useWindowedScroll, type WindowedScroll } from '../hooks/useWindowedScroll.js';
+import { scrollMoveFor, useWindowedScroll, type WindowedScroll } from '../hooks/useWindowedScroll.js';
 import { DiffView, type DiffMode, type HunkInclusion } from '../components/DiffView.js';
 import { LinesWindow, plainText, type StyledLine } from '../components/Line.js';
 import type { Tone } from '../components/StatusBar.js';
@@ -180,13 +180,10 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
           return view === 'evidence' ? moveEdit(d) : win.move({ type: 'by', delta: d });
         }
         case 'pageUp':
-          return win.move({ type: 'page', dir: -1 });
         case 'pageDown':
-          return win.move({ type: 'page', dir: 1 });
         case 'top':
-          return win.move({ type: 'top' });
         case 'bottom':
-          return win.move({ type: 'bottom' });
+          return win.move(scrollMoveFor(c)!);
         case 'nextView':
         case 'prevView': {
           const i = VIEWS.indexOf(view);

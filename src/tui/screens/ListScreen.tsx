@@ -5,7 +5,7 @@
 import React, { useEffect, type MutableRefObject } from 'react';
 import type { Command } from '../keymap.js';
 import type { ListItem } from '../list-model.js';
-import { useWindowedScroll } from '../hooks/useWindowedScroll.js';
+import { scrollMoveFor, useWindowedScroll } from '../hooks/useWindowedScroll.js';
 import { ProposalList } from '../components/ProposalList.js';
 
 export interface ListScreenProps {
@@ -33,16 +33,10 @@ export function ListScreen({ items, width, height, now, keys, initialCursor, onC
           return win.move({ type: 'by', delta: -1 });
         case 'down':
           return win.move({ type: 'by', delta: 1 });
-        case 'pageUp':
-          return win.move({ type: 'page', dir: -1 });
-        case 'pageDown':
-          return win.move({ type: 'page', dir: 1 });
-        case 'top':
-          return win.move({ type: 'top' });
-        case 'bottom':
-          return win.move({ type: 'bottom' });
-        default:
-          return onCommand(c, items[win.cursor]);
+        default: {
+          const scroll = scrollMoveFor(c);
+          return scroll ? win.move(scroll) : onCommand(c, items[win.cursor]);
+        }
       }
   };
   if (height <= 0) return <></>;
