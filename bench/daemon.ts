@@ -185,7 +185,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       results.push({ name: 'RSS ratio vs bare node process', value: mem.rss / base, unit: 'x' });
 
       // append-to-queryable latency
-      const eventsQ = db.prepare('SELECT COUNT(*) AS n FROM events e JOIN sessions s ON s.id = e.session_id WHERE s.file = ?');
+      const eventsQ = db.prepare('SELECT COUNT(*) AS n FROM events e JOIN sessions s ON s.sid = e.sid WHERE s.file = ?');
       const lat: number[] = [];
       for (let i = 0; i < nAppends; i++) {
         const f = files[Math.floor(Math.random() * files.length)];

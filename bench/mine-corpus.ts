@@ -302,20 +302,18 @@ export function generateCorpus(opts: CorpusOptions): Corpus {
 /** Inserts the corpus into the store as the harvester would (sessions + events). */
 export function insertCorpus(db: Db, corpus: Corpus, now = Date.now()): void {
   const ses = db.prepare(
-    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, started_at, ended_at, kind, file, prompt_count, tool_error_count, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, started_at, ended_at, kind, file, prompt_count, tool_error_count, updated_at, sid)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(sid), 0) + 1 FROM sessions)) RETURNING sid`,
   );
-  const ev = db.prepare(
-    `INSERT INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const ev = db.prepare(`INSERT INTO events(sid, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   db.transaction(() => {
     for (const s of corpus.sessions) {
       const prompts = s.events.filter((e) => e.kind === 'prompt').length;
       const errors = s.events.filter((e) => e.isError).length;
       const end = s.events[s.events.length - 1]?.ts ?? s.startedAt;
-      ses.run(s.id, s.agent, s.id.split(':')[1], s.project, s.project, s.startedAt, end, s.kind, `/transcripts/${s.id}.jsonl`, prompts, errors, now);
+      const sid = ses.pluck().get(s.id, s.agent, s.id.split(':')[1], s.project, s.project, s.startedAt, end, s.kind, `/transcripts/${s.id}.jsonl`, prompts, errors, now) as number;
       for (const e of s.events) {
-        ev.run(s.id, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, s.project, JSON.stringify(e.meta));
+        ev.run(sid, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, s.project, JSON.stringify(e.meta));
       }
     }
   })();
@@ -385,7 +383,7 @@ export interface SessionSpec {
 export function addSession(db: Db, spec: SessionSpec): void {
   let ts = spec.startedAt ?? Date.UTC(2026, 9, 1);
   const rows: CorpusSession['events'] = [];
-  let seq = (db.prepare('SELECT MAX(seq) FROM events WHERE session_id = ?').pluck().get(spec.id) as number | null) ?? -1;
+  let seq = (db.prepare('SELECT MAX(seq) FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?)').pluck().get(spec.id) as number | null) ?? -1;
   const push = (e: Omit<CorpusSession['events'][number], 'seq' | 'ts' | 'meta'> & { meta?: Record<string, unknown> }) => {
     ts += 1000;
     rows.push({ seq: ++seq, ts, meta: {}, ...e });
@@ -400,11 +398,14 @@ export function addSession(db: Db, spec: SessionSpec): void {
   }
   const agent = spec.agent ?? 'claude-code';
   const project = spec.project === undefined ? '/home/dana/src/ledgerline' : spec.project;
-  db.prepare(
-    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, started_at, ended_at, kind, file, prompt_count, tool_error_count, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)
-     ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at, updated_at = excluded.updated_at`,
-  ).run(spec.id, agent, spec.id, project, project, spec.startedAt ?? Date.UTC(2026, 9, 1), ts, spec.kind ?? 'interactive', `/t/${spec.id}.jsonl`, spec.updatedAt ?? ts);
-  const ev = db.prepare(`INSERT INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  for (const e of rows) ev.run(spec.id, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, project, JSON.stringify(e.meta));
+  const sid = db
+    .prepare(
+      `INSERT INTO sessions(id, agent, vendor_id, project, cwd, started_at, ended_at, kind, file, prompt_count, tool_error_count, updated_at, sid)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, (SELECT coalesce(max(sid), 0) + 1 FROM sessions))
+     ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at, updated_at = excluded.updated_at RETURNING sid`,
+    )
+    .pluck()
+    .get(spec.id, agent, spec.id, project, project, spec.startedAt ?? Date.UTC(2026, 9, 1), ts, spec.kind ?? 'interactive', `/t/${spec.id}.jsonl`, spec.updatedAt ?? ts) as number;
+  const ev = db.prepare(`INSERT INTO events(sid, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  for (const e of rows) ev.run(sid, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, project, JSON.stringify(e.meta));
 }

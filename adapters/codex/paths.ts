@@ -1,12 +1,24 @@
 /**
  * Where Codex writes rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl`
  * and `$CODEX_HOME/archived_sessions/rollout-….jsonl` (`codex archive` moves files there).
+ * Cold rollouts may be zstd-compressed, `rollout-….jsonl.zst` (a feature flag): finished sessions,
+ * read whole (src/harvest/compressed.ts); when both forms exist the plain `.jsonl` wins (ingest).
  * Homes: config `agents.codex.roots`, `CODEX_HOME` (comma list accepted) or ~/.codex.
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
 import { dirExists, segments, walkFiles } from '../kit.js';
-import type { RootEnv, TranscriptRoot } from '../types.js';
+import type { ReadMode, RootEnv, TranscriptRoot } from '../types.js';
+
+/** A rollout file name: `rollout-….jsonl`, or its compressed cold form `rollout-….jsonl.zst`. */
+function isRolloutName(name: string): boolean {
+  return name.startsWith('rollout-') && (name.endsWith('.jsonl') || name.endsWith('.jsonl.zst'));
+}
+
+/** Compressed rollouts are finished sessions: read whole, a changed file replaces the events. */
+export function codexReadMode(filePath: string): ReadMode {
+  return filePath.endsWith('.zst') ? 'whole' : 'append';
+}
 
 export function codexHomes(config: Config, { env, homedir }: RootEnv): string[] {
   const fromEnv = (env.CODEX_HOME ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -29,18 +41,17 @@ export function codexRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[] {
 }
 
 export function isCodexTranscript(filePath: string): boolean {
-  const base = path.basename(filePath);
-  if (!base.startsWith('rollout-') || !base.endsWith('.jsonl')) return false;
+  if (!isRolloutName(path.basename(filePath))) return false;
   const segs = segments(filePath);
   return segs.includes('sessions') || segs.includes('archived_sessions');
 }
 
 export function listCodexFiles(root: TranscriptRoot): string[] {
-  return walkFiles(root.path, (_p, name) => name.startsWith('rollout-') && name.endsWith('.jsonl'), root.kind === 'codex-sessions' ? 3 : 0);
+  return walkFiles(root.path, (_p, name) => isRolloutName(name), root.kind === 'codex-sessions' ? 3 : 0);
 }
 
-/** The thread id is the last UUID in the file name (forks: `rollout-<ts>-<root>_<thread>.jsonl`). */
+/** The thread id is the last UUID in the file name (forks: `rollout-<ts>-<root>_<thread>.jsonl`; `.zst` too). */
 export function codexIdFromPath(filePath: string): string | null {
-  const m = path.basename(filePath).match(/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i);
+  const m = path.basename(filePath).match(/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i);
   return m ? m[1].toLowerCase() : null;
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
 import type { LineParser, ParseOutput } from '../types.js';
 
-const HIDDEN_CONTENT = ['<skill-context', '<reminder>', '<system_notification>', '<system-reminder>'];
+export const HIDDEN_CONTENT = ['<skill-context', '<reminder>', '<system_notification>', '<system-reminder>'];
 
 export function copilotCliSessionId(filePath: string): string {
   const base = path.basename(filePath);

@@ -1,15 +1,21 @@
-/** Copilot has two transcript families: VS Code chat sessions and Copilot CLI event logs. */
+/**
+ * Copilot has three transcript families: VS Code chat sessions, Copilot CLI event logs and the
+ * legacy Copilot CLI session documents (history-session-state).
+ */
 import type { LineParser, ReadMode } from '../types.js';
 import { CopilotCliParser } from './cli.js';
-import { isVscodeChatFile } from './paths.js';
+import { CopilotLegacyParser } from './legacy.js';
+import { isCopilotLegacyFile, isVscodeChatFile } from './paths.js';
 import { VscodeChatParser } from './vscode.js';
 
 export function copilotReadMode(filePath: string): ReadMode {
-  return isVscodeChatFile(filePath) ? 'whole' : 'append';
+  return isVscodeChatFile(filePath) || isCopilotLegacyFile(filePath) ? 'whole' : 'append';
 }
 
 export function createCopilotParser(filePath: string, state: unknown): LineParser {
-  return isVscodeChatFile(filePath) ? new VscodeChatParser(filePath) : new CopilotCliParser(filePath, state);
+  if (isVscodeChatFile(filePath)) return new VscodeChatParser(filePath);
+  if (isCopilotLegacyFile(filePath)) return new CopilotLegacyParser(filePath);
+  return new CopilotCliParser(filePath, state);
 }
 
 export { copilotCliPrefilter, copilotCliShrinkable } from './cli.js';

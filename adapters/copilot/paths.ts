@@ -6,13 +6,16 @@
  * per OS, `$VSCODE_PORTABLE/user-data/User`, ~/.vscode-server/data/User, plus config
  * `agents.copilot.vscodeUserDirs`.
  * Copilot CLI: `<home>/session-state/<id>/events.jsonl` and the older flat `<home>/session-state/<id>.jsonl`;
- * home = config `agents.copilot.cliRoots`, `COPILOT_HOME` or ~/.copilot.
+ * before those (≤ Oct 2025) one JSON document per session in `<home>/history-session-state/`
+ * (`session_<id>_<ts>.json`, see ./legacy.ts); home = config `agents.copilot.cliRoots`, `COPILOT_HOME`
+ * or ~/.copilot.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
 import { dirExists, segments, walkFiles } from '../kit.js';
 import type { RootEnv, TranscriptRoot } from '../types.js';
+import { copilotLegacyName } from './legacy.js';
 
 const FLAVOURS = ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'];
 
@@ -45,6 +48,8 @@ export function copilotRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[]
   for (const h of copilotCliHomes(config, rootEnv)) {
     const s = path.join(h, 'session-state');
     out.push({ agent: 'copilot', path: s, exists: dirExists(s), kind: 'copilot-cli-sessions' });
+    const legacy = path.join(h, 'history-session-state');
+    out.push({ agent: 'copilot', path: legacy, exists: dirExists(legacy), kind: 'copilot-cli-history' });
   }
   return out;
 }
@@ -64,8 +69,15 @@ export function isCopilotCliFile(filePath: string): boolean {
   return base.endsWith('.jsonl') && segs[segs.length - 2] === 'session-state';
 }
 
+/** A legacy Copilot CLI session document: `<home>/history-session-state/<name>.json`. */
+export function isCopilotLegacyFile(filePath: string): boolean {
+  if (!filePath.endsWith('.json')) return false;
+  const segs = segments(filePath);
+  return segs[segs.length - 2] === 'history-session-state';
+}
+
 export function isCopilotTranscript(filePath: string): boolean {
-  return isVscodeChatFile(filePath) || isCopilotCliFile(filePath);
+  return isVscodeChatFile(filePath) || isCopilotCliFile(filePath) || isCopilotLegacyFile(filePath);
 }
 
 export function listCopilotFiles(root: TranscriptRoot): string[] {
@@ -74,6 +86,8 @@ export function listCopilotFiles(root: TranscriptRoot): string[] {
       return walkFiles(root.path, isVscodeChatFile, 2, (_p, name) => !/^[0-9a-zA-Z_-]+$/.test(name) && name !== 'chatSessions');
     case 'vscode-empty-window':
       return walkFiles(root.path, isVscodeChatFile, 0);
+    case 'copilot-cli-history':
+      return listLegacySessions(root.path);
     default:
       return listCliSessions(root.path);
   }
@@ -97,4 +111,19 @@ function listCliSessions(dir: string): string[] {
     else if (e.name.endsWith('.jsonl')) out.push(path.join(dir, e.name));
   }
   return out;
+}
+
+/**
+ * `history-session-state/*.json`, one per session: when several files name one session
+ * (`session_<id>_<ts>.json`), only the newest is listed — the others are taken as earlier saves of
+ * it, as other readers of this directory do (they read the last of the sorted matches).
+ */
+function listLegacySessions(dir: string): string[] {
+  const newest = new Map<string, { file: string; ts: number }>();
+  for (const file of walkFiles(dir, (_p, name) => name.endsWith('.json'), 0)) {
+    const { id, ts } = copilotLegacyName(file);
+    const had = newest.get(id);
+    if (!had || ts > had.ts) newest.set(id, { file, ts });
+  }
+  return [...newest.values()].map((v) => v.file);
 }

@@ -3,12 +3,14 @@
  * ObjectMutationLog: `kind` 0 initial state, 1 set (`v` absent = undefined), 2 push (truncate to
  * `i` first), 3 delete — replayed in order, best effort per entry. A `.json` file is the whole
  * state. Either way the session is rebuilt from the final state on every change (VS Code rewrites
- * these files), so this parser is used in `whole` read mode.
+ * these files), so this parser is used in `whole` read mode. Titles of chats never renamed come
+ * from VS Code's `state.vscdb` index (./vscdb.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { arr, isObj, obj, SessionBuilder, str, toMs, type Json } from '../kit.js';
 import type { LineParser, ParseOutput } from '../types.js';
+import { vscodeIndexTitle } from './vscdb.js';
 
 type Key = string | number;
 
@@ -150,7 +152,8 @@ export class VscodeChatParser implements LineParser {
     b.st.vendorId = str(s.sessionId) ?? this.vendorId;
     const folder = vscodeWorkspaceFolder(this.filePath);
     if (folder) b.st.cwd = folder;
-    b.st.title = str(s.customTitle) ?? null;
+    // a renamed chat carries its title; otherwise VS Code's index has it (read once per database)
+    b.st.title = str(s.customTitle) ?? vscodeIndexTitle(this.filePath, b.st.vendorId);
     b.touch(toMs(s.creationDate));
     for (const rq of arr(s.requests)) {
       if (!isObj(rq)) continue;

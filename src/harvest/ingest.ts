@@ -15,7 +15,7 @@ import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
 import { agentOfFile, getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
 import { deleteFileRow, fileAgents, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
-import { getSession, upsertSession } from '../store/repos/sessions.js';
+import { getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
 import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal } from '../store/repos/events.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks } from './pool.js';
@@ -91,12 +91,14 @@ function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEn
 }
 
 /**
- * When two files claim one session: the active Codex copy beats the archived one, VS Code's `.jsonl`
- * beats its `.json`, the Copilot CLI directory layout beats the older flat file.
+ * When two files claim one session: the active Codex copy beats the archived one, a plain Codex
+ * rollout beats its compressed `.zst` form, VS Code's `.jsonl` beats its `.json`, the Copilot CLI
+ * directory layout beats the older flat file (and both beat a legacy history-session-state `.json`).
  */
 function preferOver(candidate: string, owner: string): boolean {
   const archived = (p: string) => p.split(/[\\/]/).includes('archived_sessions');
   if (archived(owner) && !archived(candidate)) return true;
+  if (owner.endsWith('.zst') && !candidate.endsWith('.zst') && archived(owner) === archived(candidate)) return true;
   if (owner.endsWith('.json') && candidate.endsWith('.jsonl')) return true;
   if (path.basename(candidate) === 'events.jsonl' && path.basename(owner) !== 'events.jsonl' && owner.endsWith('.jsonl')) return true;
   return false;
@@ -337,10 +339,10 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     promptCount: snap.promptCount,
     toolErrorCount: snap.toolErrorCount,
   };
-  upsertSession(db, session);
-  if (r.packed) insertEventRows(db, r.packed.rows);
-  else insertEvents(db, r.output.events);
-  for (const u of r.output.finalUpdates) setEventFinal(db, u.sessionId, u.seq, u.final);
+  const sid = upsertSession(db, session);
+  if (r.packed) insertEventRows(db, sid, r.packed.rows);
+  else insertEvents(db, sid, r.output.events);
+  for (const u of r.output.finalUpdates) setEventFinal(db, u.sessionId === snap.id ? sid : (sessionSid(db, u.sessionId) ?? -1), u.seq, u.final);
   upsertFileRow(db, fileRow);
   if (!existing) summary.newSessionIds.push(snap.id);
   ctx.touched.set(snap.id, kind);

@@ -98,7 +98,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
       `SELECT seq, ts, role, kind, tool_name, is_error,
          CASE WHEN kind = 'prompt' THEN text WHEN kind = 'tool_call' THEN '' ELSE substr(text, 1, 400) END AS text,
          json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted
-       FROM events WHERE session_id = ? ORDER BY seq`,
+       FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) ORDER BY seq`,
     )
     .raw();
   const df = loadDf(db);

@@ -36,10 +36,10 @@ export function loadTaskEvidence(db: Db, taskId: string): TaskEvidence | null {
 export function loadEventRef(db: Db, ref: string): Excerpt | null {
   const m = /^(.*)[#:@](\d+)$/.exec(ref);
   if (!m) return null;
-  const row = db.prepare('SELECT session_id, seq, ts, text FROM events WHERE session_id = ? AND seq = ?').get(m[1], Number(m[2])) as
-    | { session_id: string; seq: number; ts: number | null; text: string }
+  const row = db.prepare('SELECT seq, ts, text FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) AND seq = ?').get(m[1], Number(m[2])) as
+    | { seq: number; ts: number | null; text: string }
     | undefined;
-  return row ? { sessionId: row.session_id, seq: row.seq, ts: row.ts, text: row.text } : null;
+  return row ? { sessionId: m[1], seq: row.seq, ts: row.ts, text: row.text } : null;
 }
 
 /** The proposal's evidence log (`evidence.jsonl`, one JSON object per line); unreadable lines are skipped. */

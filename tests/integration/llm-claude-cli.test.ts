@@ -130,7 +130,7 @@ describe.skipIf(!!missing)('claude CLI backend (real binary, fake Anthropic API)
     const ours = sessions.filter((s) => s.cwd === seenWorkspaces[0].dir);
     expect(ours).toHaveLength(1);
     expect(ours[0].kind).toBe('self');
-    const prompts = db.prepare("SELECT text FROM events WHERE session_id = ? AND kind = 'prompt'").all(ours[0].id) as Array<{ text: string }>;
+    const prompts = db.prepare("SELECT text FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) AND kind = 'prompt'").all(ours[0].id) as Array<{ text: string }>;
     expect(prompts.map((p) => p.text).join('\n')).toContain('Write release notes for v2');
   });
 

@@ -6,6 +6,8 @@ import { openDb, schemaVersion } from '../../src/store/db.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/store/migrations/index.js';
 import { acquireLease, getLease, releaseLease } from '../../src/store/repos/leases.js';
 import { kvGet, kvSet } from '../../src/store/repos/kv.js';
+import { listEvents } from '../../src/store/repos/events.js';
+import { sessionSid, upsertSession } from '../../src/store/repos/sessions.js';
 import { SleepError } from '../../src/core/errors.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 
@@ -92,7 +94,7 @@ describe('store', () => {
     db.close();
   });
 
-  it('upgrades a version-3 store to lean events without losing rows', () => {
+  it('upgrades a version-3 store to lean events keyed by session number without losing rows', () => {
     const file = path.join(tmp(), 'sleep.db');
     const raw = new Database(file);
     for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
@@ -100,15 +102,27 @@ describe('store', () => {
       raw.pragma(`user_version = ${m.version}`);
     }
     raw.prepare("INSERT INTO sessions(id, agent, vendor_id, kind, file, updated_at) VALUES ('s1', 'codex', 'v', 'interactive', '/f', 1)").run();
+    raw.prepare("INSERT INTO sessions(id, agent, vendor_id, kind, file, updated_at) VALUES ('s2', 'codex', 'w', 'interactive', '/g', 1)").run();
     raw.prepare("INSERT INTO events(session_id, seq, role, kind, text) VALUES ('s1', 0, 'user', 'prompt', 'hello')").run();
+    raw.prepare("INSERT INTO events(session_id, seq, role, kind, text) VALUES ('s2', 0, 'user', 'prompt', 'other'), ('s1', 1, 'user', 'prompt', 'again')").run();
     raw.close();
     const db = openDb(file);
     expect(schemaVersion(db)).toBe(LATEST_VERSION);
-    expect(db.prepare('SELECT text FROM events WHERE session_id = ?').get('s1')).toEqual({ text: 'hello' });
+    expect(listEvents(db, 's1').map((e) => [e.sessionId, e.seq, e.text])).toEqual([
+      ['s1', 0, 'hello'],
+      ['s1', 1, 'again'],
+    ]);
+    expect(listEvents(db, 's2').map((e) => e.text)).toEqual(['other']);
+    // a new session gets the next number; an updated one keeps its own
+    const s3 = upsertSession(db, { id: 's3', agent: 'codex', vendorId: 'x', project: null, cwd: null, startedAt: null, endedAt: null, kind: 'interactive', file: '/h', promptCount: 0, toolErrorCount: 0 });
+    const s1 = upsertSession(db, { id: 's1', agent: 'codex', vendorId: 'v', project: null, cwd: null, startedAt: null, endedAt: null, kind: 'interactive', file: '/f', promptCount: 2, toolErrorCount: 0 });
+    expect(s3).toBe(3);
+    expect(s1).toBe(sessionSid(db, 's1'));
+    expect(listEvents(db, 's1')).toHaveLength(2);
     const ddl = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get() as { sql: string }).sql;
     expect(ddl).toMatch(/WITHOUT ROWID/);
     db.prepare('DELETE FROM sessions WHERE id = ?').run('s1');
-    expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 0 }); // cascade still holds
+    expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 }); // cascade still holds: only s2's is left
     db.close();
   });
 });

@@ -1,11 +1,10 @@
-/** The `events` table: normalized, redacted transcript events (SessionEvent), keyed by (session, seq). */
+/** The `events` table: normalized, redacted transcript events (SessionEvent), keyed by (session number, seq). */
 import type Database from 'better-sqlite3';
 import type { Db } from '../db.js';
 import { cachedStatement } from './cached.js';
 import type { AgentId, SessionEvent } from '../../core/records.js';
 
 interface EventDbRow {
-  session_id: string;
   seq: number;
   ts: number | null;
   role: string;
@@ -18,16 +17,19 @@ interface EventDbRow {
 }
 
 // OR IGNORE: a concurrent harvest of the same bytes computes identical rows (same seq); resets delete first
-const INSERT_HEAD = 'INSERT OR IGNORE INTO events(session_id, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES ';
+const INSERT_HEAD = 'INSERT OR IGNORE INTO events(sid, seq, ts, role, kind, tool_name, is_error, text, cwd, meta) VALUES ';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-/** Values per row in the flat form. */
+/** Values per row in the flat form; the first is the session number, filled in by the writer. */
 export const EVENT_COLUMNS = 10;
 /** Rows per statement: one native call per 32 rows instead of per row (the rest in halves: 16, 8…). */
 const MULTI = 32;
+/** The session id of a session number, for queries keyed by the text id. */
+const SID_OF = '(SELECT sid FROM sessions WHERE id = ?)';
 
 /**
  * An event as its row values, in column order, appended to `out`. The flat form is what a harvest
- * worker posts to the writer: cheap to copy between threads and bound as is.
+ * worker posts to the writer: cheap to copy between threads and bound as is. The worker does not
+ * know the session number (the writer assigns it), so the first value is a 0 placeholder.
  */
 export function eventRowValues(out: unknown[], e: SessionEvent): void {
   let meta = '{}';
@@ -35,19 +37,21 @@ export function eventRowValues(out: unknown[], e: SessionEvent): void {
     meta = JSON.stringify(e.meta);
     break;
   }
-  out.push(e.sessionId, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, e.cwd ?? null, meta);
+  out.push(0, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, e.cwd ?? null, meta);
 }
 
-export function insertEvents(db: Db, events: SessionEvent[]): void {
+/** Inserts one session's events (`sid` from `upsertSession`). */
+export function insertEvents(db: Db, sid: number, events: SessionEvent[]): void {
   const rows: unknown[] = [];
   for (const e of events) eventRowValues(rows, e);
-  insertEventRows(db, rows);
+  insertEventRows(db, sid, rows);
 }
 
 const insertStatements = new WeakMap<Db, Database.Statement[]>();
 
-/** Inserts events given as flat row values (`EVENT_COLUMNS` per event, see `eventRowValues`). */
-export function insertEventRows(db: Db, rows: unknown[]): void {
+/** Inserts one session's events given as flat row values (`EVENT_COLUMNS` per event, see `eventRowValues`). */
+export function insertEventRows(db: Db, sid: number, rows: unknown[]): void {
+  for (let i = 0; i < rows.length; i += EVENT_COLUMNS) rows[i] = sid;
   const n = rows.length / EVENT_COLUMNS;
   let stmts = insertStatements.get(db);
   if (!stmts) insertStatements.set(db, (stmts = []));
@@ -64,27 +68,28 @@ export function insertEventRows(db: Db, rows: unknown[]): void {
 }
 
 /** Sets or clears `meta.final` on an already stored event. */
-export function setEventFinal(db: Db, sessionId: string, seq: number, final: boolean): void {
+export function setEventFinal(db: Db, sid: number, seq: number, final: boolean): void {
   const sql = final
-    ? "UPDATE events SET meta = json_set(meta, '$.final', json('true')) WHERE session_id = ? AND seq = ?"
-    : "UPDATE events SET meta = json_remove(meta, '$.final') WHERE session_id = ? AND seq = ?";
-  cachedStatement(db, sql).run(sessionId, seq);
+    ? "UPDATE events SET meta = json_set(meta, '$.final', json('true')) WHERE sid = ? AND seq = ?"
+    : "UPDATE events SET meta = json_remove(meta, '$.final') WHERE sid = ? AND seq = ?";
+  cachedStatement(db, sql).run(sid, seq);
 }
 
+/** Deletes a session's events (the session row stays). */
 export function deleteSessionEvents(db: Db, sessionId: string): number {
-  return cachedStatement(db, 'DELETE FROM events WHERE session_id = ?').run(sessionId).changes;
+  return cachedStatement(db, `DELETE FROM events WHERE sid = ${SID_OF}`).run(sessionId).changes;
 }
 
 export function listEvents(db: Db, sessionId: string, opts: { kinds?: SessionEvent['kind'][]; limit?: number } = {}): SessionEvent[] {
   const kinds = opts.kinds?.length ? `AND kind IN (${opts.kinds.map(() => '?').join(',')})` : '';
   const rows = db
-    .prepare(`SELECT * FROM events WHERE session_id = ? ${kinds} ORDER BY seq LIMIT ?`)
+    .prepare(`SELECT seq, ts, role, kind, tool_name, is_error, text, cwd, meta FROM events WHERE sid = ${SID_OF} ${kinds} ORDER BY seq LIMIT ?`)
     .all(sessionId, ...(opts.kinds ?? []), opts.limit ?? 1_000_000) as EventDbRow[];
   const agent = (sessionId.split(':')[0] ?? 'claude-code') as AgentId;
   return rows.map((r) => {
     const e: SessionEvent = {
       agent,
-      sessionId: r.session_id,
+      sessionId,
       seq: r.seq,
       ts: r.ts,
       role: r.role as SessionEvent['role'],
@@ -101,7 +106,7 @@ export function listEvents(db: Db, sessionId: string, opts: { kinds?: SessionEve
 
 export function countEvents(db: Db, sessionId?: string): number {
   const row = sessionId
-    ? (db.prepare('SELECT count(*) AS n FROM events WHERE session_id = ?').get(sessionId) as { n: number })
+    ? (db.prepare(`SELECT count(*) AS n FROM events WHERE sid = ${SID_OF}`).get(sessionId) as { n: number })
     : (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number });
   return row.n;
 }

@@ -45,11 +45,17 @@ function fromDb(r: SessionDbRow): SessionRow {
   };
 }
 
-export function upsertSession(db: Db, s: Session, now = Date.now()): void {
+/**
+ * Inserts or updates a session; returns its session number (`sid`), the key its events are stored
+ * under. A new session gets the next number, so a harvest appends events at the end of the events
+ * B-tree (see migration 6); an existing one keeps its number.
+ */
+export function upsertSession(db: Db, s: Session, now = Date.now()): number {
   // positional parameters: binding by name looks every key up on an object, per call
-  cachedStatement(db,
-    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, git_branch, started_at, ended_at, kind, parent_id, file, title, prompt_count, tool_error_count, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  cachedStatement(
+    db,
+    `INSERT INTO sessions(id, agent, vendor_id, project, cwd, git_branch, started_at, ended_at, kind, parent_id, file, title, prompt_count, tool_error_count, updated_at, sid)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(sid), 0) + 1 FROM sessions))
      ON CONFLICT(id) DO UPDATE SET project = excluded.project, cwd = excluded.cwd, git_branch = excluded.git_branch,
        started_at = excluded.started_at, ended_at = excluded.ended_at, kind = excluded.kind, parent_id = excluded.parent_id,
        file = excluded.file, title = excluded.title, prompt_count = excluded.prompt_count,
@@ -71,6 +77,14 @@ export function upsertSession(db: Db, s: Session, now = Date.now()): void {
     s.toolErrorCount,
     now,
   );
+  // (not `RETURNING sid`: it made each upsert ~8× slower; this lookup is one index probe)
+  return sessionSid(db, s.id)!;
+}
+
+/** The session number (`sid`) of a session id, if the session is stored. */
+export function sessionSid(db: Db, id: string): number | undefined {
+  const row = cachedStatement(db, 'SELECT sid FROM sessions WHERE id = ?').raw(true).get(id) as [number] | undefined;
+  return row?.[0];
 }
 
 export function getSession(db: Db, id: string): SessionRow | undefined {
