@@ -119,6 +119,10 @@ describe('store', () => {
     expect(s3).toBe(3);
     expect(s1).toBe(sessionSid(db, 's1'));
     expect(listEvents(db, 's1')).toHaveLength(2);
+    // a row written without a number (by hand, or an older tool) gets one on its next upsert
+    db.prepare("INSERT INTO sessions(id, agent, vendor_id, kind, file, updated_at) VALUES ('s4', 'codex', 'y', 'interactive', '/i', 1)").run();
+    expect(sessionSid(db, 's4')).toBeUndefined();
+    expect(upsertSession(db, { id: 's4', agent: 'codex', vendorId: 'y', project: null, cwd: null, startedAt: null, endedAt: null, kind: 'interactive', file: '/i', promptCount: 0, toolErrorCount: 0 })).toBe(4);
     const ddl = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get() as { sql: string }).sql;
     expect(ddl).toMatch(/WITHOUT ROWID/);
     db.prepare('DELETE FROM sessions WHERE id = ?').run('s1');

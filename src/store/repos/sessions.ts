@@ -59,7 +59,7 @@ export function upsertSession(db: Db, s: Session, now = Date.now()): number {
      ON CONFLICT(id) DO UPDATE SET project = excluded.project, cwd = excluded.cwd, git_branch = excluded.git_branch,
        started_at = excluded.started_at, ended_at = excluded.ended_at, kind = excluded.kind, parent_id = excluded.parent_id,
        file = excluded.file, title = excluded.title, prompt_count = excluded.prompt_count,
-       tool_error_count = excluded.tool_error_count, updated_at = excluded.updated_at`,
+       tool_error_count = excluded.tool_error_count, updated_at = excluded.updated_at, sid = coalesce(sessions.sid, excluded.sid)`,
   ).run(
     s.id,
     s.agent,
@@ -84,7 +84,7 @@ export function upsertSession(db: Db, s: Session, now = Date.now()): number {
 /** The session number (`sid`) of a session id, if the session is stored. */
 export function sessionSid(db: Db, id: string): number | undefined {
   const row = cachedStatement(db, 'SELECT sid FROM sessions WHERE id = ?').raw(true).get(id) as [number] | undefined;
-  return row?.[0];
+  return row?.[0] ?? undefined; // (NULL: a row written without a number)
 }
 
 export function getSession(db: Db, id: string): SessionRow | undefined {
