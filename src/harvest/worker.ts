@@ -4,8 +4,8 @@ import { packResult, processFile, type FileTask } from './process-file.js';
 
 if (parentPort) {
   const port = parentPort;
-  port.on('message', (msg: { id: number; tasks: FileTask[] }) => {
+  port.on('message', (msg: { tasks: FileTask[] }) => {
     const results = msg.tasks.map((t) => packResult(processFile(t)));
-    port.postMessage({ id: msg.id, results });
+    port.postMessage({ results });
   });
 }
