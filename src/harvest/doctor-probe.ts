@@ -1,6 +1,12 @@
-/** `doctor`: which agent transcript roots exist on this machine, and how many session files each holds. */
+/**
+ * `doctor`: which agent transcript roots exist on this machine, how many session files each holds,
+ * and which transcript files the last harvests could not use.
+ */
+import fs from 'node:fs';
 import { DOCTOR_PROBES, type DoctorCheck } from '../cli/doctor-probes.js';
 import { discoverRoots, getAdapter } from '../../adapters/index.js';
+import { openDb } from '../store/db.js';
+import { unreadableFiles } from '../store/repos/files.js';
 
 DOCTOR_PROBES.push((ctx) => {
   const roots = discoverRoots(ctx.config, ctx.env);
@@ -24,4 +30,23 @@ DOCTOR_PROBES.push((ctx) => {
     });
   }
   return checks;
+});
+
+DOCTOR_PROBES.push((ctx) => {
+  if (!fs.existsSync(ctx.paths.database)) return [];
+  const db = openDb(ctx.paths.database, { readonly: true });
+  try {
+    const { count, sample } = unreadableFiles(db, 3);
+    if (!count) return [{ name: 'transcript files', status: 'ok', detail: 'every harvested file was readable' }];
+    return [
+      {
+        name: 'transcript files',
+        status: 'warn',
+        detail: `${count} file${count === 1 ? '' : 's'} could not be used: ${sample.map((f) => `${f.path} (${f.error})`).join('; ')}${count > sample.length ? '; …' : ''}`,
+        fix: 'a corrupt or truncated transcript is skipped until it changes; move it away if it is not needed',
+      },
+    ];
+  } finally {
+    db.close();
+  }
 });

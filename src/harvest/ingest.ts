@@ -298,7 +298,8 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     headLen: r.headLen,
     sessionId: null as string | null,
     state: r.state,
-    error: null as string | null,
+    // a file read but not usable (a corrupt .zst) keeps its error until it changes: `doctor` lists it
+    error: (r.error ?? null) as string | null,
   };
   const snap = r.output.session;
   if (!snap) {

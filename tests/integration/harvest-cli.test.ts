@@ -75,6 +75,24 @@ describe('harvest and sessions commands', () => {
     const claude = d.checks.find((c) => c.name === 'transcripts:claude-code');
     expect(claude?.detail).toMatch(/5 session files/);
     expect(d.checks.find((c) => c.name === 'transcripts:copilot')?.status).toBe('ok');
+    expect(d.checks.find((c) => c.name === 'transcript files')).toMatchObject({ status: 'ok', detail: 'every harvested file was readable' });
+  });
+
+  it('doctor names a transcript file the harvest could not use', () => {
+    const env = { ...sb.env, SKILLOPT_SLEEP_HOME: path.join(sb.root, 'home-bad-zst') };
+    const bad = path.join(sb.env.CODEX_HOME!, 'sessions', '2026', '10', '14', 'rollout-2026-10-14T09-00-00-01a13448-0000-7000-8000-0000000000ff.jsonl.zst');
+    fs.mkdirSync(path.dirname(bad), { recursive: true });
+    fs.writeFileSync(bad, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x01, 0x02, 0x03]));
+    try {
+      expect(runCli(['harvest', '--json'], env).status).toBe(0);
+      const d = JSON.parse(runCli(['doctor', '--json'], env).stdout) as { checks: Array<{ name: string; status: string; detail: string; fix?: string }> };
+      const files = d.checks.find((c) => c.name === 'transcript files');
+      expect(files?.status).toBe('warn');
+      expect(files?.detail).toContain(bad);
+      expect(files?.fix).toMatch(/skipped until it changes/);
+    } finally {
+      fs.rmSync(bad);
+    }
   });
 
   it('worker threads give the same result as parsing inline', () => {

@@ -17,6 +17,7 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { getSession } from '../../src/store/repos/sessions.js';
 import { listEvents } from '../../src/store/repos/events.js';
+import { unreadableFiles } from '../../src/store/repos/files.js';
 import { makeSandbox, makeTempDir, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
 
 const ZSTD = ['/usr/bin/zstd', 'zstd'].find((bin) => spawnSync(bin, ['--version'], { encoding: 'utf8' }).status === 0) ?? null;
@@ -216,5 +217,9 @@ describe.skipIf(NO_ZSTD)('runHarvest with compressed rollouts', () => {
     const next = await harvest();
     expect(next.errors).toEqual([]); // recorded with its stamp: not re-read until it changes
     expect(next.filesChanged).toBe(0);
+    // ...and the error stays on the file row, where `doctor` finds it
+    const unreadable = unreadableFiles(db);
+    expect(unreadable.count).toBe(1);
+    expect(unreadable.sample[0]).toEqual({ path: bad, error: expect.stringMatching(/corrupt zstd data/) });
   });
 });

@@ -72,6 +72,14 @@ export function deleteFileRow(db: Db, filePath: string): void {
   cachedStatement(db, 'DELETE FROM files WHERE path = ?').run(filePath);
 }
 
+/** Files whose last read failed (not the duplicates of another file's session), newest first. */
+export function unreadableFiles(db: Db, limit = 5): { count: number; sample: Array<{ path: string; error: string }> } {
+  const where = "error IS NOT NULL AND error NOT LIKE 'duplicate of %'";
+  const count = (db.prepare(`SELECT count(*) AS n FROM files WHERE ${where}`).get() as { n: number }).n;
+  const sample = db.prepare(`SELECT path, error FROM files WHERE ${where} ORDER BY updated_at DESC LIMIT ?`).all(limit) as Array<{ path: string; error: string }>;
+  return { count, sample };
+}
+
 export function countFiles(db: Db): number {
   return (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
 }
