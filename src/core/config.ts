@@ -144,6 +144,15 @@ export const ConfigSchema = z
         minValTasks: z.number().int().min(1).default(3).describe('Below this many validation tasks a night stages nothing.'),
         fullDocument: z.boolean().default(false).describe('Allow edits outside the learned region of hand-written skills.'),
         seed: z.number().int().default(1).describe('Seed for batch order and split hashing (reproducible runs).'),
+        rescue: z.boolean().default(true).describe('When a multi-edit candidate is rejected, score its edits alone and keep those that help (gated).'),
+        prune: z.boolean().default(true).describe('At the end of a run, drop accepted edits whose removal raises validation (gated).'),
+        simplify: z.boolean().default(true).describe('At the end of a run, drop accepted edits with no measurable effect on validation.'),
+        attributionMaxEdits: z
+          .number()
+          .int()
+          .min(0)
+          .default(12)
+          .describe('Accepted edits scored leave-one-out at the end of a run (only these can be pruned or simplified); 0 = none.'),
       })
       .strict()
       .default({
@@ -158,6 +167,10 @@ export const ConfigSchema = z
         minValTasks: 3,
         fullDocument: false,
         seed: 1,
+        rescue: true,
+        prune: true,
+        simplify: true,
+        attributionMaxEdits: 12,
       }),
     mining: z
       .object({

@@ -1,6 +1,8 @@
 /**
  * The end of a run: attribution of the best skill's edits (leave-one-out), pruning of accepted
- * edits whose removal raises validation (gated), the held-out test split, the result and summary.
+ * edits whose removal raises validation (gated; `training.prune`), simplification (accepted edits
+ * with no measurable effect dropped; `training.simplify`), the held-out test split, the result and
+ * summary.
  * Best effort once the budget is gone: what could not be measured stays null.
  */
 import type { EditRecord } from '../core/records.js';
@@ -58,7 +60,7 @@ if (stoppedBy !== 'aborted') {
     // Simplify: accepted edits with no measurable effect on validation are dead weight (long,
     // cluttered skills cost compliance and tokens, and a bundled step can carry an inert or even
     // contradictory line). Drop them together when the skill without them scores no lower.
-    if (options.prune && options.gateEnabled && bestLineage.length > 0) {
+    if (options.simplify && options.gateEnabled && bestLineage.length > 0) {
       const inert = [...effects].filter(([id, v]) => v !== null && Math.abs(v) <= SCORE_EPSILON && !pruned.has(id)).map(([id]) => id);
       if (inert.length) {
         const ids = new Set(inert);

@@ -176,6 +176,8 @@ export interface ForecastShape {
   batchSize: number;
   /** max edits per step: bounds how many accepted edits attribution re-scores */
   lr: number;
+  /** at most this many accepted edits are re-scored by attribution (`training.attributionMaxEdits`; default 12) */
+  attributionMaxEdits?: number;
   /** train tasks the epoch-boundary slow update compares */
   slowUpdateSamples?: number;
   /** characters of the skill the night starts from */
@@ -215,7 +217,7 @@ export function forecastCalls(tasks: TaskSets, shape: ForecastShape): CallEstima
     tasks.val.forEach(rollout);
     optimizer();
   }
-  const attributed = Math.min(12, shape.epochs * steps * shape.lr);
+  const attributed = Math.min(shape.attributionMaxEdits ?? 12, shape.epochs * steps * shape.lr);
   for (let k = 0; k < attributed; k++) tasks.val.forEach(rollout);
   for (let k = 0; k < 2; k++) tasks.test.forEach(rollout);
   return calls;

@@ -116,6 +116,7 @@ function forecastFor(items: PlanItem[], config: Config, budget: BudgetTracker, b
         epochs: config.training.epochs,
         batchSize: config.training.batchSize,
         lr: config.training.lr,
+        attributionMaxEdits: config.training.attributionMaxEdits,
         skillChars: (readIfExists(i.target.path) ?? '').length + 400,
         estimate: (kind, chars) => {
           const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer

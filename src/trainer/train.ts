@@ -32,8 +32,8 @@ export { formatStepLine } from './step.js';
 
 /** Maps `config.training` onto trainer options (the rest keep their defaults). */
 export function trainOptionsFromConfig(training: Config['training']): Partial<TrainOptions> {
-  const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, fullDocument, seed } = training;
-  return { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, fullDocument, seed };
+  const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, fullDocument, seed, rescue, prune, simplify, attributionMaxEdits } = training;
+  return { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, fullDocument, seed, rescue, prune, simplify, attributionMaxEdits };
 }
 
 export function resolveTrainOptions(partial: Partial<TrainOptions>): TrainOptions {
@@ -46,6 +46,7 @@ export function resolveTrainOptions(partial: Partial<TrainOptions>): TrainOption
   intMin(o.lr, 1, 'learning rate');
   intMin(o.minLr, 0, 'minimum learning rate');
   intMin(o.samples, 1, 'samples');
+  intMin(o.attributionMaxEdits, 0, 'attribution max edits');
   if (o.minLr > o.lr) o.minLr = o.lr;
   if (!(o.margin >= 0)) throw new SleepError('USAGE', `margin must be ≥ 0 (got ${o.margin})`, { exitCode: 2 });
   return o;

@@ -45,15 +45,19 @@ export interface TrainOptions {
   samples: number;
   failureOnly: boolean;
   attribution: boolean;
+  /** accepted edits scored leave-one-out at the end; only these can be pruned or simplified */
   attributionMaxEdits: number;
   /** when a multi-edit candidate is rejected, score its edits alone and keep those that help */
   rescue: boolean;
   /** after attribution, drop accepted edits whose removal raises validation (gated like a step) */
   prune: boolean;
+  /** after attribution, drop accepted edits with no measurable effect when the skill scores no lower without them */
+  simplify: boolean;
 }
 
 /** The user-facing knobs default from the config schema (one source of truth); the rest are loop internals. */
-const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, seed, fullDocument } = defaultConfig().training;
+const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, seed, fullDocument, rescue, prune, simplify, attributionMaxEdits } =
+  defaultConfig().training;
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   epochs,
@@ -66,6 +70,10 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   margin,
   seed,
   fullDocument,
+  rescue,
+  prune,
+  simplify,
+  attributionMaxEdits,
   mixedWeight: 0.5,
   gateEnabled: true,
   lrCap: true,
@@ -80,9 +88,6 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   samples: 1,
   failureOnly: false,
   attribution: true,
-  attributionMaxEdits: 12,
-  rescue: true,
-  prune: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';

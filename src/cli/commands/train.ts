@@ -29,6 +29,9 @@ interface TrainFlags {
   lrSchedule?: string;
   gateMetric?: string;
   regression?: boolean; // commander: --no-regression → regression === false
+  rescue?: boolean; // --no-rescue → false (likewise --no-prune, --no-simplify); undefined/true = config
+  prune?: boolean;
+  simplify?: boolean;
   seed?: string;
   backend?: string;
   dryRun?: boolean;
@@ -132,6 +135,9 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
         lrSchedule: oneOf<LrSchedule>(flags.lrSchedule, '--lr-schedule', ['cosine', 'linear', 'constant', 'autonomous']),
         gateMetric: oneOf(flags.gateMetric, '--gate-metric', ['hard', 'soft', 'mixed'] as const),
         noRegression: flags.regression === false ? true : undefined,
+        rescue: flags.rescue === false ? false : undefined,
+        prune: flags.prune === false ? false : undefined,
+        simplify: flags.simplify === false ? false : undefined,
         seed: int(flags.seed, '--seed', 0),
       }).filter(([, v]) => v !== undefined),
     ),
@@ -165,6 +171,8 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
       ctx.print(`tasks:  ${split.train.length} train / ${split.val.length} val / ${split.test.length} test  (${source})`);
       ctx.print(`steps:  ${resolved.epochs} epoch(s) × ${spe} = ${total}; lr ${resolved.lrSchedule} ${plan.lr.join(',')}`);
       ctx.print(`gate:   ${resolved.gateMetric}${resolved.noRegression ? ', no per-task regression' : ''}${resolved.margin ? `, margin ${resolved.margin}` : ''}`);
+      const onOff = (b: boolean) => (b ? 'on' : 'off');
+      ctx.print(`finish: rescue ${onOff(resolved.rescue)}, prune ${onOff(resolved.prune)}, simplify ${onOff(resolved.simplify)}; attribution of up to ${resolved.attributionMaxEdits} edit(s)`);
       ctx.print(`forecast: ~${plan.forecast.rollouts} rollouts, ~${plan.forecast.optimizerCalls} optimizer calls (before cache hits)`);
       ctx.print('dry run: no model was called, nothing was written');
     });
@@ -241,6 +249,9 @@ export function register(program: Command): void {
     .option('--lr-schedule <schedule>', 'cosine | linear | constant | autonomous (config training.lrSchedule)')
     .option('--gate-metric <metric>', 'hard | soft | mixed (config training.gateMetric)')
     .option('--no-regression', 'also reject candidates that lower any validation task')
+    .option('--no-rescue', 'do not rescue the helpful edits of a rejected multi-edit candidate (config training.rescue)')
+    .option('--no-prune', 'do not drop accepted edits that lower validation at the end (config training.prune)')
+    .option('--no-simplify', 'do not drop accepted edits with no measurable effect at the end (config training.simplify)')
     .option('--seed <n>', 'seed for batch order and sampling (config training.seed)')
     .option('--backend <backend>', 'use this backend for every role (claude, codex, copilot, openai, anthropic, sim)')
     .option('--resume <run-id>', 'resume an interrupted run from its last completed step')
