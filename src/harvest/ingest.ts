@@ -198,7 +198,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       if (agents.includes(agentOf.get(p) as AgentId)) gone.push(p);
     }
   }
-  if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p)))();
+  if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p))).immediate();
 
   // Event inserts land at random places in the (session, seq) and (kind, session) indexes: with
   // SQLite's default 2 MB page cache a big first harvest thrashes; 24 MB keeps the hot pages in memory.
@@ -224,7 +224,10 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     const fk = !db.inTransaction && db.pragma('foreign_keys', { simple: true }) === 1;
     if (fk) db.pragma('foreign_keys = OFF');
     try {
-      writeBatch(pending);
+      // IMMEDIATE: take the write lock up front. A deferred transaction reads first (the session
+      // lookup) and then fails with "database is locked" when another harvest (the daemon's, or a
+      // second `harvest`) committed in between; with the lock taken first, it waits its turn instead.
+      writeBatch.immediate(pending);
     } finally {
       if (fk) db.pragma('foreign_keys = ON');
     }

@@ -177,7 +177,7 @@ export function finishApply(db: Db, a: { proposal: Proposal; path: string; befor
     const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null });
     insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
     return next;
-  })();
+  }).immediate();
 }
 
 export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: string, opts: DecisionOptions = {}): Proposal {
@@ -195,7 +195,7 @@ export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: 
     }
     insertReceipt(db, { proposalId: p.id, action: 'reject', ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null });
     return updateProposalStatus(db, p.id, 'rejected', { reason: reason ?? null, decidedAt: now });
-  })();
+  }).immediate();
 }
 
 export interface RevertOutcome {
@@ -245,7 +245,7 @@ export function finishRevert(db: Db, a: { proposal: Proposal; path: string; befo
   return db.transaction(() => {
     insertReceipt(db, { proposalId: a.proposal.id, action: 'revert', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
     return updateProposalStatus(db, a.proposal.id, 'reverted', { decidedAt: a.now });
-  })();
+  }).immediate();
 }
 
 /** A skill folder we created for a new SKILL.md goes away with it, if nothing else is inside. */

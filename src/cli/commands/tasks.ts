@@ -46,7 +46,10 @@ function renderList(ctx: CliContext, tasks: Task[]): void {
   for (const [family, members] of families) {
     if (!family.startsWith('task:')) {
       const splits = (['train', 'val', 'test'] as const).map((sp) => `${members.filter((t) => t.split === sp).length} ${sp}`).join(', ');
-      ctx.print(`── ${family}: ${members.length} occurrence task(s) (${splits}), ${members[0].corrections.length} shared correction(s)`);
+      const hint = members.find((t) => t.skillHint)?.skillHint;
+      ctx.print(
+        `── ${family}: ${members.length} occurrence task(s) (${splits}), ${members[0].corrections.length} shared correction(s)${hint ? `, uses skill ${hint}` : ''}`,
+      );
     }
     printRows(ctx, members);
   }
@@ -55,7 +58,7 @@ function renderList(ctx: CliContext, tasks: Task[]): void {
 
 function printRows(ctx: CliContext, tasks: Task[]): void {
   for (const t of tasks) {
-    const flags = (t.status === 'disabled' ? ' [off]' : '') + (t.reviewed ? ' [reviewed]' : '');
+    const flags = (t.status === 'disabled' ? ' [off]' : '') + (t.reviewed ? ' [reviewed]' : '') + (t.skillHint ? ` [skill: ${t.skillHint}]` : '');
     ctx.print(
       `${t.id.padEnd(21)} ${t.split.padEnd(5)} ${String(t.occurrences).padStart(4)} ${String(t.corrections.length).padStart(4)} ${short(t.project ? path.basename(t.project) : '(several)', 16).padEnd(16)} ${short(t.intent, 60)}${flags}`,
     );
@@ -66,6 +69,8 @@ function renderShow(ctx: CliContext, t: Task, occ: ReturnType<typeof listOccurre
   ctx.print(`task ${t.id}  (${t.split}, ${t.origin}, ${t.status}${t.reviewed ? ', reviewed' : ''})`);
   ctx.print(`project   ${t.project ?? `(cross-project: ${projects.join(', ') || 'none'})`}`);
   ctx.print(`agents    ${t.agents.join(', ') || '-'}`);
+  // the existing skill a night trains this task into (it was invoked for this ask in the transcripts)
+  if (t.skillHint) ctx.print(`skill     ${t.skillHint}`);
   ctx.print(`seen      ${t.occurrences} time(s), ${day(t.firstSeen)} … ${day(t.lastSeen)}`);
   ctx.print('');
   ctx.print('intent:');
@@ -267,7 +272,7 @@ export function register(program: Command): void {
             if (!getTask(ctx.db, t.id)) created++;
             upsertTask(ctx.db, t);
           }
-        })();
+        }).immediate(); // read-then-write: take the write lock first (see harvest's flush)
         const violations = checkStoredSplitIntegrity(ctx.db);
         ctx.emit({ ok: true, imported: parsed.tasks.length, created, updated: parsed.tasks.length - created, violations }, () => {
           ctx.print(`imported ${parsed.tasks.length} task(s): ${created} new, ${parsed.tasks.length - created} updated${parsed.reviewed ? ' (reviewed)' : ''}`);
