@@ -9,6 +9,7 @@ import path from 'node:path';
 import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, stripLeadingBlocks, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { claudeSubagentInfo } from './paths.js';
+import { claudeSlashCommand, skillFromToolInput } from '../skill-signal.js';
 
 const ENVELOPES = ['system-reminder', 'ide_opened_file', 'ide_selection', 'ide_diagnostics'] as const;
 
@@ -225,6 +226,10 @@ export class ClaudeParser implements LineParser {
   }
 
   private promptText(raw: string, ts: number | null): void {
+    // `/vitest-style add tests for parseAmount`: the echo is the only record of the ask, and it
+    // names the skill the user chose for it (a bare `/name` has no ask of its own)
+    const cmd = claudeSlashCommand(stripLeadingBlocks(raw, ENVELOPES));
+    if (cmd?.args) return this.b.prompt(cmd.args, ts, { skill: cmd.name });
     const c = cleanClaudePrompt(raw);
     if ('skip' in c) return this.b.skip(c.skip);
     if (c.text === 'Warmup' && this.st.b.prompts === 0) return this.b.skip('probe');
@@ -244,7 +249,9 @@ export class ClaudeParser implements LineParser {
         if (!text.trim()) continue;
         if (!this.b.appendToLastText(text, messageId)) this.b.text(text, ts, { candidate: true, meta: { messageId } });
       } else if (block.type === 'tool_use') {
-        this.b.toolCall(str(block.name) ?? 'unknown', str(block.id), summarizeInput(block.input), ts);
+        const name = str(block.name) ?? 'unknown';
+        const skill = name === 'Skill' || name === 'SlashCommand' ? skillFromToolInput(block.input) : null;
+        this.b.toolCall(name, str(block.id), summarizeInput(block.input), ts, skill ? { skill } : undefined);
       }
     }
     if (endTurn) this.b.completeTurn();

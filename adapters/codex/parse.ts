@@ -9,6 +9,7 @@
 import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { codexIdFromPath } from './paths.js';
+import { addSkillMeta, codexInjectedSkills } from '../skill-signal.js';
 
 /** Whole user items that are harness context, never typed by the human. */
 const INJECTED_TAGS = [
@@ -103,6 +104,8 @@ interface CodexState {
 export class CodexParser implements LineParser {
   private readonly b: SessionBuilder;
   private readonly st: CodexState;
+  /** meta of the last prompt while it is still in this flush (a `<skill>` item follows its prompt) */
+  private promptMeta: Record<string, unknown> | null = null;
 
   constructor(filePath: string, state?: unknown) {
     const s = state as CodexState | undefined;
@@ -251,8 +254,15 @@ export class CodexParser implements LineParser {
         if (m) this.st.b.cwd = m[1].trim();
       }
       const prompt = texts.map(cleanCodexPrompt).filter(Boolean).join('\n');
-      if (!prompt) return this.b.skip('injected');
-      return this.b.prompt(prompt, ts);
+      // `$name` in a prompt makes Codex record the skill's SKILL.md as a `<skill>` item right after it
+      const skills = texts.flatMap(codexInjectedSkills);
+      if (!prompt) {
+        if (skills.length && this.promptMeta) addSkillMeta(this.promptMeta, skills);
+        return this.b.skip('injected');
+      }
+      this.promptMeta = {};
+      if (skills.length) addSkillMeta(this.promptMeta, skills);
+      return this.b.prompt(prompt, ts, this.promptMeta);
     }
     if (role === 'assistant') {
       const text = texts.join('');
@@ -266,6 +276,7 @@ export class CodexParser implements LineParser {
 
   flush(): ParseOutput {
     // bare-era files carry no end-of-turn signal: the last answer so far counts as final
+    this.promptMeta = null; // a prompt already handed out cannot be amended
     return this.b.flush(true);
   }
 

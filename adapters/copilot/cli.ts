@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
 import type { LineParser, ParseOutput } from '../types.js';
+import { addSkillMeta, cleanSkillName, skillFromToolInput } from '../skill-signal.js';
 
 export const HIDDEN_CONTENT = ['<skill-context', '<reminder>', '<system_notification>', '<system-reminder>'];
 
@@ -49,6 +50,9 @@ interface CliState {
 export class CopilotCliParser implements LineParser {
   private readonly b: SessionBuilder;
   private readonly st: CliState;
+  /** meta of the last prompt while it is still in this flush, and the skills its turn loaded by tool call */
+  private promptMeta: Record<string, unknown> | null = null;
+  private readonly turnSkillCalls = new Set<string>();
 
   constructor(
     private readonly filePath: string,
@@ -89,13 +93,26 @@ export class CopilotCliParser implements LineParser {
         const t = content.trim();
         if (!t) return this.b.skip('empty');
         if (HIDDEN_CONTENT.some((p) => t.startsWith(p))) return this.b.skip('injected');
-        return this.b.prompt(t, ts, d.delivery === 'steering' || d.delivery === 'queued' ? { delivery: d.delivery } : undefined);
+        this.promptMeta = d.delivery === 'steering' || d.delivery === 'queued' ? { delivery: d.delivery } : {};
+        this.turnSkillCalls.clear();
+        return this.b.prompt(t, ts, this.promptMeta);
+      }
+      case 'skill.invoked': {
+        // a skill the user invoked themselves has no `skill` tool call: it belongs to the prompt
+        const name = cleanSkillName(d.name);
+        if (name && !this.turnSkillCalls.has(name) && this.promptMeta) addSkillMeta(this.promptMeta, [name]);
+        return this.b.skip('event');
       }
       case 'assistant.message': {
         const requests = arr(d.toolRequests).filter(isObj);
         const content = str(d.content) ?? '';
         if (content.trim()) this.b.text(content, ts, { candidate: requests.length === 0, complete: requests.length === 0 });
-        for (const r of requests) this.b.toolCall(str(r.name) ?? 'unknown', str(r.toolCallId), summarizeInput(r.arguments), ts);
+        for (const r of requests) {
+          const name = str(r.name) ?? 'unknown';
+          const skill = name === 'skill' ? skillFromToolInput(r.arguments) : null;
+          if (skill) this.turnSkillCalls.add(skill);
+          this.b.toolCall(name, str(r.toolCallId), summarizeInput(r.arguments), ts, skill ? { skill } : undefined);
+        }
         return;
       }
       case 'tool.execution_complete': {
@@ -123,6 +140,8 @@ export class CopilotCliParser implements LineParser {
       if (!this.st.b.gitBranch && y.branch) this.st.b.gitBranch = y.branch;
       if (!this.st.b.title && (y.summary || y.name)) this.st.b.title = y.summary || y.name;
     }
+    // a prompt already handed out cannot be amended
+    this.promptMeta = null;
     return this.b.flush(false);
   }
 

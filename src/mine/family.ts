@@ -135,6 +135,31 @@ export function familyJudge(members: StoredMember[]): { checks: Check[]; correct
 }
 
 /**
+ * The user's skill a family is done with: the skill invoked during at least half of the family's
+ * asks, and in at least two of them (one invocation is an accident, not a habit); null otherwise.
+ * Several qualifying skills: the most used, then the first by name, so the hint is deterministic.
+ */
+export function familySkillHint(members: StoredMember[]): string | null {
+  // one vote per ask, names compared case-insensitively (as routing compares them); the first spelling seen is kept
+  const votes = new Map<string, { name: string; n: number }>();
+  for (const m of members) {
+    const keys = new Set<string>();
+    for (const name of m.outcome.skills ?? []) {
+      const key = name.toLowerCase();
+      if (keys.has(key)) continue;
+      keys.add(key);
+      const v = votes.get(key) ?? { name, n: 0 };
+      v.n++;
+      votes.set(key, v);
+    }
+  }
+  const best = [...votes.values()]
+    .filter((v) => v.n >= 2 && v.n * 2 >= members.length)
+    .sort((a, b) => b.n - a.n || a.name.localeCompare(b.name))[0];
+  return best?.name ?? null;
+}
+
+/**
  * One task per instance of the family, sharing the family's checks and corrections. Stored tasks
  * keep their id, split and status (and a curated one its definition); new instances get splits
  * stratified over the whole family.
@@ -143,6 +168,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   const instances = familyInstances(f.members);
   const base = familyJudge(f.members);
   const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
+  const skillHint = familySkillHint(f.members);
 
   // a stored split wins; an instance that absorbed a stored train task stays train; an instance
   // asking what a task it replaces asked (a curated task, or the old one-task-per-cluster row a
@@ -180,7 +206,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       judge: { checks: checks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, base.corrections), passThreshold: 0.7 } },
       split: splits.get(inst.id) ?? 'train',
       origin: 'real',
-      skillHint: null,
+      skillHint,
       family: f.clusterId,
       occurrences: ms.length,
       firstSeen: ts.length ? Math.min(...ts) : null,

@@ -92,12 +92,15 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
        ORDER BY COALESCE(started_at, 0), id`,
     )
     .all(opts.project !== undefined ? { project: opts.project } : {}) as SessionRow[];
-  // only what outcome inference needs: prompt text, heads of other texts, flags from meta
+  // only what outcome inference needs: prompt text, heads of other texts, flags and skills from
+  // meta; a tool call's input only when it may name a skill (events stored before meta.skill)
   const events = db
     .prepare(
       `SELECT seq, ts, role, kind, tool_name, is_error,
-         CASE WHEN kind = 'prompt' THEN text WHEN kind = 'tool_call' THEN '' ELSE substr(text, 1, 400) END AS text,
-         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted
+         CASE WHEN kind = 'prompt' THEN text
+           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN ('Skill', 'skill', 'SlashCommand') OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE '' END
+           ELSE substr(text, 1, 400) END AS text,
+         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill
        FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) ORDER BY seq`,
     )
     .raw();
@@ -242,14 +245,25 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   return result;
 }
 
-type EventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown];
+type EventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown, unknown];
 
 function toEvent(r: EventTuple): MinedEvent {
-  const [seq, ts, role, kind, toolName, isError, text, final, interrupted] = r;
+  const [seq, ts, role, kind, toolName, isError, text, final, interrupted, skill] = r;
   const meta: Record<string, unknown> = {};
   if (final === 1 || final === true) meta.final = true;
   if (interrupted === 1 || interrupted === true) meta.interrupted = true;
+  if (typeof skill === 'string') meta.skill = parseSkillMeta(skill);
   return { seq, ts, role, kind, toolName, isError: isError === 1, text: text ?? '', meta };
+}
+
+/** `meta.skill` is a name, or several as an array (json_extract hands an array back as JSON text). */
+function parseSkillMeta(v: string): unknown {
+  if (!v.startsWith('[')) return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
 }
 
 /** The miner's checks replace the family's heuristic ones; the generic guards and sealed checks stay. */

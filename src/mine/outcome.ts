@@ -25,6 +25,8 @@ export interface Outcome {
   label: OutcomeLabel;
   /** first code block the user pasted with the ask (minimal context for the task) */
   code?: string;
+  /** skills the ask's turn invoked (`skillsOf`), in order; absent when none (or mined before they were recorded) */
+  skills?: string[];
 }
 
 export interface MinedEvent {
@@ -131,6 +133,47 @@ export function outcomeLabel(o: Pick<Outcome, 'reactions' | 'toolErrors'>): Outc
   return 'unknown';
 }
 
+const SKILL_NAME_RE = /^[A-Za-z0-9][\w.:-]{0,99}$/;
+const skillName = (v: unknown): string | null => {
+  if (typeof v !== 'string') return null;
+  const n = v.trim().replace(/^\//, '').split(/\s/, 1)[0] ?? '';
+  return SKILL_NAME_RE.test(n) ? n : null;
+};
+/** A read of a skill document: `…/skills/<name>/SKILL.md` (Codex opens the skills it uses this way). */
+const SKILL_DOC_RE = /(?:^|[\\/])skills[\\/]([A-Za-z0-9][\w.-]{0,99})[\\/]SKILL\.md\b/;
+/** Tools that change a skill document: editing a skill is not using it. */
+const WRITING_TOOL_RE = /edit|write|create|patch|replace|delete|move|rename/i;
+
+/**
+ * The skills one event shows in use: `meta.skill` (recorded by the adapters, adapters/skill-signal.ts);
+ * for events stored before adapters recorded it, a tool named `skill` (`{"skill":"x"}` or `x` as
+ * its input), or a tool call that reads `…/skills/<name>/SKILL.md` without writing it.
+ */
+export function skillsOf(ev: MinedEvent): string[] {
+  const m = ev.meta.skill;
+  if (Array.isArray(m)) return m.map(skillName).filter((n): n is string => n !== null);
+  const tagged = skillName(m);
+  if (tagged) return [tagged];
+  if (ev.kind !== 'tool_call' || !ev.text) return [];
+  const tool = ev.toolName ?? '';
+  if (/^(skill|slashcommand)$/i.test(tool)) {
+    let input: unknown = ev.text;
+    if (ev.text.trimStart().startsWith('{')) {
+      try {
+        input = JSON.parse(ev.text) as unknown;
+      } catch {
+        /* keep the raw text */
+      }
+    }
+    const o = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : null;
+    const n = skillName(o ? (o.skill ?? o.command ?? o.name) : input);
+    return n ? [n] : [];
+  }
+  if (WRITING_TOOL_RE.test(tool) || /\bsed\s+-i|>\s*\S*SKILL\.md/.test(ev.text)) return [];
+  const doc = SKILL_DOC_RE.exec(ev.text);
+  return doc ? [doc[1]] : [];
+}
+
 /** Too little left after normalization to be an ask ("continue", "yes", "go on"). */
 const TRIVIAL = new Set(['continue', 'proceed', 'go', 'yes', 'yep', 'sure', 'ok', 'okay', 'next', 'retry', 'again', 'done', 'stop', 'wait', 'hmm']);
 export function isTrivialAsk(norm: NormalizedPrompt): boolean {
@@ -161,6 +204,7 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
       const reaction = current ? classifyReaction(said, currentWords) : null;
       if (current && reaction) {
         current.outcome.reactions.push({ kind: reaction, text: said.slice(0, 600), seq: ev.seq });
+        addSkills(current.outcome, ev);
         continue;
       }
       if (!norm.clean && norm.codeBlocks.length === 0) continue;
@@ -182,9 +226,12 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
       };
       intents.push(current);
       currentWords = new Set(contentWords(norm.key));
+      addSkills(current.outcome, ev);
       continue;
     }
     if (!current) continue;
+    // a skill invoked anywhere in the ask's turn (its follow-ups included) was used for it
+    addSkills(current.outcome, ev);
     if (ev.kind === 'tool_call' && ev.toolName) {
       if (!current.outcome.tools.includes(ev.toolName)) current.outcome.tools.push(ev.toolName);
     } else if (ev.kind === 'tool_result') {
@@ -196,6 +243,13 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
   }
   for (const i of intents) i.outcome.label = outcomeLabel(i.outcome);
   return intents;
+}
+
+function addSkills(o: Outcome, ev: MinedEvent): void {
+  for (const n of skillsOf(ev)) {
+    if (!o.skills) o.skills = [n];
+    else if (!o.skills.includes(n)) o.skills.push(n);
+  }
 }
 
 /** The user's preference evidence in an outcome: corrections and refinements, verbatim. */
