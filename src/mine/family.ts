@@ -98,6 +98,8 @@ export interface FamilyFacts {
   existing: Map<string, Task>;
   seed: number;
   definition?: FamilyDefinition;
+  /** the replay target can run shell commands (`backendRunsCommands`): command checks may be made */
+  targetRunsCommands?: boolean;
 }
 
 export interface InstanceWrite {
@@ -122,7 +124,7 @@ export interface FamilySynthesis {
 const isCurated = (t: Task) => t.reviewed || t.origin === 'imported';
 
 /** The family's shared judge checks and corrections, from all its asks. */
-export function familyJudge(members: StoredMember[]): { checks: Check[]; corrections: string[]; typicalIntent: string } {
+export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean } = {}): { checks: Check[]; corrections: string[]; typicalIntent: string } {
   const keyCounts = new Map<string, number>();
   for (const m of members) keyCounts.set(keyOf(m.prompt), (keyCounts.get(keyOf(m.prompt)) ?? 0) + 1);
   const typicality = (m: StoredMember) => (keyCounts.get(keyOf(m.prompt)) ?? 0) / members.length + m.similarity / 100;
@@ -130,7 +132,15 @@ export function familyJudge(members: StoredMember[]): { checks: Check[]; correct
   const corrections = uniqueCorrections(members);
   const typicalIntent = truncate(rep.prompt.trim(), MAX_INTENT);
   const accepted = members.filter((m) => m.outcome.label === 'success' && m.outcome.final).map((m) => m.outcome.final.length);
-  const { judge } = synthesizeJudge({ intent: typicalIntent, prompts: members.map((m) => m.prompt), corrections, acceptedLengths: accepted });
+  const { judge } = synthesizeJudge({
+    intent: typicalIntent,
+    prompts: members.map((m) => m.prompt),
+    corrections,
+    acceptedLengths: accepted,
+    occurrences: members.map((m) => ({ label: m.outcome.label, verified: m.outcome.verified })),
+    agents: members.map((m) => m.agent),
+    targetRunsCommands: opts.targetRunsCommands,
+  });
   return { checks: judge.checks, corrections, typicalIntent };
 }
 
@@ -166,7 +176,7 @@ export function familySkillHint(members: StoredMember[]): string | null {
  */
 export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   const instances = familyInstances(f.members);
-  const base = familyJudge(f.members);
+  const base = familyJudge(f.members, { targetRunsCommands: f.targetRunsCommands });
   const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
   const skillHint = familySkillHint(f.members);
 

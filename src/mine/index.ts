@@ -15,6 +15,7 @@ import type { Check, Split } from '../core/records.js';
 import { silentProgress, type Progress } from '../core/progress.js';
 import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
+import { backendRunsCommands } from '../core/tool-kinds.js';
 import { addOccurrences, listTasks, upsertTask } from '../store/repos/tasks.js';
 import { featuresOf } from './features.js';
 import { IntentClusterer, type ClusterState } from './cluster.js';
@@ -105,6 +106,9 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     )
     .raw();
   const df = loadDf(db);
+  // "ran the tests" checks only where the replay target can run a command at all (today: sim; the
+  // agent CLIs replay with their shell switched off, see src/core/tool-kinds.ts)
+  const targetRunsCommands = backendRunsCommands(config.roles.target.backend);
   const clusterer = new IntentClusterer(dbClusterSource(db), df, { threshold: config.mining.threshold, now });
   const members: MemberRow[] = [];
   const touched = new Set<string>();
@@ -174,7 +178,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     const existing = familyTasks(db, c.id);
     let miner = (minerOf.get(c.id) as string | undefined) ?? 'heuristic';
     let definition: FamilyDefinition | undefined;
-    const heuristic = familyJudge(all);
+    const heuristic = familyJudge(all, { targetRunsCommands });
     const curatedOnly = existing.size > 0 && [...existing.values()].every((t) => t.reviewed || t.origin === 'imported');
     if (useLlm && !curatedOnly && summary.llm.calls < MAX_LLM_CALLS) {
       summary.llm.calls++;
@@ -197,7 +201,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
       const prior = [...existing.values()].find((t) => !t.reviewed && t.origin !== 'imported');
       if (prior) definition = { checks: prior.judge.checks, context: '' };
     }
-    const fam = synthesizeFamily({ clusterId: c.id, members: all, existing, seed: config.training.seed, definition });
+    const fam = synthesizeFamily({ clusterId: c.id, members: all, existing, seed: config.training.seed, definition, targetRunsCommands });
     for (const w of fam.instances) validateJudge(w.task.judge);
     writes.push({ clusterId: c.id, miner, instances: fam.instances, superseded: fam.superseded, newKeys: newMembersByCluster.get(c.id) ?? new Set() });
   }

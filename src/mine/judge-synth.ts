@@ -9,6 +9,8 @@ import type { Check, Judge } from '../core/records.js';
 import { validateCheck } from '../replay/checks.js';
 import { stableId } from '../core/ids.js';
 import { SleepError } from '../core/errors.js';
+import { COMMAND_TOOL_OF_AGENT, verifyKindsOfCommand, type VerifyKind } from '../core/tool-kinds.js';
+import type { OutcomeLabel } from './outcome.js';
 
 type Draft = Omit<Check, 'id' | 'weight' | 'sealed'> & { sealed?: boolean; weight?: number };
 
@@ -159,6 +161,17 @@ export interface JudgeEvidence {
   corrections: string[];
   /** lengths of the agent's final answers that the user accepted, if known */
   acceptedLengths?: number[];
+  /** each ask's outcome label and the verifying commands its turn ran (consistency evidence for command checks) */
+  occurrences?: Array<{ label: OutcomeLabel; verified?: VerifyKind[] }>;
+  /** agents the asks were made to: names the command tool a check shows (scoring accepts any agent's) */
+  agents?: string[];
+  /**
+   * The replay target can run shell commands (`backendRunsCommands`). Without it no `tool_called`
+   * check on a command is made: the CLI targets replay with their shell tool switched off
+   * (adapters/<agent>/exec.ts) and the HTTP backends call no tools, so such a check would fail
+   * every rollout, good skills included.
+   */
+  targetRunsCommands?: boolean;
 }
 
 export interface SynthesizedJudge {
@@ -185,6 +198,11 @@ export function synthesizeJudge(ev: JudgeEvidence): SynthesizedJudge {
     drafts.push(...rule.checks(m));
   }
   ev.corrections.forEach((c, i) => drafts.push(...literalDrafts(corrections[i], c)));
+  if (ev.targetRunsCommands) {
+    const cmd = commandDrafts(ev);
+    if (cmd.preference) preferences.push(cmd.preference);
+    drafts.push(...cmd.drafts);
+  }
   // generic guards: the task was done (not refused), and the answer has a plausible length
   const maxLen = Math.max(4000, ...(ev.acceptedLengths ?? []).map((n) => n * 3));
   drafts.push({ op: 'no_refusal', description: 'does the task instead of refusing' });
@@ -200,6 +218,116 @@ export function synthesizeJudge(ev: JudgeEvidence): SynthesizedJudge {
     checks.push(c);
   }
   return { judge: { checks, reference: { kind: 'rubric', rubric: rubricFor(ev.intent, ev.corrections), passThreshold: 0.7 } }, preferences };
+}
+
+// ---- command checks (`tool_called`) --------------------------------------------------------
+// Only the tool's name reaches the judge (a rollout records which tools it called, not their
+// input), so "ran vitest" and "ran any command" score alike: one check on the command tool, its
+// description naming what to run. With no stricter scorable form there is no sealed twin.
+
+/** Words of a correction that end the clause a "run …" ask is read in. */
+const CLAUSE_SPLIT = /[.;!?,\n]+|\s(?:but|and then|then)\s/;
+const RUN_RE = /\b(?:run|re-?run|running|execute)\s+((?:(?![.;!?,]).){1,48})/;
+const ENSURE_PASS_RE = /\b(?:make sure|ensure|check|verify|confirm)\s+(?:that\s+)?(?:the\s+|all\s+(?:the\s+)?)?(?:unit\s+)?(tests?|specs?|lint(?:er)?|type ?checks?|build)\s+(?:still\s+)?(?:pass(?:es)?|succeeds?|is\s+green|are\s+green)\b/;
+const TOOL_ASK_RE = /\buse\s+(?:the\s+)?(?:(?:bash|shell|terminal)\s+tool|terminal|run_in_terminal|exec_command)\b/;
+/**
+ * "you didn't run …", "forgot to run …": a complaint that it was not done is an ask to do it
+ * ("never" only after "you": a bare "never run the tests" forbids it).
+ */
+const OMISSION_RE =
+  /(?:\byou\s+(?:still\s+)?never|\b(?:didn'?t|did\s+not|forgot\s+to|haven'?t|have\s+not|failed\s+to)|\bdidn'?t\s+you|\bdid\s+you\s+not|\b(?:don'?t|do\s+not)\s+forget\s+to)\s+(?:even\s+|actually\s+)?$/;
+/** Anything else negating or questioning the run before it in the clause: no check. */
+const NEGATION_RE = /\b(?:don'?t|do\s+not|never|no\s+need|not|without|stop|skip|avoid|no|why|if|unless|instead\s+of|rather\s+than|shouldn'?t|should\s+not|needn'?t)\b/;
+
+const OBJECT_KINDS: Array<[VerifyKind, RegExp]> = [
+  ['test', /\b(?:tests?|test suite|specs?)\b/],
+  ['lint', /\b(?:lint|linter|linting)\b/],
+  ['typecheck', /\b(?:type ?-?check(?:er|s|ing)?)\b/],
+  ['format', /\b(?:formatter)\b/],
+];
+const KIND_WORDS: Record<VerifyKind, string> = { test: 'the tests', lint: 'the linter', typecheck: 'the type checker', format: 'the formatter' };
+
+/** What one correction asks to run: verifying kinds, or just "use the command tool"; null = nothing. */
+export function commandAskOf(correction: string): { kinds: VerifyKind[] } | null {
+  const kinds = new Set<VerifyKind>();
+  let toolAsk = false;
+  // clause by clause: "no, run the tests" and "don't lint, run the tests" are read in their parts
+  for (const raw of correction.toLowerCase().split(CLAUSE_SPLIT)) {
+    const clause = raw.trim();
+    if (!clause) continue;
+    const asked = (index: number): boolean => {
+      const before = clause.slice(0, index);
+      return OMISSION_RE.test(before) || !NEGATION_RE.test(before);
+    };
+    const run = RUN_RE.exec(clause);
+    if (run && asked(run.index)) {
+      // "run the linter, not the tests": what follows a negation is not asked for
+      const object = run[1].split(/\b(?:not|except|but|instead|rather|without|no)\b/)[0];
+      for (const [k, re] of OBJECT_KINDS) if (re.test(object)) kinds.add(k);
+      for (const k of verifyKindsOfCommand(object)) kinds.add(k);
+    }
+    const ensure = ENSURE_PASS_RE.exec(clause);
+    if (ensure && asked(ensure.index)) {
+      const what = ensure[1];
+      if (/^(?:test|spec)/.test(what)) kinds.add('test');
+      else if (what.startsWith('lint')) kinds.add('lint');
+      else if (what.startsWith('type')) kinds.add('typecheck');
+      // "make sure the build passes" names no verifying tool: nothing
+    }
+    const tool = TOOL_ASK_RE.exec(clause);
+    if (tool && asked(tool.index)) toolAsk = true;
+  }
+  if (kinds.size === 0 && !toolAsk) return null;
+  return { kinds: [...kinds] };
+}
+
+/** The command tool named in checks: the one of the agent most of the asks went to (Claude's when unknown). */
+function commandToolFor(agents: string[] | undefined): string {
+  const counts = new Map<string, number>();
+  for (const a of agents ?? []) if (COMMAND_TOOL_OF_AGENT[a]) counts.set(a, (counts.get(a) ?? 0) + 1);
+  const best = [...counts].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0];
+  return COMMAND_TOOL_OF_AGENT[best?.[0] ?? 'claude-code'];
+}
+
+const listKinds = (kinds: VerifyKind[]) => {
+  const words = kinds.map((k) => KIND_WORDS[k]);
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+};
+
+/** Consistency: at least this many accepted asks, and this share of them ran the same kind of check. */
+export const CONSISTENT_MIN_ACCEPTED = 3;
+export const CONSISTENT_SHARE = 0.8;
+
+/**
+ * Command checks of a family: from a correction asking to run something (the user objected, so it
+ * counts fully), else from habit — the agent ran the same verifying command in ≥ 80% of at least 3
+ * accepted asks — as a lighter check (half weight), since nobody asked for it outright.
+ */
+function commandDrafts(ev: JudgeEvidence): { drafts: Draft[]; preference?: string } {
+  const tool = commandToolFor(ev.agents);
+  const asked = new Set<VerifyKind>();
+  let anyAsk = false;
+  for (const c of ev.corrections) {
+    const ask = commandAskOf(c);
+    if (!ask) continue;
+    anyAsk = true;
+    for (const k of ask.kinds) asked.add(k);
+  }
+  if (anyAsk) {
+    const kinds = [...asked].sort();
+    const what = kinds.length ? `runs ${listKinds(kinds)}` : 'runs commands';
+    return { preference: 'run-commands', drafts: [{ op: 'tool_called', value: tool, description: `${what} with the ${tool} tool before answering` }] };
+  }
+  const accepted = (ev.occurrences ?? []).filter((o) => o.label === 'success');
+  if (accepted.length < CONSISTENT_MIN_ACCEPTED) return { drafts: [] };
+  const habitual = (['test', 'lint', 'typecheck', 'format'] as VerifyKind[]).filter(
+    (k) => accepted.filter((o) => o.verified?.includes(k)).length >= CONSISTENT_SHARE * accepted.length,
+  );
+  if (habitual.length === 0) return { drafts: [] };
+  return {
+    preference: 'verifies-habitually',
+    drafts: [{ op: 'tool_called', value: tool, weight: 0.5, description: `runs ${listKinds(habitual)} with the ${tool} tool before answering` }],
+  };
 }
 
 /** The rubric of one ask: what was asked, and what the user insisted on before (their corrections). */

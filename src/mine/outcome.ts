@@ -6,6 +6,7 @@
  */
 import { normalizePrompt, stripEnvelopes, type NormalizedPrompt } from './normalize.js';
 import { contentWords } from './features.js';
+import { verifyKindsOfCall, type VerifyKind } from '../core/tool-kinds.js';
 
 export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
 
@@ -27,6 +28,8 @@ export interface Outcome {
   code?: string;
   /** skills the ask's turn invoked (`skillsOf`), in order; absent when none (or mined before they were recorded) */
   skills?: string[];
+  /** kinds of verifying commands (tests, linter…) a command tool ran in the ask's turn; absent when none (or mined before they were recorded) */
+  verified?: VerifyKind[];
 }
 
 export interface MinedEvent {
@@ -234,6 +237,10 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
     addSkills(current.outcome, ev);
     if (ev.kind === 'tool_call' && ev.toolName) {
       if (!current.outcome.tools.includes(ev.toolName)) current.outcome.tools.push(ev.toolName);
+      for (const k of verifyKindsOfCall(ev.toolName, ev.text)) {
+        if (!current.outcome.verified) current.outcome.verified = [k];
+        else if (!current.outcome.verified.includes(k)) current.outcome.verified.push(k);
+      }
     } else if (ev.kind === 'tool_result') {
       if (ev.isError) current.outcome.toolErrors++;
       if (isInterruption(ev.text, ev.meta)) current.outcome.reactions.push({ kind: 'interruption', seq: ev.seq });

@@ -11,6 +11,7 @@
 import type { Check, CheckResult } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
 import { findSection, normalizeHeading } from './markdown.js';
+import { isCommandTool } from '../core/tool-kinds.js';
 
 const REGEX_FLAGS = /^[dgimsuyv]*$/;
 
@@ -180,7 +181,10 @@ function runOp(check: Check, response: string, toolsCalled: string[]): OpOutcome
     }
     case 'tool_called': {
       const want = String(value).toLowerCase();
-      const ok = toolsCalled.some((t) => t.toLowerCase() === want);
+      // a command tool stands for "ran a command": any agent's one counts, since a task mined from
+      // Claude (`Bash`) may be replayed on Codex (`shell`) or Copilot (`bash`, `run_in_terminal`)
+      const command = isCommandTool(want);
+      const ok = toolsCalled.some((t) => t.toLowerCase() === want || (command && isCommandTool(t)));
       const used = toolsCalled.length ? toolsCalled.join(', ') : 'none';
       return { passed: ok, why: `tools used: ${used}` };
     }
