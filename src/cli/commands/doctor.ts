@@ -52,9 +52,10 @@ export function register(program: Command): void {
         }
         const failed = checks.some((c) => c.status === 'fail');
         ctx.emit({ ok: !failed, checks }, () => {
+          const width = Math.max(16, ...checks.map((c) => c.name.length)); // one column for every name
           for (const c of checks) {
             const mark = c.status === 'ok' ? 'ok  ' : c.status === 'warn' ? 'warn' : 'FAIL';
-            ctx.print(`${mark}  ${c.name.padEnd(16)} ${c.detail}${c.fix ? `\n      ${''.padEnd(16)} → ${c.fix}` : ''}`);
+            ctx.print(`${mark}  ${c.name.padEnd(width)} ${c.detail}${c.fix ? `\n      ${''.padEnd(width)} → ${c.fix}` : ''}`);
           }
         });
         return failed ? 1 : 0;
