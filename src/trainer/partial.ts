@@ -11,7 +11,7 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Edit, Proposal, Task } from '../core/records.js';
 import type { Backend } from '../core/protocol.js';
 import type { Progress } from '../core/progress.js';
-import { SleepError } from '../core/errors.js';
+import { SleepError, throwIfAborted } from '../core/errors.js';
 import { requireProposal } from '../store/repos/proposals.js';
 import { getTask } from '../store/repos/tasks.js';
 import { applyEdits } from './edits.js';
@@ -91,8 +91,13 @@ export function loadTasksById(db: Db, ids: string[]): Task[] {
   return ids.map((id) => getTask(db, id)).filter((t): t is Task => t !== undefined);
 }
 
-/** Re-scores a subset of a proposal's accepted edits on its validation tasks (for the TUI). */
+/**
+ * Re-scores a subset of a proposal's accepted edits on its validation tasks (for the TUI). When
+ * `opts.signal` fires the replay stops and this rejects with SleepError ABORTED: finished rollouts
+ * stay in the cache, but no mean over a partial set of tasks is ever returned as the score.
+ */
 export async function rescoreSubset(db: Db, proposalId: string, editIds: string[], opts: RescoreOptions): Promise<RescoreResult> {
+  throwIfAborted(opts.signal);
   const p = requireProposal(db, proposalId);
   const content = contentForEdits(p, editIds);
   const valRows = p.perTask.filter((t) => t.split === 'val');
@@ -112,6 +117,8 @@ export async function rescoreSubset(db: Db, proposalId: string, editIds: string[
     progress: opts.progress,
     label: 'rescoring the chosen edits',
   });
+  // the replay batch already throws ABORTED; checked again so a cancelled call can never return a score
+  throwIfAborted(opts.signal);
   const before = new Map(valRows.map((t) => [t.taskId, t.before]));
   return {
     content,

@@ -90,7 +90,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const [help, setHelp] = useState(false);
   const [helpOffset, setHelpOffset] = useState(0);
   const [message, setMessage] = useState<{ text: string; tone: Tone } | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const [busy, setBusy] = useState<{ label: string; cancel?: () => void } | null>(null);
   const [lastApplied, setLastApplied] = useState<string | null>(null);
 
   const refresh = useCallback(() => {
@@ -104,7 +104,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
         ask: (d) => setDialog({ ...d, selected: 0 }),
         prompt: (t) => setText({ ...t, value: t.initial ?? '' }),
         say: (t, tone = 'info') => setMessage({ text: t, tone }),
-        busy: setBusy,
+        busy: (label, cancel) => setBusy(label === null ? null : { label, cancel }),
         refresh,
         applied: (id) => setLastApplied(id),
       }),
@@ -239,7 +239,14 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       },
     };
   } else if (busy) {
-    route = { context: 'help', onCommand: (c) => c === 'quit' && quit() };
+    route = {
+      context: 'busy',
+      onCommand: (c) => {
+        // Ctrl+c also aborts a running replay, so its backend calls stop with the app
+        if (c === 'cancel' || c === 'quit') busy.cancel?.();
+        if (c === 'quit') quit();
+      },
+    };
   } else {
     route = { context: screenContext, onCommand: (c) => screenKeys.current?.(c) };
   }
@@ -324,7 +331,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
       {text ? (
         <TextPrompt label={text.label} value={text.value} hint={text.hint} />
       ) : (
-        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy} hints={help ? 'Esc/q/? close help · j/k scroll' : (width < 90 ? SHORT_HINTS : HINTS)[current ? view : 'list'] + (width < 90 ? ' · ? help' : '')} />
+        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy?.label ?? null} hints={help ? 'Esc/q/? close help · j/k scroll' : busy?.cancel ? 'Esc / q cancel · Ctrl+c quit' : (width < 90 ? SHORT_HINTS : HINTS)[current ? view : 'list'] + (width < 90 ? ' · ? help' : '')} />
       )}
     </Box>
   );

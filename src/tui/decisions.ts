@@ -2,14 +2,15 @@
  * The decision flows behind a, x, e, u: each one explains what will happen in a numbered dialog
  * before anything is written, then calls the service and reports the outcome in one line.
  * - apply: a stale base is explained first (re-run, or apply anyway with a backup); a partial
- *   selection is re-scored on validation and the new score shown before the user confirms.
+ *   selection is re-scored on validation and the new score shown before the user confirms; Esc
+ *   cancels the re-scoring (the replay is aborted, nothing is written, the selection stays).
  * - reject: optional reason (the edits are remembered and not proposed again).
  * - edit: $EDITOR on the candidate, then confirm applying the edited text.
  * - undo: revert the last apply (the service refuses if the file was edited since).
  */
 import path from 'node:path';
 import type { Proposal } from '../core/records.js';
-import { isSleepError } from '../core/errors.js';
+import { SleepError, isSleepError } from '../core/errors.js';
 import type { DecisionOutcome, ReviewServices } from './services.js';
 import type { DialogOption } from './components/ConfirmDialog.js';
 import type { Tone } from './components/StatusBar.js';
@@ -38,7 +39,8 @@ export interface DecisionUi {
   ask(d: DialogSpec): void;
   prompt(t: TextSpec): void;
   say(text: string, tone?: Tone): void;
-  busy(label: string | null): void;
+  /** `cancel` set = the job can be cancelled (Esc/q while it runs) */
+  busy(label: string | null, cancel?: () => void): void;
   refresh(): void;
   applied(id: string): void;
 }
@@ -47,6 +49,8 @@ export function errorLine(err: unknown): string {
   if (isSleepError(err)) return err.hint ? `${err.message} — ${err.hint}` : err.message;
   return err instanceof Error ? err.message : String(err);
 }
+
+export const RESCORE_CANCELLED = 're-scoring cancelled; nothing was written';
 
 const body = (...texts: Array<string | StyledLine>): StyledLine[] => texts.map((t) => (typeof t === 'string' ? [seg(t)] : t));
 
@@ -121,10 +125,19 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     if (all.length > 0 && chosen.length === 0) return ui.say('no edits included: press A to include all, or Space on the ones you want', 'warning');
     if (chosen.length < all.length) {
       const ids = chosen.map((e) => e.id);
-      ui.busy(`Re-scoring ${chosen.length} of ${all.length} edits on validation…`);
+      const ctl = new AbortController();
+      // Esc answers at once; whatever the aborted replay still resolves or rejects with is dropped below
+      const cancel = (): void => {
+        if (ctl.signal.aborted) return;
+        ctl.abort(new SleepError('ABORTED', 're-scoring cancelled by the user'));
+        ui.busy(null);
+        ui.say(RESCORE_CANCELLED, 'info');
+      };
+      ui.busy(`Re-scoring ${chosen.length} of ${all.length} edits on validation… · Esc cancels`, cancel);
       services
-        .rescore(p.id, ids)
+        .rescore(p.id, ids, ctl.signal)
         .then((r) => {
+          if (ctl.signal.aborted) return;
           const beats = r.score > r.baseline;
           ui.ask({
             title: `Apply ${chosen.length} of ${all.length} edits to ${target}?`,
@@ -141,8 +154,16 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
             options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force }, 'Applying…') }, { label: 'No' }],
           });
         })
-        .catch((err) => ui.say(`could not re-score the chosen edits, nothing written: ${errorLine(err)}`, 'error'))
-        .finally(() => ui.busy(null));
+        .catch((err) => {
+          if (ctl.signal.aborted) return;
+          // an abort from elsewhere (e.g. the backend was stopped) is a cancellation, not a failure
+          if (isSleepError(err) && err.code === 'ABORTED') return ui.say(RESCORE_CANCELLED, 'info');
+          ui.say(`could not re-score the chosen edits, nothing written: ${errorLine(err)}`, 'error');
+        })
+        .finally(() => {
+          // after a cancel the UI has moved on: do not clear a busy line a later action set
+          if (!ctl.signal.aborted) ui.busy(null);
+        });
       return;
     }
     ui.ask({

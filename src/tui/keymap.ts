@@ -26,7 +26,8 @@ export interface KeyFlags {
   delete?: boolean;
 }
 
-export type KeyContext = 'list' | 'diff' | 'evidence' | 'report' | 'dialog' | 'help';
+/** 'busy' = a long job runs (re-scoring a partial selection); only cancel and quit work */
+export type KeyContext = 'list' | 'diff' | 'evidence' | 'report' | 'dialog' | 'help' | 'busy';
 
 export type Command =
   | 'up'
@@ -56,6 +57,7 @@ export type Command =
   | 'skip'
   | 'cycleDiffMode'
   | 'confirm'
+  | 'cancel'
   | 'choose1'
   | 'choose2'
   | 'choose3'
@@ -102,7 +104,8 @@ export const BINDINGS: Binding[] = [
   { command: 'help', keys: ['?'], contexts: SCREENS, help: 'this help' },
   { command: 'back', keys: ['q', 'esc', 'left', 'h'], contexts: DETAIL, help: 'back to the list' },
   { command: 'quit', keys: ['q', 'esc'], contexts: LIST, help: 'quit' },
-  { command: 'quit', keys: ['ctrl+c'], contexts: [...SCREENS, 'dialog', 'help'], help: 'quit now' },
+  { command: 'quit', keys: ['ctrl+c'], contexts: [...SCREENS, 'dialog', 'help', 'busy'], help: 'quit now' },
+  { command: 'cancel', keys: ['esc', 'q'], contexts: ['busy'], help: 'while re-scoring: cancel it, nothing is written' },
   { command: 'choose1', keys: ['1'], contexts: ['dialog'], help: 'choose option 1' },
   { command: 'choose2', keys: ['2'], contexts: ['dialog'], help: 'choose option 2' },
   { command: 'choose3', keys: ['3'], contexts: ['dialog'], help: 'choose option 3' },
@@ -207,5 +210,9 @@ export function helpFor(context: KeyContext): Array<{ keys: string; help: string
     rows.push({ keys: b.keys.map(keyLabel).join(' / '), help: b.help });
   }
   if (context === 'dialog') rows.unshift({ keys: '1 2 3 4', help: 'choose a numbered option' });
+  // help cannot open while a job runs, so its keys are listed where Space picks the subset it re-scores
+  if (BINDINGS.some((b) => b.command === 'toggleEdit' && b.contexts.includes(context))) {
+    for (const b of BINDINGS) if (b.contexts.includes('busy') && b.command !== 'quit') rows.push({ keys: b.keys.map(keyLabel).join(' / '), help: b.help });
+  }
   return rows;
 }

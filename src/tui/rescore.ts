@@ -8,7 +8,7 @@
 import type { Db } from '../store/db.js';
 import type { Proposal } from '../core/records.js';
 import { RolloutSchema, type Rollout } from '../core/records.js';
-import { SleepError } from '../core/errors.js';
+import { SleepError, throwIfAborted } from '../core/errors.js';
 import { contentForEdits, rescoreSubset } from '../trainer/partial.js';
 import type { Config } from '../core/config.js';
 import { skillHash, summarizeRollouts, type GateMetric } from '../replay/index.js';
@@ -34,9 +34,11 @@ export function cachedScore(db: Db, content: string, taskIds: string[], metric: 
   return summarizeRollouts(rollouts, metric).mean;
 }
 
-export type ReplayScorer = (p: Proposal, editIds: string[]) => Promise<number>;
+/** Rejects with SleepError ABORTED when `signal` fires: a cancelled replay yields no score. */
+export type ReplayScorer = (p: Proposal, editIds: string[], signal?: AbortSignal) => Promise<number>;
 
-export async function rescoreEdits(db: Db, p: Proposal, editIds: string[], metric: GateMetric, replay?: ReplayScorer): Promise<RescoreOutcome> {
+export async function rescoreEdits(db: Db, p: Proposal, editIds: string[], metric: GateMetric, replay?: ReplayScorer, signal?: AbortSignal): Promise<RescoreOutcome> {
+  throwIfAborted(signal);
   const accepted = p.edits.filter((e) => e.status === 'accepted').map((e) => e.id);
   if (accepted.length > 0 && accepted.every((id) => editIds.includes(id))) return { score: p.candidateScore, baseline: p.baselineScore, source: 'the night (all edits)' };
   if (editIds.length === 0) return { score: p.baselineScore, baseline: p.baselineScore, source: 'the night (no edits)' };
@@ -49,7 +51,10 @@ export async function rescoreEdits(db: Db, p: Proposal, editIds: string[], metri
       hint: 'apply the whole proposal, or configure a backend (`skillopt-sleep doctor`)',
     });
   }
-  return { score: await replay(p, editIds), baseline: p.baselineScore, source: 'replay' };
+  const replayed = await replay(p, editIds, signal);
+  // a scorer that ignores the signal still must not turn a cancelled replay into a score
+  throwIfAborted(signal);
+  return { score: replayed, baseline: p.baselineScore, source: 'replay' };
 }
 
 /**
@@ -58,10 +63,11 @@ export async function rescoreEdits(db: Db, p: Proposal, editIds: string[], metri
  * Loaded on demand: most reviews never need it.
  */
 export function replayWithConfiguredBackends(db: Db, config: Config, env: NodeJS.ProcessEnv): ReplayScorer {
-  return async (p, editIds) => {
+  return async (p, editIds, signal) => {
     const { createRoleBackends } = await import('../llm/registry.js');
+    throwIfAborted(signal); // cancelled while the backends loaded
     const roles = createRoleBackends(config, { db, env });
-    const r = await rescoreSubset(db, p.id, editIds, { target: roles.target, judge: roles.judge, metric: config.training.gateMetric });
+    const r = await rescoreSubset(db, p.id, editIds, { target: roles.target, judge: roles.judge, metric: config.training.gateMetric, signal });
     return r.subsetScore;
   };
 }

@@ -91,7 +91,8 @@ export interface ReviewServices {
   apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean }): Promise<DecisionOutcome>;
   reject(id: string, reason?: string): Promise<DecisionOutcome>;
   revert(id: string): Promise<DecisionOutcome>;
-  rescore(id: string, editIds: string[]): Promise<RescoreOutcome>;
+  /** rejects with SleepError ABORTED when `signal` fires (Esc while re-scoring); never a partial score */
+  rescore(id: string, editIds: string[], signal?: AbortSignal): Promise<RescoreOutcome>;
   /** opens the text in $EDITOR with the UI suspended; null when the user aborted or nothing changed */
   editText(text: string, fileName: string): Promise<string | null>;
   /** re-runs training for a proposal's skill (UI suspended); returns a one-line summary */

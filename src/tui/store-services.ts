@@ -84,11 +84,11 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
       const out = revertProposal(db, paths, id, { env });
       return { message: `Reverted ${out.proposal.skillTarget.name}: ${homeRelative(out.path)} ${out.restored === 'removed' ? 'removed (it did not exist before)' : 'restored as it was'}`, path: out.path };
     },
-    async rescore(id, editIds) {
+    async rescore(id, editIds, signal) {
       const p = listProposals(db).find((x) => x.id === id);
       if (!p) throw new Error(`proposal ${id} is gone`);
       const replay = input.replay === undefined ? replayWithConfiguredBackends(db, config, env) : (input.replay ?? undefined);
-      return rescoreEdits(db, p, editIds, config.training.gateMetric, replay);
+      return rescoreEdits(db, p, editIds, config.training.gateMetric, replay, signal);
     },
     async editText(text, fileName) {
       return suspend(() => editInEditor(text, fileName, env));

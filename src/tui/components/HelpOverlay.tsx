@@ -10,6 +10,7 @@ const TITLES: Record<KeyContext, string> = {
   report: 'Report view',
   dialog: 'Dialog',
   help: 'Help',
+  busy: 'Re-scoring',
 };
 
 /** Rows of help that fit `height` (border and title take 3); the rest scrolls with j/k. */
