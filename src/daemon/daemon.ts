@@ -11,7 +11,8 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Logger } from '../core/logger.js';
 import { errorMessage } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { openDb, type Db } from '../store/db.js';
+import { openDb, schemaVersion, type Db } from '../store/db.js';
+import { LATEST_VERSION } from '../store/migrations/index.js';
 import { getLease } from '../store/repos/leases.js';
 import type { DaemonDeps, BackendChoice } from './deps.js';
 import { acquireDaemonLease, heartbeatLease, releaseDaemonLease, HEARTBEAT_MS } from './lease.js';
@@ -287,6 +288,14 @@ export class Daemon {
     if (!heartbeatLease(this.db, this.holder, { startTime: this.startTime, socket: this.socket, version: this.o.version })) {
       this.log.error('lost the daemon lease to another process; stopping');
       void this.stop('lease lost');
+      return;
+    }
+    // An upgrade while this daemon runs: the new version's first command migrates the store past
+    // what this code understands, and every pass here would then fail. Stop cleanly and say why.
+    const schema = schemaVersion(this.db);
+    if (schema > LATEST_VERSION) {
+      this.log.error({ schema, understands: LATEST_VERSION }, 'the store was upgraded by a newer skillopt-sleep; stopping');
+      void this.stop(`the store was upgraded to schema v${schema} by a newer skillopt-sleep; \`skillopt-sleep start\` runs the new version`);
       return;
     }
     this.writeHealth();

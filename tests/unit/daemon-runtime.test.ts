@@ -14,7 +14,10 @@ import type { DaemonDeps, HarvestOutcome } from '../../src/daemon/deps.js';
 import { readPidFile } from '../../src/daemon/pidfile.js';
 import { ipcRequest, socketPathFor } from '../../src/daemon/ipc.js';
 import { openDb } from '../../src/store/db.js';
-import { readLastNight } from '../../src/daemon/health.js';
+import { readHealth, readLastNight } from '../../src/daemon/health.js';
+import { HEARTBEAT_MS } from '../../src/daemon/lease.js';
+import { LATEST_VERSION } from '../../src/store/migrations/index.js';
+import Database from 'better-sqlite3';
 import { makeTempDir } from '../helpers/sandbox.js';
 
 function memLogger() {
@@ -98,6 +101,25 @@ describe('Daemon runtime', () => {
     await until(() => harvests.some((h) => h.files?.includes(f)));
     await daemon.stop('test');
     expect(fs.existsSync(daemon['o'].paths.pidFile)).toBe(false);
+  });
+
+  it('stops, saying why, when a newer skillopt-sleep upgrades the store under it', async () => {
+    const { daemon, lines } = setup();
+    await daemon.start();
+    const other = new Database(daemon['o'].paths.database);
+    other.pragma(`user_version = ${LATEST_VERSION + 1}`);
+    other.close();
+    daemon['heartbeat'](HEARTBEAT_MS);
+    await until(() => daemon['stopping'] !== undefined);
+    await daemon['stopping'];
+    expect(fs.existsSync(daemon['o'].paths.pidFile)).toBe(false);
+    expect(lines.some((l) => /upgraded by a newer skillopt-sleep/.test(l.msg))).toBe(true);
+    // (opened raw: this version's openDb refuses the newer store, as it should)
+    const check = new Database(daemon['o'].paths.database, { readonly: true });
+    const h = readHealth(check);
+    check.close();
+    expect(h?.state).toBe('stopped');
+    expect(h?.stopReason).toMatch(/schema v\d+ by a newer skillopt-sleep/);
   });
 
   it('never runs two nights at once, and a crashing night leaves the daemon up', async () => {
