@@ -21,6 +21,7 @@ import { runMining } from '../../src/mine/index.js';
 import { listTasks } from '../../src/store/repos/tasks.js';
 import { addSession } from '../../bench/mine-corpus.js';
 import { makeTempDir } from '../helpers/sandbox.js';
+import { makeTask } from '../helpers/tasks.js';
 import { compliance, clutterFactor, guidanceLines, requirementOfCheck } from '../../src/llm/sim/guidance.js';
 
 const base: JudgeEvidence = { intent: 'add unit tests for parseAmount', prompts: ['add unit tests for parseAmount', 'write tests for formatCompact'], corrections: [] };
@@ -195,24 +196,7 @@ describe('scoring a tool_called check in replay', () => {
   });
 
   it('the sim target satisfies it when the skill says to run the tests, and mostly not otherwise', () => {
-    const task: Task = {
-      id: 'task-1',
-      project: null,
-      intent: 'add unit tests for parseAmount',
-      context: '',
-      judge: { checks: [check], reference: { kind: 'rule' } },
-      split: 'train',
-      origin: 'real',
-      skillHint: null,
-      family: null,
-      occurrences: 1,
-      firstSeen: null,
-      lastSeen: null,
-      status: 'active',
-      reviewed: false,
-      corrections: [],
-      agents: [],
-    };
+    const task = makeTask({ id: 'task-1', intent: 'add unit tests for parseAmount', judge: { checks: [check], reference: { kind: 'rule' } }, split: 'train' });
     const guided = '- Run the tests with the Bash tool before answering.';
     const p = (skill: string) => compliance(requirementOfCheck(check, task), guidanceLines(skill), clutterFactor(skill)).p;
     expect(p('')).toBeLessThan(0.2);

@@ -18,6 +18,7 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { DEFAULT_TRAIN_OPTIONS, resolveTrainOptions, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/train.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import { CLI_BIN, makeSandbox, makeTempDir, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { makeTask } from '../helpers/tasks.js';
 
 const dirs: string[] = [];
 const dbs: Db[] = [];
@@ -29,29 +30,20 @@ afterEach(() => {
   sb = undefined;
 });
 
-const task = (id: string, split: Task['split']): Task => ({
-  id,
-  project: null,
-  intent: `answer ${id}`,
-  context: '',
-  judge: {
-    checks: [
-      { id: 'alpha', op: 'contains', value: 'ALPHA', weight: 1, sealed: false, description: 'says ALPHA' },
-      { id: 'beta', op: 'contains', value: 'BETA', weight: 1, sealed: false, description: 'says BETA' },
-      { id: 'gamma', op: 'not_contains', value: 'GAMMA', weight: 1, sealed: false, description: 'never says GAMMA' },
-    ],
-    reference: { kind: 'rule' },
-  },
-  split,
-  origin: 'real',
-  occurrences: 1,
-  firstSeen: null,
-  lastSeen: null,
-  status: 'active',
-  reviewed: false,
-  corrections: [],
-  agents: [],
-});
+const task = (id: string, split: Task['split']): Task =>
+  makeTask({
+    id,
+    intent: `answer ${id}`,
+    judge: {
+      checks: [
+        { id: 'alpha', op: 'contains', value: 'ALPHA', weight: 1, sealed: false, description: 'says ALPHA' },
+        { id: 'beta', op: 'contains', value: 'BETA', weight: 1, sealed: false, description: 'says BETA' },
+        { id: 'gamma', op: 'not_contains', value: 'GAMMA', weight: 1, sealed: false, description: 'never says GAMMA' },
+      ],
+      reference: { kind: 'rule' },
+    },
+    split,
+  });
 const tasks = {
   train: [task('t1', 'train'), task('t2', 'train')],
   val: [task('v1', 'val'), task('v2', 'val'), task('v3', 'val')],
