@@ -46,15 +46,27 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 const tokens = (text: string): number => Math.ceil(text.length / 4);
 
+/**
+ * Keys that never change what the simulated model does, left out of the payload hash so the same
+ * work draws the same numbers wherever and whenever it runs: where the project lives (the demo's
+ * sandbox, a test's temp dir) and when a task was first and last seen (the demo writes its
+ * transcripts relative to now). Without this, two demo runs told different stories.
+ */
+const NOT_SEMANTIC = new Set(['project', 'firstSeen', 'lastSeen']);
+
 // A replay sends the same task and skill objects many times: serialise each once. The result is
-// byte-identical to stableStringify(payload), so the hash (and every draw) is the same as without
+// byte-identical to semanticJson(payload), so the hash (and every draw) is the same as without
 // the memo. The sim treats payload objects as immutable values.
 const JSON_OF = new WeakMap<object, string>();
+
+function semanticJson(value: unknown): string {
+  return stableStringify(value, NOT_SEMANTIC);
+}
 
 function memoJson(value: object): string {
   let json = JSON_OF.get(value);
   if (json === undefined) {
-    json = stableStringify(value);
+    json = semanticJson(value);
     JSON_OF.set(value, json);
   }
   return json;
@@ -62,9 +74,9 @@ function memoJson(value: object): string {
 
 function hashPayload(operation: Operation, payload: PayloadFor[Operation]): string {
   const keys = Object.keys(payload).filter((k) => (payload as unknown as Record<string, unknown>)[k] !== undefined);
-  if (operation !== 'perform' || keys.length !== 3) return hashHex(stableStringify(payload));
+  if (operation !== 'perform' || keys.length !== 3) return hashHex(semanticJson(payload));
   const p = payload as PayloadFor['perform'];
-  return hashHex(`{"sample":${stableStringify(p.sample)},"skill":${memoJson(p.skill)},"task":${memoJson(p.task)}}`);
+  return hashHex(`{"sample":${semanticJson(p.sample)},"skill":${memoJson(p.skill)},"task":${memoJson(p.task)}}`);
 }
 
 /** A structured reply gone wrong, the way real models get it wrong. */

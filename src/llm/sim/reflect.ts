@@ -78,11 +78,15 @@ export function contradict(statement: string): string {
 
 /**
  * An edit repeats a rejected one when every rule sentence in it already appears, with the same
- * polarity and nearly the same concepts, in some rejected edit (rejected edits may bundle rules).
+ * polarity and nearly the same concepts, in some rejected edit (rejected edits may bundle rules),
+ * or when the edit as a whole says nearly what a rejected edit said (a rejected rule re-bundled
+ * with a small addition is still that rule).
  */
 function similarToRejected(content: string, rejected: RejectedEditDigest[]): boolean {
   const mine = guidanceLines(content);
   if (mine.length === 0 || rejected.length === 0) return false;
+  const whole = concepts(content);
+  if (rejected.some((r) => jaccard(whole, concepts(r.content || '')) >= 0.8)) return true;
   const theirs = rejected.flatMap((r) => guidanceLines(r.content || ''));
   return mine.every((m) => theirs.some((t) => t.negated === m.negated && jaccard(m.concepts, t.concepts) >= 0.8));
 }

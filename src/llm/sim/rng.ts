@@ -41,11 +41,11 @@ export class Rng {
 }
 
 /** Stable JSON (sorted keys) so a payload hash does not depend on key order. */
-export function stableStringify(value: unknown): string {
+export function stableStringify(value: unknown, omitKeys?: ReadonlySet<string>): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => stableStringify(v, omitKeys)).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
+    .filter(([k, v]) => v !== undefined && !omitKeys?.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v, omitKeys)}`).join(',')}}`;
 }
