@@ -346,7 +346,11 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   const sid = upsertSession(db, session);
   if (r.packed) insertEventRows(db, sid, r.packed.rows);
   else insertEvents(db, sid, r.output.events);
-  for (const u of r.output.finalUpdates) setEventFinal(db, u.sessionId === snap.id ? sid : (sessionSid(db, u.sessionId) ?? -1), u.seq, u.final);
+  for (const u of r.output.finalUpdates) {
+    // (an update for a session that is not stored has nothing to mark)
+    const target = u.sessionId === snap.id ? sid : sessionSid(db, u.sessionId);
+    if (target !== undefined) setEventFinal(db, target, u.seq, u.final);
+  }
   upsertFileRow(db, fileRow);
   if (!existing) summary.newSessionIds.push(snap.id);
   ctx.touched.set(snap.id, kind);
