@@ -15,6 +15,7 @@ import type { Check, Split } from '../core/records.js';
 import { silentProgress, type Progress } from '../core/progress.js';
 import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
+import { kvGet, kvSet } from '../store/repos/kv.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
 import { addOccurrences, listTasks, upsertTask } from '../store/repos/tasks.js';
 import { featuresOf } from './features.js';
@@ -61,6 +62,13 @@ export interface MineSummary {
 
 /** At most this many miner calls per run; the rest keep their heuristic definition until next time. */
 const MAX_LLM_CALLS = 40;
+/**
+ * Bump when what an ask's outcome records changes (2: the skills its turn used). A store mined by
+ * an older version re-reads every session once, so existing families get the new evidence (their
+ * skill hints, for one) instead of only the families that happen to see new sessions.
+ */
+export const OUTCOME_VERSION = 2;
+const KV_OUTCOME_VERSION = 'mine.outcomeVersion';
 const LEASE_TTL_MS = 15 * 60_000;
 
 interface SessionRow {
@@ -85,10 +93,12 @@ export async function runMining(db: Db, config: Config, opts: MineOptions = {}):
 }
 
 async function mine(db: Db, config: Config, opts: MineOptions, now: number, progress: Progress, t0: number): Promise<MineSummary> {
+  // (a run limited to one project does not refresh: the rest of the store would stay behind)
+  const refresh = opts.project === undefined && (kvGet<number>(db, KV_OUTCOME_VERSION) ?? 1) < OUTCOME_VERSION;
   const sessions = db
     .prepare(
       `SELECT id, agent, project, updated_at, mined_at FROM sessions
-       WHERE kind IN ('interactive','headless') AND (mined_at IS NULL OR mined_at < updated_at)
+       WHERE kind IN ('interactive','headless') ${refresh ? '' : 'AND (mined_at IS NULL OR mined_at < updated_at)'}
        ${opts.project !== undefined ? 'AND project = @project' : ''}
        ORDER BY COALESCE(started_at, 0), id`,
     )
@@ -223,6 +233,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
       setCluster.run(w.instances[0]?.task.id ?? null, w.miner, w.clusterId);
     }
     for (const s of sessions) markMined.run(Math.max(now, s.updated_at), s.id);
+    if (refresh) kvSet(db, KV_OUTCOME_VERSION, OUTCOME_VERSION, now);
   }).immediate();
 
   const active = listTasks(db, { status: 'active' });

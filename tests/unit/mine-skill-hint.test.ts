@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { defaultConfig } from '../../src/core/config.js';
 import type { SkillTarget, Task } from '../../src/core/records.js';
-import { runMining } from '../../src/mine/index.js';
+import { OUTCOME_VERSION, runMining } from '../../src/mine/index.js';
+import { kvGet, kvSet } from '../../src/store/repos/kv.js';
 import { extractIntents, skillsOf, type MinedEvent, type Outcome } from '../../src/mine/outcome.js';
 import { familySkillHint } from '../../src/mine/family.js';
 import type { StoredMember } from '../../src/mine/state.js';
@@ -200,6 +201,27 @@ describe('runMining sets skillHint from the transcripts, and the night routes it
     const tasks = listTasks(db);
     expect(tasks.length).toBe(4);
     expect(tasks.every((t) => t.skillHint === 'keep-a-changelog')).toBe(true);
+  });
+
+  it('a store mined before outcomes recorded skills is re-read once, and its families get their hints', async () => {
+    const db = freshDb();
+    corpus(db);
+    const first = await runMining(db, defaultConfig(), { now: T0 + 30 * DAY });
+    expect(first.sessions).toBe(7);
+    // what an older version left: no skills in the stored outcomes, no hints, outcome version 1
+    db.prepare("UPDATE cluster_members SET outcome = json_remove(outcome, '$.skills')").run();
+    db.prepare("UPDATE tasks SET record = json_set(record, '$.skillHint', json('null'))").run();
+    kvSet(db, 'mine.outcomeVersion', 1);
+    expect(listTasks(db).every((t) => t.skillHint === null)).toBe(true);
+
+    const refresh = await runMining(db, defaultConfig(), { now: T0 + 31 * DAY });
+    expect(refresh.sessions).toBe(7); // every session re-read, though none changed
+    expect(kvGet(db, 'mine.outcomeVersion')).toBe(OUTCOME_VERSION);
+    const tests = listTasks(db).filter((t) => /unit tests/.test(t.intent));
+    expect(tests.length).toBeGreaterThan(0);
+    expect(tests.every((t) => t.skillHint === 'vitest-style')).toBe(true);
+    // once only
+    expect((await runMining(db, defaultConfig(), { now: T0 + 32 * DAY })).sessions).toBe(0);
   });
 });
 
