@@ -29,3 +29,23 @@ describe('README', () => {
     expect(readme).toContain('npm ci && npm test');
   });
 });
+
+describe('README and --help agree', () => {
+  it('documents every option of every command and subcommand', async () => {
+    const { COMMANDS } = await import('../../src/cli/commands/index.js');
+    const { Command } = await import('commander');
+    const program = new Command();
+    for (const c of COMMANDS) c.register(program);
+    const missing: string[] = [];
+    const visit = (cmd: InstanceType<typeof Command>, where: string) => {
+      for (const o of cmd.options) {
+        const flag = o.long;
+        if (!flag || flag === '--help') continue;
+        if (!readme.includes(flag)) missing.push(`${where} ${flag}`);
+      }
+      for (const sub of cmd.commands) visit(sub, `${where} ${sub.name()}`.trim());
+    };
+    visit(program, '');
+    expect(missing).toEqual([]);
+  });
+});
