@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import { Decompress } from 'fzstd';
-import type { TailOptions, TailResult } from './tailer.js';
+import { LineSplitter, type TailOptions, type TailResult } from './tailer.js';
 
 /** Refuse a compressed transcript whose content is larger than this (256 MiB). */
 export const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
@@ -28,67 +28,6 @@ export class CompressedFileError extends Error {
 /** Whether a transcript path is a compressed file this module reads. */
 export function isCompressedTranscript(filePath: string): boolean {
   return filePath.endsWith('.zst');
-}
-
-/**
- * Cuts a stream of byte chunks into lines with tailLines' rules: `\n`-separated, a trailing `\r`
- * dropped, empty lines ignored, lines over the cap skipped (and never held whole). Unlike a live
- * file, the last unterminated line is a line too: the stream is complete.
- */
-class LineSplitter {
-  private carry: Buffer | null = null;
-  private skipping = false;
-
-  constructor(private readonly opts: TailOptions) {}
-
-  private emit(b: Buffer, s: number, e: number): void {
-    if (e > s && b[e - 1] === 0x0d) e--;
-    if (e <= s) return;
-    if (e - s > this.opts.maxLineBytes) return this.opts.onOversize();
-    if (this.opts.onBytes) this.opts.onBytes(b, s, e);
-    else this.opts.onLine?.(b.toString('utf8', s, e));
-  }
-
-  push(chunk: Buffer): void {
-    let s = 0;
-    if (this.carry || this.skipping) {
-      const nl = chunk.indexOf(0x0a);
-      if (nl < 0) return this.hold(chunk, 0);
-      if (this.carry) {
-        const full = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
-        this.carry = null;
-        this.emit(full, 0, full.length);
-      }
-      this.skipping = false;
-      s = nl + 1;
-    }
-    for (;;) {
-      const nl = chunk.indexOf(0x0a, s);
-      if (nl < 0) break;
-      this.emit(chunk, s, nl);
-      s = nl + 1;
-    }
-    if (s < chunk.length) this.hold(chunk, s);
-  }
-
-  /** Keeps the start of a line that continues in the next chunk (a copy: chunks are not ours). */
-  private hold(chunk: Buffer, from: number): void {
-    if (this.skipping) return;
-    const have = this.carry ? this.carry.length : 0;
-    if (have + chunk.length - from > this.opts.maxLineBytes) {
-      this.carry = null;
-      this.skipping = true;
-      this.opts.onOversize();
-      return;
-    }
-    const rest = Buffer.from(chunk.subarray(from));
-    this.carry = this.carry ? Buffer.concat([this.carry, rest]) : rest;
-  }
-
-  end(): void {
-    if (this.carry) this.emit(this.carry, 0, this.carry.length);
-    this.carry = null;
-  }
 }
 
 /**

@@ -59,82 +59,108 @@ export interface TailResult {
   pending: number;
 }
 
+/**
+ * Cuts a stream of byte chunks into lines: `\n`-separated, a trailing `\r` dropped, empty lines
+ * ignored, lines over the cap skipped (and never held whole). Each line is handed over as a byte
+ * range of the chunk (or of the joined carry), valid only during the call. Shared by `tailLines`
+ * (a live file) and the compressed reader (a decompressed stream).
+ */
+export class LineSplitter {
+  /** start of a line that continues in the next chunk */
+  private carry: Buffer | null = null;
+  /** inside an oversize line: drop bytes until the next `\n` */
+  private skipping = false;
+
+  constructor(private readonly opts: Pick<TailOptions, 'maxLineBytes' | 'onBytes' | 'onLine' | 'onOversize'>) {}
+
+  private emit(b: Buffer, s: number, e: number): void {
+    if (e > s && b[e - 1] === 0x0d) e--;
+    if (e <= s) return;
+    if (e - s > this.opts.maxLineBytes) return this.opts.onOversize();
+    if (this.opts.onBytes) this.opts.onBytes(b, s, e);
+    else this.opts.onLine?.(b.toString('utf8', s, e));
+  }
+
+  push(chunk: Buffer): void {
+    let s = 0;
+    // finish a line begun in an earlier chunk (or drop the rest of an oversize one)
+    if (this.carry || this.skipping) {
+      const nl = chunk.indexOf(0x0a);
+      if (nl < 0) return this.hold(chunk, 0);
+      if (this.carry) {
+        const full = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
+        this.carry = null;
+        this.emit(full, 0, full.length);
+      }
+      this.skipping = false;
+      s = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, s);
+      if (nl < 0) break;
+      this.emit(chunk, s, nl);
+      s = nl + 1;
+    }
+    if (s < chunk.length) this.hold(chunk, s);
+  }
+
+  /** Keeps the start of a line that continues in the next chunk (a copy: chunks are reused). */
+  private hold(chunk: Buffer, from: number): void {
+    if (this.skipping) return;
+    const have = this.carry ? this.carry.length : 0;
+    if (have + chunk.length - from > this.opts.maxLineBytes) {
+      this.carry = null;
+      this.skipping = true;
+      this.opts.onOversize();
+      return;
+    }
+    const rest = Buffer.from(chunk.subarray(from));
+    this.carry = this.carry ? Buffer.concat([this.carry, rest]) : rest;
+  }
+
+  /** The unterminated last line held back so far (null while skipping an oversize line). */
+  get pending(): Buffer | null {
+    return this.carry;
+  }
+
+  /** Inside an oversize line whose end has not been read yet. */
+  get inOversizeLine(): boolean {
+    return this.skipping;
+  }
+
+  /** The stream is complete: an unterminated last line is a line too. */
+  end(): void {
+    if (this.carry) this.emit(this.carry, 0, this.carry.length);
+    this.carry = null;
+  }
+}
+
 /** Reads lines from `offset` to the end of file (or `endAt`). Never throws for content. */
 export function tailLines(fd: number, offset: number, opts: TailOptions): TailResult {
   // tailLines is synchronous and not re-entrant, so one buffer serves every call on this thread
   const buf = shared ?? (shared = Buffer.allocUnsafe(CHUNK));
-  let carry: Buffer | null = null; // start of a line split across chunk reads
-  let pos = offset;
-  let skipping = false; // inside an oversize line: drop bytes until the next '\n'
-  const end = opts.endAt ?? Number.MAX_SAFE_INTEGER;
-  let consumed = offset;
-
   // Lines are found and handed over as bytes: undecoded, a caller can skip or cut a line cheaply.
-  const emit = (b: Buffer, s: number, e: number) => {
-    if (e > s && b[e - 1] === 0x0d) e--;
-    if (e <= s) return;
-    if (opts.onBytes) opts.onBytes(b, s, e);
-    else opts.onLine?.(b.toString('utf8', s, e));
-  };
-
+  const lines = new LineSplitter(opts);
+  const end = opts.endAt ?? Number.MAX_SAFE_INTEGER;
+  let pos = offset;
   while (pos < end) {
-    const want = Math.min(CHUNK, end - pos);
-    const n = fs.readSync(fd, buf, 0, want, pos);
+    const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, end - pos), pos);
     if (n <= 0) break;
     if (pos === 0 && opts.onHead) opts.onHead(buf, n);
-    let s = 0;
-    // finish a line begun in an earlier chunk (or drop the rest of an oversize one)
-    if (skipping || carry) {
-      const nl = buf.indexOf(0x0a, 0);
-      if (nl >= 0 && nl < n) {
-        if (carry) {
-          const full = Buffer.concat([carry, buf.subarray(0, nl)]);
-          carry = null;
-          if (full.length > opts.maxLineBytes) opts.onOversize();
-          else emit(full, 0, full.length);
-        }
-        skipping = false;
-        s = nl + 1;
-        consumed = pos + s;
-      }
-    }
-    if (!skipping && !carry) {
-      for (;;) {
-        const nl = buf.indexOf(0x0a, s);
-        if (nl < 0 || nl >= n) break; // (bytes past n are an earlier read's)
-        if (nl - s > opts.maxLineBytes) opts.onOversize();
-        else emit(buf, s, nl);
-        s = nl + 1;
-      }
-      consumed = pos + s;
-    }
-    if (s < n && !skipping) {
-      const rest = buf.subarray(s, n);
-      const have = carry ? carry.length : 0;
-      if (have + rest.length > opts.maxLineBytes) {
-        carry = null;
-        skipping = true;
-        opts.onOversize();
-      } else {
-        carry = carry ? Buffer.concat([carry, rest]) : Buffer.from(rest);
-      }
-    }
+    lines.push(buf.subarray(0, n));
     pos += n;
   }
-  if (skipping) {
-    // the oversize line has no end yet: consume what we read, the rest is skipped next time
+  // the oversize line has no end yet: consume what we read, the rest is skipped next time
+  if (lines.inOversizeLine) return { offset: pos, pending: 0 };
+  const carry = lines.pending;
+  if (!carry) return { offset: pos, pending: 0 };
+  // unterminated last line: a complete JSON object is a finished line without its '\n'
+  // (Claude often omits the final newline); anything else waits for the rest of the line
+  if (isCompleteJsonObject(carry.toString('utf8').replace(/\r$/, ''))) {
+    lines.end();
     return { offset: pos, pending: 0 };
   }
-  if (carry && carry.length) {
-    // unterminated last line: a complete JSON object is a finished line without its '\n'
-    const text = carry.toString('utf8').replace(/\r$/, '');
-    if (isCompleteJsonObject(text)) {
-      emit(carry, 0, carry.length);
-      return { offset: pos, pending: 0 };
-    }
-    return { offset: consumed, pending: carry.length };
-  }
-  return { offset: consumed, pending: 0 };
+  return { offset: pos - carry.length, pending: carry.length };
 }
 
 function isCompleteJsonObject(text: string): boolean {

@@ -86,6 +86,9 @@ export function migrate(db: Db, file = ':memory:'): number {
   const pending = MIGRATIONS.filter((m) => m.version > current).sort((a, b) => a.version - b.version);
   for (const m of pending) {
     const apply = db.transaction(() => {
+      // another process opening the same new store (the daemon and a command started together)
+      // may have applied it while this one waited for the write lock
+      if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     });

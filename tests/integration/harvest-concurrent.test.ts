@@ -40,7 +40,7 @@ describe('two harvests at once', () => {
     const base = { PATH: process.env.PATH, ...corpus.env, SKILLOPT_SLEEP_HARVEST_WORKERS: '2' };
     const together = { ...base, SKILLOPT_SLEEP_HOME: path.join(work, 'together') };
     const runs = await Promise.all([harvestAsync(together), harvestAsync(together), harvestAsync(together)]);
-    for (const r of runs) expect(r.status, r.stderr).toBe(0);
+    for (const r of runs) expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
     const sums = runs.map((r) => JSON.parse(r.stdout) as { errors: unknown[]; filesChanged: number });
     for (const s of sums) expect(s.errors).toEqual([]);
 
