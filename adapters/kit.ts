@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentId, SessionEvent } from '../src/core/records.js';
-import type { FinalUpdate, ParseOutput, SessionSnapshot } from './types.js';
+import type { DirReader, FinalUpdate, ParseOutput, SessionSnapshot } from './types.js';
 
 /**
  * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
@@ -296,6 +296,15 @@ export function stripLeadingBlocks(text: string, tags: readonly string[]): strin
   return t;
 }
 
+/** The plain directory reader: one `readdir` per call. */
+export const readDirEntries: DirReader = (dir) => {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+};
+
 /**
  * Lists files below `dir` (depth-limited) that `accept` keeps. Missing or vanishing directories
  * and unreadable entries are skipped: a tree that changes while we walk is normal.
@@ -305,17 +314,14 @@ export function walkFiles(
   accept: (p: string, name: string, depth: number) => boolean,
   maxDepth: number,
   prune?: (p: string, name: string) => boolean,
+  readDir: DirReader = readDirEntries,
 ): string[] {
   const out: string[] = [];
   // children are joined by concatenation onto the normalized root (path.join per entry was a
   // visible share of an unchanged pass over thousands of files)
   const visit = (d: string, depth: number) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
+    const entries = readDir(d);
+    if (!entries) return;
     const prefix = d === '.' ? '' : d.endsWith(path.sep) ? d : d + path.sep;
     for (const e of entries) {
       const p = prefix + e.name;

@@ -3,6 +3,7 @@
  * transcripts, and how the lines of one file become normalized events. Only `adapters/` knows a
  * vendor's format; `src/harvest` drives these through this interface.
  */
+import type { Dirent } from 'node:fs';
 import type { AgentId, SessionEvent, SessionKind } from '../src/core/records.js';
 import type { Config } from '../src/core/config.js';
 
@@ -67,6 +68,9 @@ export interface LineParser {
   saveState(): unknown;
 }
 
+/** A directory's entries, or null when it is missing or unreadable. */
+export type DirReader = (dir: string) => readonly Dirent[] | null;
+
 /**
  * `append`: JSONL that only grows; parse new lines from the saved offset with the saved state.
  * `whole`: the file is rewritten or must be replayed from the start (VS Code); every change
@@ -78,8 +82,11 @@ export interface HarvestAdapter {
   id: AgentId;
   /** every root this agent may write to, existing or not (the daemon watches missing ones too) */
   roots(config: Config, rootEnv: RootEnv): TranscriptRoot[];
-  /** transcript files under one root (missing or vanishing directories are not errors) */
-  listFiles(root: TranscriptRoot): string[];
+  /**
+   * transcript files under one root (missing or vanishing directories are not errors); `readDir`
+   * lists one directory (the harvest passes one that reuses unchanged listings between passes)
+   */
+  listFiles(root: TranscriptRoot, readDir?: DirReader): string[];
   isTranscriptFile(filePath: string): boolean;
   readMode(filePath: string): ReadMode;
   /** `state` is what `saveState()` returned last time, or undefined for a fresh read */

@@ -1,16 +1,31 @@
 /**
- * One harvest pass in a fresh process (so peak RSS is the harvest's own): prints
- * `{durationMs, maxRssMb, summary}` as JSON. Usage: node harvest-child.js <db> <env-json>
+ * Harvest passes in a fresh process (so peak RSS is the harvest's own): prints
+ * `{durationMs, passMs, maxRssMb, summary}` as JSON, where `passMs` lists every pass and
+ * `durationMs`/`summary` are the first pass's. With `passes` > 1 the later passes run on the same
+ * connection, as the daemon's rescans do. Usage: node harvest-child.js <db> <env-json> <state-dir> [passes]
  */
 import { openDb } from '../src/store/db.js';
 import { defaultConfig } from '../src/core/config.js';
-import { runHarvest } from '../src/harvest/ingest.js';
+import { runHarvest, type HarvestSummary } from '../src/harvest/ingest.js';
 
-const [dbPath, envJson, stateDir] = process.argv.slice(2);
+const [dbPath, envJson, stateDir, passesArg] = process.argv.slice(2);
 const env = { ...(JSON.parse(envJson) as NodeJS.ProcessEnv), PATH: process.env.PATH, SKILLOPT_SLEEP_HARVEST_WORKERS: process.env.SKILLOPT_SLEEP_HARVEST_WORKERS };
 const db = openDb(dbPath);
-const t0 = performance.now();
-const summary = await runHarvest(db, defaultConfig(), { env, stateDir });
-const durationMs = performance.now() - t0;
+const passMs: number[] = [];
+const summaries: HarvestSummary[] = [];
+for (let i = 0; i < Math.max(1, Number(passesArg ?? 1)); i++) {
+  const t0 = performance.now();
+  summaries.push(await runHarvest(db, defaultConfig(), { env, stateDir }));
+  passMs.push(performance.now() - t0);
+}
 db.close();
-process.stdout.write(JSON.stringify({ durationMs, maxRssMb: process.resourceUsage().maxRSS / 1024, summary: { ...summary, newSessionIds: summary.newSessionIds.length } }) + '\n');
+const first = summaries[0];
+process.stdout.write(
+  JSON.stringify({
+    durationMs: passMs[0],
+    passMs,
+    changedInLaterPasses: summaries.slice(1).reduce((n, s) => n + s.filesChanged, 0),
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    summary: { ...first, newSessionIds: first.newSessionIds.length },
+  }) + '\n',
+);

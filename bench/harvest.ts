@@ -4,7 +4,9 @@
  * quicker run), measured in the same run against a baseline that only reads the same files line by
  * line and JSON.parses each line on one thread:
  *  - cold harvest throughput ratio vs the baseline (target ≥ 0.9×); best of two runs each
- *  - second harvest of the unchanged corpus as a fraction of the cold time (target < 2%; best of two)
+ *  - second harvest of the unchanged corpus as a fraction of the cold time (target < 2%), two ways:
+ *    in the daemon (a rescan on its long-lived connection: the median of 7 passes after its first)
+ *    and as a fresh `harvest` process (best of two; for scale, a bare statSync loop over the files)
  *  - peak RSS of the harvesting process (target < 300 MB)
  *  - append one line to one file and re-harvest (target < 0.5 s)
  */
@@ -76,12 +78,14 @@ function bareStatLoopMs(files: string[]): number {
 
 interface ChildOut {
   durationMs: number;
+  passMs: number[];
+  changedInLaterPasses: number;
   maxRssMb: number;
   summary: { filesChanged: number; events: number; errors: unknown[]; workers: number };
 }
 
-function harvestInChild(db: string, env: NodeJS.ProcessEnv, stateDir: string): ChildOut {
-  const r = spawnSync(process.execPath, [path.join(HERE, 'harvest-child.js'), db, JSON.stringify(env), stateDir], { encoding: 'utf8', maxBuffer: 64 << 20 });
+function harvestInChild(db: string, env: NodeJS.ProcessEnv, stateDir: string, passes = 1): ChildOut {
+  const r = spawnSync(process.execPath, [path.join(HERE, 'harvest-child.js'), db, JSON.stringify(env), stateDir, String(passes)], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`harvest child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as ChildOut;
 }
@@ -114,7 +118,12 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     const warms = [harvestInChild(db, corpus.env, stateDir), harvestInChild(db, corpus.env, stateDir)];
     const warm = warms.reduce((a, b) => (b.durationMs < a.durationMs ? b : a));
     const statFloor = bareStatLoopMs(corpus.files);
-    log(`unchanged re-harvest ${warms.map((w) => w.durationMs.toFixed(0)).join(' / ')} ms (a bare statSync of every file: ${statFloor.toFixed(0)} ms)`);
+    log(`unchanged re-harvest, fresh process ${warms.map((w) => w.durationMs.toFixed(0)).join(' / ')} ms (a bare statSync of every file: ${statFloor.toFixed(0)} ms)`);
+    // the daemon: its start-up pass, then rescans on the same connection (a wake, a watcher overflow)
+    const daemon = harvestInChild(db, corpus.env, stateDir, 8);
+    const rescans = daemon.passMs.slice(1).sort((a, b) => a - b);
+    const rescan = rescans[rescans.length >> 1];
+    log(`unchanged rescans in one process ${daemon.passMs.map((m) => m.toFixed(0)).join(' / ')} ms (the first is its start-up pass)`);
     // append one line to one session file (a Claude one: append-mode, the common case)
     const target = corpus.files.find((f) => f.includes(`${path.sep}claude${path.sep}`)) ?? corpus.files[0];
     const original = fs.readFileSync(target);
@@ -135,7 +144,14 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       { name: 'baseline: read lines + JSON.parse (1 thread)', value: Math.round(corpus.bytes / 1e6 / (base / 1000)), unit: 'MB/s' },
       { name: `cold harvest (${cold.summary.workers} worker threads, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`, value: Math.round(corpus.bytes / 1e6 / (cold.durationMs / 1000)), unit: 'MB/s' },
       { name: 'cold harvest throughput vs baseline', value: ratio, unit: 'x', target: '>= 0.9', pass: ratio >= 0.9 },
-      { name: 'second harvest (unchanged) / cold', value: warmFrac * 100, unit: '%', target: '< 2', pass: warmFrac < 0.02 && warm.summary.filesChanged === 0 },
+      {
+        name: 'second harvest (unchanged) / cold: daemon rescan, median',
+        value: (rescan / cold.durationMs) * 100,
+        unit: '%',
+        target: '< 2',
+        pass: rescan / cold.durationMs < 0.02 && daemon.summary.filesChanged === 0 && daemon.changedInLaterPasses === 0,
+      },
+      { name: 'second harvest (unchanged) / cold: fresh `harvest` process', value: warmFrac * 100, unit: '%', target: '< 2', pass: warmFrac < 0.02 && warm.summary.filesChanged === 0 },
       { name: `  for scale: one bare statSync per file (fresh process)`, value: (statFloor / cold.durationMs) * 100, unit: '%' },
       { name: 'peak RSS of cold harvest', value: Math.round(Math.max(...colds.map((c) => c.maxRssMb))), unit: 'MB', target: '< 300', pass: colds.every((c) => c.maxRssMb < 300) },
       { name: `append 1 line to 1 of ${corpus.files.length} files, re-harvest`, value: append.durationMs / 1000, unit: 's', target: '< 0.5', pass: append.durationMs < 500 && append.summary.filesChanged === 1 },

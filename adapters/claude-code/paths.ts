@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
 import { dirExists, segments, walkFiles } from '../kit.js';
-import type { RootEnv, TranscriptRoot } from '../types.js';
+import type { DirReader, RootEnv, TranscriptRoot } from '../types.js';
 
 export function claudeConfigRoots(config: Config, { env, homedir }: RootEnv): string[] {
   const list = [
@@ -41,7 +41,7 @@ export function isClaudeTranscript(filePath: string): boolean {
   return false;
 }
 
-export function listClaudeFiles(root: TranscriptRoot): string[] {
+export function listClaudeFiles(root: TranscriptRoot, readDir?: DirReader): string[] {
   // depth: projects/<slug>/<id>/subagents/workflows/wf_x/agent.jsonl
   // name/depth checks (cheap on an unchanged pass over thousands of files); same rule as isClaudeTranscript
   return walkFiles(
@@ -49,6 +49,7 @@ export function listClaudeFiles(root: TranscriptRoot): string[] {
     (p, name, depth) => name.endsWith('.jsonl') && (depth === 1 ? UUIDISH.test(name) : depth >= 3 && name.startsWith('agent-') && isClaudeTranscript(p)),
     5,
     (_p, name) => name === 'tool-results' || name === 'memory',
+    readDir,
   );
 }
 

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
 import { dirExists, segments, walkFiles } from '../kit.js';
-import type { ReadMode, RootEnv, TranscriptRoot } from '../types.js';
+import type { DirReader, ReadMode, RootEnv, TranscriptRoot } from '../types.js';
 
 /** A rollout file name: `rollout-….jsonl`, or its compressed cold form `rollout-….jsonl.zst`. */
 function isRolloutName(name: string): boolean {
@@ -46,8 +46,8 @@ export function isCodexTranscript(filePath: string): boolean {
   return segs.includes('sessions') || segs.includes('archived_sessions');
 }
 
-export function listCodexFiles(root: TranscriptRoot): string[] {
-  return walkFiles(root.path, (_p, name) => isRolloutName(name), root.kind === 'codex-sessions' ? 3 : 0);
+export function listCodexFiles(root: TranscriptRoot, readDir?: DirReader): string[] {
+  return walkFiles(root.path, (_p, name) => isRolloutName(name), root.kind === 'codex-sessions' ? 3 : 0, undefined, readDir);
 }
 
 /** The thread id is the last UUID in the file name (forks: `rollout-<ts>-<root>_<thread>.jsonl`; `.zst` too). */

@@ -10,11 +10,10 @@
  * (`session_<id>_<ts>.json`, see ./legacy.ts); home = config `agents.copilot.cliRoots`, `COPILOT_HOME`
  * or ~/.copilot.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, segments, walkFiles } from '../kit.js';
-import type { RootEnv, TranscriptRoot } from '../types.js';
+import { dirExists, readDirEntries, segments, walkFiles } from '../kit.js';
+import type { DirReader, RootEnv, TranscriptRoot } from '../types.js';
 import { copilotLegacyName } from './legacy.js';
 
 const FLAVOURS = ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'];
@@ -80,16 +79,16 @@ export function isCopilotTranscript(filePath: string): boolean {
   return isVscodeChatFile(filePath) || isCopilotCliFile(filePath) || isCopilotLegacyFile(filePath);
 }
 
-export function listCopilotFiles(root: TranscriptRoot): string[] {
+export function listCopilotFiles(root: TranscriptRoot, readDir: DirReader = readDirEntries): string[] {
   switch (root.kind) {
     case 'vscode-workspace-storage':
-      return walkFiles(root.path, isVscodeChatFile, 2, (_p, name) => !/^[0-9a-zA-Z_-]+$/.test(name) && name !== 'chatSessions');
+      return walkFiles(root.path, isVscodeChatFile, 2, (_p, name) => !/^[0-9a-zA-Z_-]+$/.test(name) && name !== 'chatSessions', readDir);
     case 'vscode-empty-window':
-      return walkFiles(root.path, isVscodeChatFile, 0);
+      return walkFiles(root.path, isVscodeChatFile, 0, undefined, readDir);
     case 'copilot-cli-history':
-      return listLegacySessions(root.path);
+      return listLegacySessions(root.path, readDir);
     default:
-      return listCliSessions(root.path);
+      return listCliSessions(root.path, readDir);
   }
 }
 
@@ -98,13 +97,9 @@ export function listCopilotFiles(root: TranscriptRoot): string[] {
  * dominate an unchanged pass; a dir without the file is dropped by the caller's stat) and the
  * older flat `session-state/<id>.jsonl` files.
  */
-function listCliSessions(dir: string): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+function listCliSessions(dir: string, readDir: DirReader): string[] {
+  const entries = readDir(dir);
+  if (!entries) return [];
   const out: string[] = [];
   for (const e of entries) {
     if (e.isDirectory()) out.push(path.join(dir, e.name, 'events.jsonl'));
@@ -118,9 +113,9 @@ function listCliSessions(dir: string): string[] {
  * (`session_<id>_<ts>.json`), only the newest is listed — the others are taken as earlier saves of
  * it, as other readers of this directory do (they read the last of the sorted matches).
  */
-function listLegacySessions(dir: string): string[] {
+function listLegacySessions(dir: string, readDir: DirReader): string[] {
   const newest = new Map<string, { file: string; ts: number }>();
-  for (const file of walkFiles(dir, (_p, name) => name.endsWith('.json'), 0)) {
+  for (const file of walkFiles(dir, (_p, name) => name.endsWith('.json'), 0, undefined, readDir)) {
     const { id, ts } = copilotLegacyName(file);
     const had = newest.get(id);
     if (!had || ts > had.ts) newest.set(id, { file, ts });

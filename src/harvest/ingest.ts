@@ -14,13 +14,14 @@ import { silentProgress } from '../core/progress.js';
 import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
 import { agentOfFile, getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
-import { deleteFileRow, fileAgents, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
+import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
 import { getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
 import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal } from '../store/repos/events.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
-import { stampOf } from './tailer.js';
+import { DirListingCache } from './dir-cache.js';
+import { statMany } from './stat-many.js';
 
 export interface HarvestOptions {
   agents?: AgentId[];
@@ -64,7 +65,29 @@ interface Candidate {
   agent: AgentId;
 }
 
-function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, seen: Set<string>, files?: string[]): Candidate[] {
+/** Passes run by this process: after the first, the stat path is compiled and the pool pays off. */
+let passesInProcess = 0;
+
+/** One listing cache per connection: the daemon's connection lives as long as its process. */
+const listingCaches = new WeakMap<Db, DirListingCache>();
+
+export function listingCacheFor(db: Db): DirListingCache {
+  let c = listingCaches.get(db);
+  if (!c) {
+    c = new DirListingCache();
+    listingCaches.set(db, c);
+  }
+  return c;
+}
+
+function listCandidates(
+  config: Config,
+  agents: AgentId[],
+  env: NodeJS.ProcessEnv,
+  seen: Set<string>,
+  listing: DirListingCache,
+  files?: string[],
+): Candidate[] {
   const out: Candidate[] = [];
   const add = (p: string, agent: AgentId) => {
     if (seen.has(p)) return;
@@ -84,7 +107,8 @@ function listCandidates(config: Config, agents: AgentId[], env: NodeJS.ProcessEn
     if (!agents.includes(a.id)) continue;
     for (const root of a.roots(config, rootEnv)) {
       if (!root.exists) continue;
-      for (const p of a.listFiles(root)) add(p, a.id);
+      // a root none of whose directories changed since the last pass is not walked again
+      for (const p of listing.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read))) add(p, a.id);
     }
   }
   return out;
@@ -139,7 +163,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   };
 
   const listed = new Set<string>();
-  const candidates = listCandidates(config, agents, env, listed, opts.files);
+  const candidates = listCandidates(config, agents, env, listed, listingCacheFor(db), opts.files);
   summary.files = candidates.length;
   throwIfAborted(opts.signal);
 
@@ -147,23 +171,26 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
   const tasks: Array<FileTask & { estBytes: number }> = [];
   const gone: string[] = [];
-  for (const c of candidates) {
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(c.path, { throwIfNoEntry: false });
-    } catch (err) {
-      summary.errors.push({ file: c.path, message: (err as Error).message });
+  const stats = await statMany(
+    candidates.map((c) => c.path),
+    passesInProcess++ > 0, // (the thread pool pays off once this process is warm: see stat-many.ts)
+  );
+  for (let i = 0; i < candidates.length; i++) {
+    const c = candidates[i];
+    const failed = stats.error(i);
+    if (failed) {
+      summary.errors.push({ file: c.path, message: failed.message });
       continue;
     }
-    if (!st) {
+    if (!stats.exists(i)) {
       if (known.has(c.path)) gone.push(c.path);
       continue;
     }
-    if (!st.isFile()) continue;
-    if (sinceCutoff !== null && st.mtimeMs < sinceCutoff) continue;
+    if (!stats.isFile(i)) continue;
+    if (sinceCutoff !== null && stats.mtimeMs(i) < sinceCutoff) continue;
     const k = known.get(c.path); // [dev, ino, size, mtimeMs]
-    const sameFile = !!k && k[0] === st.dev && k[1] === st.ino;
-    if (sameFile && k[2] === st.size && k[3] === Math.trunc(st.mtimeMs)) continue; // unchanged: one stat, done
+    if (k && stats.matches(i, k)) continue; // unchanged: one stat, done
+    const sameFile = !!k && stats.sameFile(i, k);
     let offset = 0;
     let state: string | null = null;
     let headHash: string | null = null;
@@ -177,6 +204,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
         headLen = row.headLen;
       }
     }
+    const stamp = stats.stamp(i);
     tasks.push({
       path: c.path,
       agent: c.agent,
@@ -185,8 +213,8 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       headHash,
       headLen,
       maxLineBytes: config.harvest.maxLineBytes,
-      stamp: stampOf(st),
-      estBytes: Math.max(0, st.size - offset),
+      stamp,
+      estBytes: Math.max(0, stamp.size - offset),
     });
   }
   if (!opts.files && sinceCutoff === null) {
@@ -198,7 +226,10 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       if (agents.includes(agentOf.get(p) as AgentId)) gone.push(p);
     }
   }
-  if (gone.length) db.transaction(() => gone.forEach((p) => deleteFileRow(db, p))).immediate();
+  if (gone.length) {
+    db.transaction(() => gone.forEach((p) => deleteFileRow(db, p))).immediate();
+    fileRowsCommitted(db);
+  }
 
   // Event inserts land at random places in the (session, seq) and (kind, session) indexes: with
   // SQLite's default 2 MB page cache a big first harvest thrashes; 24 MB keeps the hot pages in memory.
@@ -228,6 +259,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       // lookup) and then fails with "database is locked" when another harvest (the daemon's, or a
       // second `harvest`) committed in between; with the lock taken first, it waits its turn instead.
       writeBatch.immediate(pending);
+      fileRowsCommitted(db); // (a batch that threw leaves its writes pending: the next pass reloads)
     } finally {
       if (fk) db.pragma('foreign_keys = ON');
     }
@@ -272,8 +304,8 @@ interface WriteContext {
   classifier: Classifier;
   summary: HarvestSummary;
   touched: Map<string, SessionKind>;
-  /** files that had a row when the pass began */
-  known: Map<string, unknown>;
+  /** files that had a row when the pass began (each file is written once a pass) */
+  known: ReadonlyMap<string, unknown>;
   project?: string;
 }
 

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb, schemaVersion } from '../../src/store/db.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/store/migrations/index.js';
-import { getFileRow, loadFileStamps, upsertFileRow } from '../../src/store/repos/files.js';
+import { deleteFileRow, fileRowsCommitted, getFileRow, loadFileStamps, upsertFileRow } from '../../src/store/repos/files.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 
 const dirs: string[] = [];
@@ -39,6 +39,66 @@ describe('migration 5: covering index for the unchanged-pass stamp scan', () => 
     upsertFileRow(db, { ...getFileRow(db, '/t/a.jsonl')!, size: 2000, mtimeMs: 1700000000999, offset: 2000 });
     expect(loadFileStamps(db).get('/t/a.jsonl')).toEqual([7, 42, 2000, 1700000000999, '/t/a.jsonl']);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+  });
+});
+
+describe('the stamp cache of a long-lived connection', () => {
+  const row = (p: string, size: number) => ({ path: p, agent: 'codex', dev: 1, ino: 2, size, mtimeMs: 1_700_000_000_000 + size, offset: size, headHash: null, headLen: 0, sessionId: null, state: null, error: null });
+  const open = () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    return path.join(dir, 'sleep.db');
+  };
+
+  it('is reused while nothing changed, and takes this connection’s committed writes without a reload', () => {
+    const db = openDb(open());
+    upsertFileRow(db, row('/t/a', 10));
+    const first = loadFileStamps(db);
+    expect(loadFileStamps(db)).toBe(first);
+    db.transaction(() => {
+      upsertFileRow(db, row('/t/b', 20));
+      deleteFileRow(db, '/t/a');
+    }).immediate();
+    fileRowsCommitted(db);
+    const after = loadFileStamps(db);
+    expect(after).toBe(first); // same map, updated in place
+    expect([...after.keys()]).toEqual(['/t/b']);
+    expect(after.get('/t/b')?.slice(0, 4)).toEqual([1, 2, 20, 1_700_000_000_020]);
+    db.close();
+  });
+
+  it('reloads after a rolled-back write, so a row that was never stored is not taken as known', () => {
+    const db = openDb(open());
+    upsertFileRow(db, row('/t/a', 10));
+    const first = loadFileStamps(db);
+    expect(() =>
+      db.transaction(() => {
+        upsertFileRow(db, row('/t/a', 99));
+        upsertFileRow(db, row('/t/c', 30));
+        throw new Error('crash mid-batch');
+      })(),
+    ).toThrow('crash mid-batch');
+    const after = loadFileStamps(db);
+    expect(after).not.toBe(first);
+    expect([...after.keys()]).toEqual(['/t/a']);
+    expect(after.get('/t/a')?.[2]).toBe(10);
+    db.close();
+  });
+
+  it('reloads when another connection (another process) committed', () => {
+    const file = open();
+    const db = openDb(file);
+    upsertFileRow(db, row('/t/a', 10));
+    const first = loadFileStamps(db);
+    expect(loadFileStamps(db)).toBe(first);
+    const other = openDb(file);
+    upsertFileRow(other, row('/t/a', 50));
+    deleteFileRow(other, '/t/gone');
+    other.close();
+    const after = loadFileStamps(db);
+    expect(after).not.toBe(first);
+    expect(after.get('/t/a')?.[2]).toBe(50);
     db.close();
   });
 });
