@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeSandbox, runCli, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
+import { spawnSync } from 'node:child_process';
+import { makeSandbox, REPO_ROOT, runCli, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { requestNightNow } from '../../src/daemon/ipc.js';
 import { writeDemoCorpus } from '../../src/demo/corpus.js';
@@ -193,4 +194,29 @@ describe('daemon (e2e)', () => {
     const stop = runCli(['stop'], sb.env);
     expect(stop.status, stop.stdout + stop.stderr).toBe(0);
   }, 60_000);
+  it('after an upgrade, status says the daemon still runs the old version, and restart switches it', async () => {
+    const sb = sandbox(SIM);
+    // the previous install: the same build under an older version number
+    const old = path.join(sb.root, 'old-install');
+    fs.mkdirSync(old);
+    for (const d of ['dist', 'skills', 'schema']) if (fs.existsSync(path.join(REPO_ROOT, d))) fs.cpSync(path.join(REPO_ROOT, d), path.join(old, d), { recursive: true });
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    fs.writeFileSync(path.join(old, 'package.json'), JSON.stringify({ ...pkg, version: '0.0.1-old' }));
+    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(old, 'node_modules'), 'dir');
+    const start = spawnSync(process.execPath, [path.join(old, 'dist/src/cli/main.js'), 'start'], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
+    expect(start.status, start.stderr).toBe(0);
+
+    const version = (s: Status) => (s.health as { version?: string } | undefined)?.version;
+    expect(version(json<Status>(sb, ['status']))).toBe('0.0.1-old');
+    const text = runCli(['status'], sb.env).stdout;
+    expect(text).toContain(`version:     the daemon runs 0.0.1-old, this is ${pkg.version}; \`skillopt-sleep restart\` switches it`);
+
+    const restart = runCli(['restart'], sb.env);
+    expect(restart.status, restart.stderr).toBe(0);
+    const after = json<Status>(sb, ['status']);
+    expect(after.running).toBe(true);
+    expect(version(after)).toBe(pkg.version);
+    expect(runCli(['status'], sb.env).stdout).not.toContain('version:');
+    expect(runCli(['stop'], sb.env).status).toBe(0);
+  }, 90_000);
 });
