@@ -58,11 +58,29 @@ export async function epochBoundary(ctx: TrainContext, epoch: number): Promise<v
     if (res.meta) st.metaSkill = res.meta;
     metaSummary = res.action;
     files.writeEpoch(epoch, 'meta_skill', { action: res.action, meta: st.metaSkill, error: res.error ?? null });
-    note(`[epoch ${epoch}] meta skill: ${metaSummary}`);
+    note(`[epoch ${epoch}] meta skill: ${describeMetaAction(res.action, st.metaSkill, res.error)}`);
   }
   st.epochs.push({ epoch, slowUpdate: slowSummary, metaSkill: metaSummary, valEnd: st.current.score });
   st.epochsCompleted = epoch;
   st.epochStart = { content: st.current.content, score: st.current.score, scores: st.current.scores };
   files.writeSkill(st.lastCompletedStep, st.current.content);
   persist();
+}
+
+/** The meta-skill step in words (the stored action keeps the upstream's names). */
+function describeMetaAction(action: string, meta: string, error?: string): string {
+  switch (action) {
+    case 'write_meta_skill': {
+      const lines = meta.split(/\r?\n/).filter((l) => l.trim()).length;
+      return `updated (${lines} line${lines === 1 ? '' : 's'} of lessons for the optimizer)`;
+    }
+    case 'skip_no_evidence':
+      return 'unchanged (no edit was accepted or rejected this epoch)';
+    case 'no_content':
+      return 'unchanged (the optimizer returned nothing)';
+    case 'call_failed':
+      return `unchanged (the call failed: ${error ?? 'unknown error'})`;
+    default:
+      return action;
+  }
 }

@@ -315,5 +315,23 @@ describe('sim guidance wording', () => {
     expect(imperative('applies the rule')).toBe('apply the rule');
     expect(imperative('keep it short')).toBe('keep it short');
     expect(imperative('always cite')).toBe('always cite');
+    // a subject, an adverb: mined rubric statements read like this
+    expect(imperative('It respects what the user insisted on before: "a"; "b".')).toBe('Respect what the user insisted on before: "a"; "b".');
+    expect(imperative('The response fully does what was asked.')).toBe('Fully do what was asked.');
+    expect(imperative('Always runs the tests')).toBe('Always run the tests');
+  });
+
+  it('never rewords code written bare, and keeps the user\'s quoted words in one point', async () => {
+    const { paraphrase } = await import('../../src/llm/sim/semantics.js');
+    const { Rng } = await import('../../src/llm/sim/rng.js');
+    for (let seed = 1; seed <= 30; seed++) {
+      const out = paraphrase('Uses table-driven tests (it.each) and calls toMinorUnits() for each case.', new Rng(seed));
+      expect(out).toContain('(it.each)');
+      expect(out).toContain('toMinorUnits()');
+    }
+    const { collectIssues } = await import('../../src/llm/sim/feedback.js');
+    const feedback = 'Rubric (0.5): Missing: It respects what the user insisted on before: "use it.each; not loops"; "wrap them in a describe"; Mentions the PR';
+    const issues = collectIssues([{ taskId: 't1', score: 0.5, feedback, response: '' } as unknown as RolloutDigest], new Rng(1));
+    expect(issues.map((i) => i.statement)).toEqual(['It respects what the user insisted on before: "use it.each; not loops"; "wrap them in a describe".', 'Mentions the PR.']);
   });
 });

@@ -71,13 +71,38 @@ export function parseFeedbackLine(line: string, rng: Rng): Omit<Issue, 'taskIds'
   return { key: `text:${[...c].sort().join(' ')}`, statement: sentence(missing), example: null, negative: isNegated(missing) };
 }
 
+/**
+ * A critique's missing points, split at ';' — except where the ';' is inside a quote or separates
+ * the user's quoted words in one point (`… insisted on before: "a"; "b"` is one point).
+ */
+function splitPoints(line: string): string[] {
+  const out: string[] = [];
+  let quoted = false;
+  let start = 0;
+  const push = (piece: string) => {
+    const t = piece.trim();
+    if (!t) return;
+    if (/^["“]/.test(t) && out.length) out[out.length - 1] += `; ${t}`;
+    else out.push(t);
+  };
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] === '"') quoted = !quoted;
+    else if (line[i] === ';' && !quoted) {
+      push(line.slice(start, i));
+      start = i + 1;
+    }
+  }
+  push(line.slice(start));
+  return out;
+}
+
 /** Issues across failing rollouts, most widespread first. */
 export function collectIssues(rollouts: RolloutDigest[], rng: Rng): Issue[] {
   const byKey = new Map<string, Issue>();
   for (const r of rollouts) {
     for (const line of r.feedback.split(/\r?\n/)) {
-      // rubric critiques may list several missing points separated by ';'
-      const pieces = /^Rubric/.test(line.trim()) ? line.split(/;\s*/).map((p, i) => (i === 0 ? p : `Rubric: ${p}`)) : [line];
+      // rubric critiques may list several missing points separated by ';' (not a ';' inside a quote)
+      const pieces = /^Rubric/.test(line.trim()) ? splitPoints(line).map((p, i) => (i === 0 ? p : `Rubric: ${p}`)) : [line];
       for (const piece of pieces) {
         const parsed = parseFeedbackLine(piece, rng);
         if (!parsed) continue;

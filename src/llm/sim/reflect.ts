@@ -40,18 +40,24 @@ function lowerFirst(s: string): string {
 
 const IRREGULAR: Record<string, string> = { has: 'have', does: 'do', is: 'be', goes: 'go' };
 
-/** Check descriptions read "has a heading", "links the PR"; guidance reads "have…", "link…". */
+/**
+ * Check descriptions read "has a heading", "links the PR", "It respects …", "The response fully
+ * does …"; guidance reads "have…", "link…", "Respect …", "Fully do …".
+ */
 export function imperative(statement: string): string {
-  const m = /^([A-Za-z]+)(\b.*)$/s.exec(statement);
+  const subject = /^(?:It|The (?:response|reply|answer|agent)) ((?:[a-z]+ly )?[a-z]+s\b.*)$/s.exec(statement);
+  if (subject) return imperative(subject[1][0].toUpperCase() + subject[1].slice(1));
+  const m = /^((?:[A-Za-z]+ly |[Aa]lways |[Nn]ever )?)([A-Za-z]+)(\b.*)$/s.exec(statement);
   if (!m) return statement;
-  const word = m[1].toLowerCase();
+  const [, adverb, verb, rest] = m;
+  const word = verb.toLowerCase();
   let base: string | undefined = IRREGULAR[word];
   if (!base && /[^aeiou]ies$/.test(word)) base = word.slice(0, -3) + 'y';
   else if (!base && /(ss|sh|ch|x|z)es$/.test(word)) base = word.slice(0, -2);
   else if (!base && /[^su]s$/.test(word) && word.length > 3 && !/^(always|towards|perhaps|unless)$/.test(word)) base = word.slice(0, -1);
   if (!base) return statement;
-  const cased = m[1][0] === m[1][0].toUpperCase() ? base[0].toUpperCase() + base.slice(1) : base;
-  return cased + m[2];
+  const cased = !adverb && verb[0] === verb[0].toUpperCase() ? base[0].toUpperCase() + base.slice(1) : base;
+  return adverb + cased + rest;
 }
 
 /** The issue restated in new words (same meaning), with its concrete example when it has one. */
@@ -59,7 +65,7 @@ export function phraseGuidance(issue: Pick<Issue, 'statement' | 'example' | 'neg
   const parts: string[] = [];
   if (withStatement) {
     const reworded = imperative(paraphrase(issue.statement, rng));
-    const opener = issue.negative || /^(never|do not|don't|avoid)\b/i.test(reworded) ? '' : rng.pick(OPENERS);
+    const opener = issue.negative || /^(never|do not|don't|avoid|always)\b/i.test(reworded) ? '' : rng.pick(OPENERS);
     parts.push(opener ? `${opener} ${lowerFirst(reworded)}` : reworded);
   }
   if (issue.example) parts.push(issue.example);

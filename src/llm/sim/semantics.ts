@@ -252,8 +252,9 @@ export function paraphrase(text: string, rng: Rng): string {
         const alt = rng.pick(alts);
         return word[0] === word[0].toUpperCase() ? alt[0].toUpperCase() + alt.slice(1) : alt;
       });
-  // quoted and backticked parts are literals the rule depends on: never reworded
-  const parts = text.split(/(`[^`]*`|"[^"]*"|(?<![A-Za-z])'[^']*')/);
+  // quoted and backticked parts, and code written bare (`it.each`, `toMinorUnits()`), are literals
+  // the rule depends on: never reworded
+  const parts = text.split(/(`[^`]*`|"[^"]*"|(?<![A-Za-z])'[^']*'|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?|[A-Za-z_$][\w$]*\(\))/);
   let out = parts.map((part, i) => (i % 2 === 1 ? part : swap(part, false)));
   if (!changed) {
     // a rewording that changed nothing is not a rewording: swap the first word that can be
