@@ -80,38 +80,56 @@ export function listingCacheFor(db: Db): DirListingCache {
   return c;
 }
 
-function listCandidates(
-  config: Config,
-  agents: AgentId[],
-  env: NodeJS.ProcessEnv,
-  seen: Set<string>,
-  listing: DirListingCache,
-  files?: string[],
-): Candidate[] {
-  const out: Candidate[] = [];
-  const add = (p: string, agent: AgentId) => {
-    if (seen.has(p)) return;
-    seen.add(p);
-    out.push({ path: p, agent });
-  };
-  if (files) {
-    for (const f of files) {
-      const p = path.resolve(f);
-      const agent = agentOfFile(p);
-      if (agent && agents.includes(agent)) add(p, agent);
+interface Listing {
+  candidates: Candidate[];
+  /** the candidates' paths, in the same order */
+  paths: string[];
+  listed: ReadonlySet<string>;
+}
+
+/** A full scan's listing, kept with the per-root file lists it was built from (see listCandidates). */
+const lastFullListings = new WeakMap<Db, { parts: Array<readonly string[]>; listing: Listing }>();
+
+function listingOf(parts: Array<{ agent: AgentId; files: readonly string[] }>): Listing {
+  const candidates: Candidate[] = [];
+  const listed = new Set<string>();
+  for (const { agent, files } of parts) {
+    for (const p of files) {
+      if (listed.has(p)) continue; // a file under two roots (one folder reached two ways) is one file
+      listed.add(p);
+      candidates.push({ path: p, agent });
     }
-    return out;
   }
+  return { candidates, paths: candidates.map((c) => c.path), listed };
+}
+
+function listCandidates(db: Db, config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, files?: string[]): Listing {
+  if (files) {
+    return listingOf(
+      files.flatMap((f) => {
+        const p = path.resolve(f);
+        const agent = agentOfFile(p);
+        return agent && agents.includes(agent) ? [{ agent, files: [p] }] : [];
+      }),
+    );
+  }
+  const cache = listingCacheFor(db);
   const rootEnv = rootEnvFrom(env);
+  const parts: Array<{ agent: AgentId; files: readonly string[] }> = [];
   for (const a of HARVEST_ADAPTERS) {
     if (!agents.includes(a.id)) continue;
     for (const root of a.roots(config, rootEnv)) {
       if (!root.exists) continue;
       // a root none of whose directories changed since the last pass is not walked again
-      for (const p of listing.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read))) add(p, a.id);
+      parts.push({ agent: a.id, files: cache.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read)) });
     }
   }
-  return out;
+  // every root served from the cache (the same arrays as last time): the last listing still holds
+  const last = lastFullListings.get(db);
+  if (last && last.parts.length === parts.length && parts.every((p, i) => p.files === last.parts[i])) return last.listing;
+  const listing = listingOf(parts);
+  lastFullListings.set(db, { parts: parts.map((p) => p.files), listing });
+  return listing;
 }
 
 /**
@@ -162,8 +180,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     durationMs: 0,
   };
 
-  const listed = new Set<string>();
-  const candidates = listCandidates(config, agents, env, listed, listingCacheFor(db), opts.files);
+  const { candidates, paths, listed } = listCandidates(db, config, agents, env, opts.files);
   summary.files = candidates.length;
   throwIfAborted(opts.signal);
 
@@ -171,24 +188,23 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
   const tasks: Array<FileTask & { estBytes: number }> = [];
   const gone: string[] = [];
-  const stats = await statMany(
-    candidates.map((c) => c.path),
-    passesInProcess++ > 0, // (the thread pool pays off once this process is warm: see stat-many.ts)
-  );
+  const stats = await statMany(paths, passesInProcess++ > 0); // (the pool pays off once this process is warm: see stat-many.ts)
+  let knownListed = 0; // listed files that have a row
   for (let i = 0; i < candidates.length; i++) {
     const c = candidates[i];
+    const k = known.get(c.path); // [dev, ino, size, mtimeMs]
+    if (k) knownListed++;
     const failed = stats.error(i);
     if (failed) {
       summary.errors.push({ file: c.path, message: failed.message });
       continue;
     }
     if (!stats.exists(i)) {
-      if (known.has(c.path)) gone.push(c.path);
+      if (k) gone.push(c.path);
       continue;
     }
     if (!stats.isFile(i)) continue;
     if (sinceCutoff !== null && stats.mtimeMs(i) < sinceCutoff) continue;
-    const k = known.get(c.path); // [dev, ino, size, mtimeMs]
     if (k && stats.matches(i, k)) continue; // unchanged: one stat, done
     const sameFile = !!k && stats.sameFile(i, k);
     let offset = 0;
@@ -217,8 +233,8 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       estBytes: Math.max(0, stamp.size - offset),
     });
   }
-  if (!opts.files && sinceCutoff === null) {
-    // full scan: rows of files that are no longer there (the sessions stay)
+  if (!opts.files && sinceCutoff === null && knownListed < known.size) {
+    // full scan: rows of files that are no longer listed (the sessions stay)
     let agentOf: Map<string, string> | null = null;
     for (const p of known.keys()) {
       if (listed.has(p)) continue;
