@@ -1,10 +1,15 @@
 import type { Progress } from '../core/progress.js';
 
 /**
- * Progress on stderr: a redrawn bar on a TTY, plain lines (every ~10%) otherwise.
+ * Progress on stderr: a redrawn bar on a TTY; otherwise (a log file, a pipe) plain lines every
+ * ~10%, but only for work that has run longer than QUIET_MS: a pass that takes a fraction of a
+ * second would otherwise fill a log with eleven lines that say nothing.
  */
-export function createCliProgress(stream: NodeJS.WriteStream): Progress {
+export const QUIET_MS = 2_000;
+
+export function createCliProgress(stream: NodeJS.WriteStream, now: () => number = Date.now): Progress {
   const tty = !!stream.isTTY;
+  let startedAt = 0;
   let label = '';
   let total: number | undefined;
   let count = 0;
@@ -13,7 +18,7 @@ export function createCliProgress(stream: NodeJS.WriteStream): Progress {
 
   const draw = (detail?: string) => {
     if (!tty) {
-      if (total) {
+      if (total && now() - startedAt >= QUIET_MS) {
         const pct = Math.floor((count / total) * 10) * 10;
         if (pct !== lastPct) {
           lastPct = pct;
@@ -22,9 +27,9 @@ export function createCliProgress(stream: NodeJS.WriteStream): Progress {
       }
       return;
     }
-    const now = Date.now();
-    if (now - lastDraw < 50 && (!total || count < total)) return;
-    lastDraw = now;
+    const t = now();
+    if (t - lastDraw < 50 && (!total || count < total)) return;
+    lastDraw = t;
     const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 50));
     let line: string;
     if (total) {
@@ -45,6 +50,7 @@ export function createCliProgress(stream: NodeJS.WriteStream): Progress {
       total = t;
       count = 0;
       lastPct = -1;
+      startedAt = now();
       draw();
     },
     tick(n = 1, detail) {

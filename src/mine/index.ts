@@ -151,7 +151,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     "SELECT 1 FROM tasks WHERE cluster_id = ? AND (origin = 'imported' OR json_extract(record, '$.reviewed') = 1) LIMIT 1",
   ).pluck();
   const merges = clusterer.mergePass((id) => curated.get(id) === undefined);
-  if (merges) progress.log(`merged ${merges} clusters that turned out to be the same ask`);
+  if (merges) progress.log(`merged ${merges} cluster${merges === 1 ? '' : 's'} that turned out to be the same ask`);
   clusterer.finalizeCentroids();
   const mergeList = [...clusterer.merged.keys()].map((drop) => [drop, clusterer.resolve(drop)] as [string, string]);
   const absorbers = new Set(mergeList.map((m) => m[1]));
@@ -181,7 +181,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   const useLlm = config.mining.useLlm && !!opts.backends?.miner;
   const writes: Array<{ clusterId: string; miner: string; instances: InstanceWrite[]; superseded: string[]; newKeys: Set<string> }> = [];
   const recurring = [...touched].map((id) => clusterer.get(id)).filter((c): c is ClusterState => !!c && c.sessionCount >= config.mining.minSessions);
-  if (recurring.length) progress.log(`${recurring.length} recurring asks to (re)write as tasks`);
+  if (recurring.length) progress.log(`${recurring.length} recurring ask${recurring.length === 1 ? '' : 's'} to (re)write as tasks`);
   for (const c of recurring) {
     throwIfAborted(opts.signal);
     const all = clusterMembers(db, c.id, 1_000_000);
@@ -256,7 +256,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     llm: summary.llm,
     durationMs: Math.round(performance.now() - t0),
   };
-  progress.done(`${result.sessions} sessions, ${result.newTasks} new and ${result.updatedTasks} updated tasks`);
+  progress.done(`mine: ${result.sessions ? `${result.sessions} session(s) read` : 'no new sessions'}; tasks ${result.newTasks} new, ${result.updatedTasks} updated`);
   return result;
 }
 

@@ -35,7 +35,7 @@ async function minerBackend(ctx: CliContext): Promise<Backend | undefined> {
 
 export function renderSummary(ctx: CliContext, s: MineSummary): void {
   ctx.print(`mined ${s.sessions} session(s), ${s.prompts} ask(s) in ${(s.durationMs / 1000).toFixed(1)} s`);
-  ctx.print(`clusters ${s.clusters}, recurring ${s.recurringTasks}; tasks: ${s.newTasks} new, ${s.updatedTasks} updated`);
+  ctx.print(`clusters ${s.clusters}, of which recurring ${s.recurringTasks}`);
   ctx.print(`splits: train ${s.bySplit.train}, val ${s.bySplit.val}, test ${s.bySplit.test}`);
   for (const t of s.thin) {
     ctx.print(
