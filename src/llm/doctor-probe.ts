@@ -19,7 +19,8 @@ export function backendChecks(ctx: Pick<CliContext, 'config' | 'env'>): DoctorCh
     checks.push({
       name: `role ${role}`,
       status: c.backend === null ? (role === 'miner' ? 'warn' : 'fail') : configuredButMissing ? 'fail' : 'ok',
-      detail: c.backend ? `${c.backend}${c.model ? ` (${c.model})` : ''} — ${c.reason}` : c.reason,
+      // (with no backend the reason is the install advice, which the fix line gives in full)
+      detail: c.backend ? `${c.backend}${c.model ? ` (${c.model})` : ''} — ${c.reason}` : c.reason.replace(/:.*$/, ''),
       fix:
         c.backend === null || configuredButMissing
           ? 'install the claude, codex or copilot CLI, or set ANTHROPIC_API_KEY / OPENAI_API_KEY, or `skillopt-sleep config set roles.' + role + '.backend <name>`'

@@ -48,6 +48,17 @@ describe('skillopt-sleep demo', () => {
     expect(p.skillTarget.readBy.length).toBeGreaterThan(0);
     expect(fs.existsSync(path.join(p.dir, 'report.md'))).toBe(true);
 
+    // the kept sandbox's config uses the simulated model, so exploring it needs no extra variables
+    const sandboxEnv = { ...box.env, SKILLOPT_SLEEP_HOME: path.join(dir, 'skillopt-sleep'), HOME: path.join(dir, 'home'), CLAUDE_CONFIG_DIR: path.join(dir, 'agents/claude'), CODEX_HOME: path.join(dir, 'agents/codex'), COPILOT_HOME: path.join(dir, 'agents/copilot') };
+    const doctor = runCli(['doctor', '--json'], sandboxEnv);
+    const roles = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.filter((c) => c.name.startsWith('role '));
+    expect(roles.map((c) => [c.name, c.status, c.detail.split(' ')[0]])).toEqual([
+      ['role target', 'ok', 'sim'],
+      ['role optimizer', 'ok', 'sim'],
+      ['role judge', 'ok', 'sim'],
+      ['role miner', 'ok', 'sim'],
+    ]);
+
     // the scored tasks were mined from the sandbox's transcripts: each is an occurrence of a session there
     const home = path.join(dir, 'skillopt-sleep');
     const db = openDb(resolvePaths({ env: { SKILLOPT_SLEEP_HOME: home } }).database);

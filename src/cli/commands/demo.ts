@@ -8,6 +8,8 @@ import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { writeDemoCorpus } from '../../demo/corpus.js';
 import { SleepError } from '../../core/errors.js';
+import { setConfigValue } from '../../core/config.js';
+import { resolvePaths } from '../../core/paths.js';
 
 const CLI = fileURLToPath(new URL('../main.js', import.meta.url));
 
@@ -52,6 +54,15 @@ function sandboxEnv(root: string): NodeJS.ProcessEnv {
     SKILLOPT_SLEEP_TRAINING_MIN_VAL_TASKS: '2',
   };
 }
+
+/** The demo's settings, written to a kept sandbox's config.json. */
+const SANDBOX_CONFIG: Record<string, string> = {
+  'roles.target.backend': 'sim',
+  'roles.optimizer.backend': 'sim',
+  'roles.judge.backend': 'sim',
+  'roles.miner.backend': 'sim',
+  'training.minValTasks': '2',
+};
 
 function runStep(ctx: CliContext, env: NodeJS.ProcessEnv, args: string[], inherit: boolean): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
@@ -109,6 +120,12 @@ async function runDemo(ctx: CliContext, opts: DemoOptions): Promise<number> {
   const proposals = (safeJson(list.stdout) as { proposals?: unknown[] } | unknown[] | null) ?? [];
   const staged = Array.isArray(proposals) ? proposals : (proposals.proposals ?? []);
 
+  if (keep) {
+    // the sandbox's own config says what the demo's environment said, so exploring it (the
+    // review's re-scoring, another `night`) uses the simulated model too, with no extra variables
+    const paths = resolvePaths({ env });
+    for (const [key, value] of Object.entries(SANDBOX_CONFIG)) setConfigValue(paths, key, value);
+  }
   if (ctx.json) {
     ctx.emit({ sandbox: root, kept: keep, simulated: true, steps: results, proposals: staged }, () => undefined);
   } else {
@@ -124,7 +141,7 @@ async function runDemo(ctx: CliContext, opts: DemoOptions): Promise<number> {
     say('  skillopt-sleep doctor     # which agents and backends were found');
     say('  skillopt-sleep start      # the daemon: watch transcripts, train at night');
     if (keep) {
-      say(`\nThe sandbox is kept. Explore it with the other commands:`);
+      say(`\nThe sandbox is kept (its config uses the simulated model). Explore it with the other commands:`);
       say(`  export SKILLOPT_SLEEP_HOME=${env.SKILLOPT_SLEEP_HOME} HOME=${env.HOME} CLAUDE_CONFIG_DIR=${env.CLAUDE_CONFIG_DIR} CODEX_HOME=${env.CODEX_HOME} COPILOT_HOME=${env.COPILOT_HOME}`);
       say('  skillopt-sleep tasks list; skillopt-sleep proposals list; skillopt-sleep review');
     }
