@@ -37,6 +37,11 @@ export interface HarvestOptions {
   progress?: Progress;
   /** worker threads; default chosen from the amount of work (0 = parse inline) */
   workers?: number;
+  /**
+   * read every listed file from its start again, changed or not (after an upgrade that reads more
+   * of a format): each session's events are replaced, nothing is duplicated
+   */
+  reread?: boolean;
 }
 
 export interface HarvestSummary {
@@ -205,8 +210,8 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     }
     if (!stats.isFile(i)) continue;
     if (sinceCutoff !== null && stats.mtimeMs(i) < sinceCutoff) continue;
-    if (k && stats.matches(i, k)) continue; // unchanged: one stat, done
-    const sameFile = !!k && stats.sameFile(i, k);
+    if (k && !opts.reread && stats.matches(i, k)) continue; // unchanged: one stat, done
+    const sameFile = !opts.reread && !!k && stats.sameFile(i, k); // (a re-read starts at byte 0)
     let offset = 0;
     let state: string | null = null;
     let headHash: string | null = null;

@@ -37,6 +37,10 @@ describe('harvest and sessions commands', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/files\s+4 seen, 0 read/);
     expect(r.stdout).toMatch(/skipped\s+none/);
+    const again = runCli(['harvest', '--agent', 'codex', '--reread'], sb.env);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/files\s+4 seen, 4 read/);
+    expect(again.stdout).toMatch(/sessions\s+\d+ updated .*, 0 new/);
   });
 
   it('sessions list filters by agent and kind', () => {

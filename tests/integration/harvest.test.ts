@@ -74,6 +74,16 @@ describe('runHarvest over the shared fixtures', () => {
     expect(second.filesChanged).toBe(0);
     expect(second.events).toBe(0);
     expect(countEvents(db)).toBe(events);
+
+    // --reread: every file from its start again; the same sessions and events, none twice
+    const before = listSessions(db).map((s) => [s.id, s.promptCount]);
+    const reread = await harvest({ reread: true });
+    expect(reread.filesChanged).toBe(14);
+    expect(reread.newSessionIds).toEqual([]);
+    expect(reread.events).toBe(events);
+    expect(countEvents(db)).toBe(events);
+    expect(listSessions(db).map((s) => [s.id, s.promptCount])).toEqual(before);
+    expect((await harvest()).filesChanged).toBe(0);
   });
 
   it('picks up a completed partial line once, from the saved offset, and moves the final mark', async () => {

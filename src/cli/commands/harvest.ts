@@ -45,8 +45,9 @@ export function register(program: Command): void {
     .option('--agent <agent>', 'only this agent (claude-code, codex, copilot; comma list)')
     .option('--project <dir>', 'only sessions of this project directory')
     .option('--since <duration>', 'only files modified within this duration (e.g. 72h, 7d)')
+    .option('--reread', 'read every transcript again from its start (after an upgrade); sessions are replaced, not duplicated')
     .action(
-      action(async (ctx, opts: { agent?: string; project?: string; since?: string }) => {
+      action(async (ctx, opts: { agent?: string; project?: string; since?: string; reread?: boolean }) => {
         let sinceMs: number | undefined;
         if (opts.since) {
           try {
@@ -63,6 +64,7 @@ export function register(program: Command): void {
             agents: parseAgentOption(opts.agent),
             project: opts.project ? path.resolve(opts.project) : undefined,
             sinceMs,
+            reread: !!opts.reread,
             env: ctx.env,
             stateDir: ctx.paths.stateDir,
             signal: ac.signal,
