@@ -216,7 +216,11 @@ describe('daemon (e2e)', () => {
     const after = json<Status>(sb, ['status']);
     expect(after.running).toBe(true);
     expect(version(after)).toBe(pkg.version);
-    expect(runCli(['status'], sb.env).stdout).not.toContain('version:');
+    const plain = runCli(['status'], sb.env).stdout;
+    expect(plain).not.toContain('version:');
+    expect(plain).toMatch(/^daemon: +running \(pid \d+, up \d+s\)$/m);
+    expect(plain.match(/^daemon:/gm)).toHaveLength(1); // one state line, not "running" and "never started"
+    expect(text.match(/^daemon:/gm)).toHaveLength(1);
     expect(runCli(['stop'], sb.env).status).toBe(0);
   }, 90_000);
 });

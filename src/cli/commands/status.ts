@@ -13,11 +13,12 @@ export function register(program: Command): void {
         ctx.emit(s, () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
-          if (s.running) p('daemon:', `${s.state} (pid ${s.pid}, up ${fmtDuration(s.uptimeMs ?? 0)})`);
-          // after an upgrade the old daemon keeps running the old code until restarted
-          if (s.running && h?.version && h.version !== packageVersion())
-            p('version:', `the daemon runs ${h.version}, this is ${packageVersion()}; \`skillopt-sleep restart\` switches it`);
-          else if (s.state === 'crashed')
+          if (s.running) {
+            p('daemon:', `${s.state} (pid ${s.pid}, up ${fmtDuration(s.uptimeMs ?? 0)})`);
+            // after an upgrade the old daemon keeps running the old code until restarted
+            if (h?.version && h.version !== packageVersion())
+              p('version:', `the daemon runs ${h.version}, this is ${packageVersion()}; \`skillopt-sleep restart\` switches it`);
+          } else if (s.state === 'crashed')
             p('daemon:', `not running — it stopped without saying goodbye (last heartbeat ${h ? fmtTime(h.heartbeatAt) : '?'}); \`skillopt-sleep start\` recovers`);
           else if (s.state === 'stopped') p('daemon:', `stopped${h?.stoppedAt ? ` since ${fmtTime(h.stoppedAt)}` : ''}${h?.stopReason ? ` (${h.stopReason})` : ''}; \`skillopt-sleep start\` starts it`);
           else p('daemon:', 'never started; `skillopt-sleep start` starts it');
