@@ -40,6 +40,16 @@ export function readLastLines(logsDir: string, name: string, n: number): string[
   return out;
 }
 
+/** A structured field in a readable line: short ones whole, long lists and objects in brief (`--json` has them whole). */
+function briefJson(v: unknown): string {
+  const full = JSON.stringify(v);
+  if (full === undefined || full.length <= MAX_FIELD_CHARS) return String(full);
+  if (Array.isArray(v)) return `[${v.length} items]`;
+  return `${full.slice(0, MAX_FIELD_CHARS - 1)}…`;
+}
+
+const MAX_FIELD_CHARS = 160;
+
 export function formatLogLine(raw: string): string {
   let o: Record<string, unknown>;
   try {
@@ -53,7 +63,7 @@ export function formatLogLine(raw: string): string {
   const level = LEVELS[o.level as number] ?? String(o.level ?? '');
   const rest = Object.entries(o)
     .filter(([k]) => !['time', 'level', 'msg', 'pid', 'hostname', 'component'].includes(k))
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : briefJson(v)}`)
     .join(' ');
   return `${ts} ${level.padEnd(5)} ${String(o.msg ?? '')}${rest ? `  ${rest}` : ''}`;
 }

@@ -22,6 +22,11 @@ describe('daemon logs', () => {
     const line = JSON.stringify({ level: 40, time: t, pid: 1, component: 'daemon', msg: 'watcher error', err: 'ENOSPC' });
     expect(formatLogLine(line)).toBe('2026-11-29 03:00:05 WARN  watcher error  err=ENOSPC');
     expect(formatLogLine('not json')).toBe('not json');
+    // long structured fields are shown in brief (strings, such as errors, stay whole)
+    const roots = Array.from({ length: 17 }, (_, i) => ({ agent: 'copilot', path: `/home/dana/.config/Code/User/workspaceStorage/${i}`, exists: false }));
+    const long = JSON.stringify({ time: Date.UTC(2026, 10, 29, 3), level: 30, msg: 'daemon started', roots, backend: { name: 'sim' }, err: 'x'.repeat(300) });
+    const text = formatLogLine(long);
+    expect(text).toContain('roots=[17 items] backend={"name":"sim"} err=' + 'x'.repeat(300));
   });
 
   it('the daemon logger writes JSON lines to daemon.<n>.log, private, and -f follows new lines', async () => {
