@@ -8,7 +8,8 @@ import type { AgentId } from '../core/records.js';
 import { fmtScore, sanitizeLine } from './staging-report.js';
 
 export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
-export type ItemStatus = 'staged' | 'applied' | 'not_improved' | 'skipped' | 'failed' | 'stopped';
+/** `planned`: what a dry run would train (nothing ran) */
+export type ItemStatus = 'staged' | 'applied' | 'not_improved' | 'skipped' | 'failed' | 'stopped' | 'planned';
 
 export interface NightItemReport {
   target: { name: string; path: string; kind: string; readBy: AgentId[] };

@@ -226,6 +226,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
     persist();
 
     if (report.dryRun) {
+      for (const it of report.items) if (it.status !== 'skipped') it.status = 'planned';
       report.status = 'dry_run';
       return report;
     }

@@ -73,7 +73,9 @@ describe('night', () => {
     const item = data.items.find((i: { target: { name: string } }) => i.target.name === 'skillopt-sleep-learned');
     expect(item.target.path).toBe(path.join(project, '.claude/skills/skillopt-sleep-learned/SKILL.md'));
     expect(item.tasks.ids.train.length + item.tasks.ids.val.length).toBeGreaterThan(1);
+    expect(item.status).toBe('planned'); // nothing ran: not "not_improved"
     const text = cli(['night', '--dry-run', '--backend', 'sim']);
+    expect(text.stdout).toMatch(/→ planned$/m);
     expect(text.stdout).toMatch(/^forecast: up to \d+ calls/m);
     expect(text.stdout).toMatch(/tasks: task_/);
     expect(json(['proposals', 'list']).data.proposals).toEqual([]);
