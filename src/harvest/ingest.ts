@@ -70,9 +70,6 @@ interface Candidate {
   agent: AgentId;
 }
 
-/** Passes run by this process: after the first, the stat path is compiled and the pool pays off. */
-let passesInProcess = 0;
-
 /** One listing cache per connection: the daemon's connection lives as long as its process. */
 const listingCaches = new WeakMap<Db, DirListingCache>();
 
@@ -193,7 +190,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
   const tasks: Array<FileTask & { estBytes: number }> = [];
   const gone: string[] = [];
-  const stats = await statMany(paths, passesInProcess++ > 0); // (the pool pays off once this process is warm: see stat-many.ts)
+  const stats = statMany(paths);
   let knownListed = 0; // listed files that have a row
   for (let i = 0; i < candidates.length; i++) {
     const c = candidates[i];

@@ -1,21 +1,17 @@
 /**
- * `stat` of every listed file, the whole cost of an unchanged pass.
+ * `stat` of every listed file, the whole cost of an unchanged pass, on this thread.
  *
- * - `pooled`: every stat goes to libuv's thread pool (`fs.stat`), so the system calls run on the
- *   other core while this thread takes the completions. Measured over 10,000 files, interleaved
- *   in one process that had harvested before: a median of 45–52 ms a pass against 59–80 ms for a
- *   `statSync` loop (half and half was in between). In a fresh process the loop wins (230–285 ms
- *   against 280–320: the pool's threads start and the callbacks run unoptimised), so the first
- *   pass of a process uses the loop.
  * - Only the numbers a pass compares are kept, in one typed array: holding 10,000 `Stats` objects
  *   until the loop ends made each young-generation GC copy them (a profile put 10% of the pass in
  *   the scavenger).
+ * - libuv's thread pool (`fs.stat`) was measured and not kept. Over 10,000 files it ran the
+ *   system calls on the other core and made back-to-back rescans 15% faster (40–50 ms against
+ *   48–53), but its first use in a process cost 100–190 ms against 80 for this loop, and in a
+ *   fresh process it lost outright (280–320 ms against 230–285). A daemon rescans after a wake or
+ *   a watcher overflow, hours apart: each rescan is closer to a first use than to a steady state.
  */
 import fs from 'node:fs';
 import type { FileStamp } from './tailer.js';
-
-/** Below this many paths the pool's hand-offs are not worth it. */
-const POOL_MIN = 256;
 
 const FIELDS = 5; // kind (0 = missing: the array's initial value), dev, ino, size, mtimeMs
 const FILE = 1;
@@ -85,26 +81,14 @@ export class StatResults {
   }
 }
 
-export function statMany(paths: readonly string[], pooled: boolean): Promise<StatResults> {
+export function statMany(paths: readonly string[]): StatResults {
   const out = new StatResults(paths.length);
-  if (!pooled || paths.length < POOL_MIN) {
-    for (let i = 0; i < paths.length; i++) {
-      try {
-        out.set(i, fs.statSync(paths[i], { throwIfNoEntry: false }));
-      } catch (err) {
-        out.fail(i, err as Error);
-      }
+  for (let i = 0; i < paths.length; i++) {
+    try {
+      out.set(i, fs.statSync(paths[i], { throwIfNoEntry: false }));
+    } catch (err) {
+      out.fail(i, err as Error);
     }
-    return Promise.resolve(out);
   }
-  return new Promise((resolve) => {
-    let pending = paths.length;
-    for (let i = 0; i < paths.length; i++) {
-      fs.stat(paths[i], (err, st) => {
-        if (!err) out.set(i, st);
-        else if ((err as NodeJS.ErrnoException).code !== 'ENOENT') out.fail(i, err);
-        if (--pending === 0) resolve(out);
-      });
-    }
-  });
+  return out;
 }

@@ -1,4 +1,4 @@
-/** statMany: the same outcome per path whether the list is split with the thread pool or not. */
+/** statMany: per path, its numbers, "missing", or the error that stopped the stat. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,39 +9,37 @@ const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 describe('statMany', () => {
-  it('gives Stats, undefined for a missing path and the error otherwise, in order, split or not', async () => {
+  it('gives each path its stamp, missing, or its error, in order', () => {
     const root = makeTempDir('sos-statmany-');
     dirs.push(root);
     const paths: string[] = [];
-    for (let i = 0; i < 1200; i++) {
+    for (let i = 0; i < 300; i++) {
       const p = path.join(root, `f${i}.jsonl`);
       if (i % 7 !== 3) fs.writeFileSync(p, 'x'.repeat(i % 50));
       paths.push(p);
     }
     fs.writeFileSync(path.join(root, 'plain'), '');
     paths.splice(5, 0, path.join(root, 'plain', 'events.jsonl')); // ENOTDIR: an error, not "missing"
-    paths.splice(900, 0, path.join(root, 'plain', 'x.jsonl'));
-    for (const split of [false, true]) {
-      const out = await statMany(paths, split);
-      expect(out.length).toBe(paths.length);
-      paths.forEach((p, i) => {
-        if (p.includes(`plain${path.sep}`)) {
-          expect((out.error(i) as NodeJS.ErrnoException).code).toBe('ENOTDIR');
-          expect(out.exists(i)).toBe(false);
-        } else if (!fs.existsSync(p)) {
-          expect(out.exists(i)).toBe(false);
-          expect(out.error(i)).toBeUndefined();
-        } else {
-          const st = fs.statSync(p);
-          expect(out.isFile(i)).toBe(true);
-          expect(out.stamp(i)).toEqual({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) });
-          expect(out.matches(i, [st.dev, st.ino, st.size, Math.trunc(st.mtimeMs)])).toBe(true);
-          expect(out.matches(i, [st.dev, st.ino, st.size + 1, Math.trunc(st.mtimeMs)])).toBe(false);
-          expect(out.sameFile(i, [st.dev, st.ino + 1, st.size, 0])).toBe(false);
-        }
-      });
-    }
-    const dir = await statMany([root], false);
+    paths.splice(200, 0, path.join(root, 'plain', 'x.jsonl'));
+    const out = statMany(paths);
+    expect(out.length).toBe(paths.length);
+    paths.forEach((p, i) => {
+      if (p.includes(`plain${path.sep}`)) {
+        expect((out.error(i) as NodeJS.ErrnoException).code).toBe('ENOTDIR');
+        expect(out.exists(i)).toBe(false);
+      } else if (!fs.existsSync(p)) {
+        expect(out.exists(i)).toBe(false);
+        expect(out.error(i)).toBeUndefined();
+      } else {
+        const st = fs.statSync(p);
+        expect(out.isFile(i)).toBe(true);
+        expect(out.stamp(i)).toEqual({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) });
+        expect(out.matches(i, [st.dev, st.ino, st.size, Math.trunc(st.mtimeMs)])).toBe(true);
+        expect(out.matches(i, [st.dev, st.ino, st.size + 1, Math.trunc(st.mtimeMs)])).toBe(false);
+        expect(out.sameFile(i, [st.dev, st.ino + 1, st.size, 0])).toBe(false);
+      }
+    });
+    const dir = statMany([root]);
     expect(dir.exists(0) && !dir.isFile(0)).toBe(true);
   });
 });
