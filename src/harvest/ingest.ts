@@ -13,14 +13,14 @@ import type { Progress } from '../core/progress.js';
 import { silentProgress } from '../core/progress.js';
 import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
-import { agentOfFile, getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
+import { getAdapter, HARVEST_ADAPTERS, isAgentEnabled } from '../../adapters/index.js';
 import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
 import { getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
 import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal } from '../store/repos/events.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
-import { DirListingCache } from './dir-cache.js';
+import { listCandidates } from './listing.js';
 import { statMany } from './stat-many.js';
 
 export interface HarvestOptions {
@@ -63,75 +63,6 @@ export interface HarvestSummary {
   /** time spent writing the store (the main thread's share of the pass) */
   writeMs: number;
   durationMs: number;
-}
-
-interface Candidate {
-  path: string;
-  agent: AgentId;
-}
-
-/** One listing cache per connection: the daemon's connection lives as long as its process. */
-const listingCaches = new WeakMap<Db, DirListingCache>();
-
-export function listingCacheFor(db: Db): DirListingCache {
-  let c = listingCaches.get(db);
-  if (!c) {
-    c = new DirListingCache();
-    listingCaches.set(db, c);
-  }
-  return c;
-}
-
-interface Listing {
-  candidates: Candidate[];
-  /** the candidates' paths, in the same order */
-  paths: string[];
-  listed: ReadonlySet<string>;
-}
-
-/** A full scan's listing, kept with the per-root file lists it was built from (see listCandidates). */
-const lastFullListings = new WeakMap<Db, { parts: Array<readonly string[]>; listing: Listing }>();
-
-function listingOf(parts: Array<{ agent: AgentId; files: readonly string[] }>): Listing {
-  const candidates: Candidate[] = [];
-  const listed = new Set<string>();
-  for (const { agent, files } of parts) {
-    for (const p of files) {
-      if (listed.has(p)) continue; // a file under two roots (one folder reached two ways) is one file
-      listed.add(p);
-      candidates.push({ path: p, agent });
-    }
-  }
-  return { candidates, paths: candidates.map((c) => c.path), listed };
-}
-
-function listCandidates(db: Db, config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, files?: string[]): Listing {
-  if (files) {
-    return listingOf(
-      files.flatMap((f) => {
-        const p = path.resolve(f);
-        const agent = agentOfFile(p);
-        return agent && agents.includes(agent) ? [{ agent, files: [p] }] : [];
-      }),
-    );
-  }
-  const cache = listingCacheFor(db);
-  const rootEnv = rootEnvFrom(env);
-  const parts: Array<{ agent: AgentId; files: readonly string[] }> = [];
-  for (const a of HARVEST_ADAPTERS) {
-    if (!agents.includes(a.id)) continue;
-    for (const root of a.roots(config, rootEnv)) {
-      if (!root.exists) continue;
-      // a root none of whose directories changed since the last pass is not walked again
-      parts.push({ agent: a.id, files: cache.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read)) });
-    }
-  }
-  // every root served from the cache (the same arrays as last time): the last listing still holds
-  const last = lastFullListings.get(db);
-  if (last && last.parts.length === parts.length && parts.every((p, i) => p.files === last.parts[i])) return last.listing;
-  const listing = listingOf(parts);
-  lastFullListings.set(db, { parts: parts.map((p) => p.files), listing });
-  return listing;
 }
 
 /**

@@ -1,0 +1,81 @@
+/**
+ * Which files a harvest pass looks at: the daemon's changed paths as given, or every transcript
+ * under the enabled agents' roots. A long-lived connection (the daemon's) keeps its listings
+ * between passes (./dir-cache.ts): a root none of whose directories changed is not walked again,
+ * and when no root changed the whole previous listing is reused.
+ */
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { Config } from '../core/config.js';
+import type { AgentId } from '../core/records.js';
+import { agentOfFile, HARVEST_ADAPTERS, rootEnvFrom } from '../../adapters/index.js';
+import { DirListingCache } from './dir-cache.js';
+
+export interface Candidate {
+  path: string;
+  agent: AgentId;
+}
+
+/** One listing cache per connection: the daemon's connection lives as long as its process. */
+const listingCaches = new WeakMap<Db, DirListingCache>();
+
+export function listingCacheFor(db: Db): DirListingCache {
+  let c = listingCaches.get(db);
+  if (!c) {
+    c = new DirListingCache();
+    listingCaches.set(db, c);
+  }
+  return c;
+}
+
+export interface Listing {
+  candidates: Candidate[];
+  /** the candidates' paths, in the same order */
+  paths: string[];
+  listed: ReadonlySet<string>;
+}
+
+/** A full scan's listing, kept with the per-root file lists it was built from (see listCandidates). */
+const lastFullListings = new WeakMap<Db, { parts: Array<readonly string[]>; listing: Listing }>();
+
+function listingOf(parts: Array<{ agent: AgentId; files: readonly string[] }>): Listing {
+  const candidates: Candidate[] = [];
+  const listed = new Set<string>();
+  for (const { agent, files } of parts) {
+    for (const p of files) {
+      if (listed.has(p)) continue; // a file under two roots (one folder reached two ways) is one file
+      listed.add(p);
+      candidates.push({ path: p, agent });
+    }
+  }
+  return { candidates, paths: candidates.map((c) => c.path), listed };
+}
+
+export function listCandidates(db: Db, config: Config, agents: AgentId[], env: NodeJS.ProcessEnv, files?: string[]): Listing {
+  if (files) {
+    return listingOf(
+      files.flatMap((f) => {
+        const p = path.resolve(f);
+        const agent = agentOfFile(p);
+        return agent && agents.includes(agent) ? [{ agent, files: [p] }] : [];
+      }),
+    );
+  }
+  const cache = listingCacheFor(db);
+  const rootEnv = rootEnvFrom(env);
+  const parts: Array<{ agent: AgentId; files: readonly string[] }> = [];
+  for (const a of HARVEST_ADAPTERS) {
+    if (!agents.includes(a.id)) continue;
+    for (const root of a.roots(config, rootEnv)) {
+      if (!root.exists) continue;
+      // a root none of whose directories changed since the last pass is not walked again
+      parts.push({ agent: a.id, files: cache.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read)) });
+    }
+  }
+  // every root served from the cache (the same arrays as last time): the last listing still holds
+  const last = lastFullListings.get(db);
+  if (last && last.parts.length === parts.length && parts.every((p, i) => p.files === last.parts[i])) return last.listing;
+  const listing = listingOf(parts);
+  lastFullListings.set(db, { parts: parts.map((p) => p.files), listing });
+  return listing;
+}
