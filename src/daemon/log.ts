@@ -2,7 +2,12 @@
  * The daemon's logger: the same JSON lines, file names and size rotation as `createFileLogger`
  * (pino + pino-roll), but written from the main thread. createFileLogger runs pino-roll as a
  * transport in a worker thread, which costs ~18 MB of resident memory — too much for a resident
- * process budgeted at 120 MB. SonicBoom still writes asynchronously, so logging never blocks.
+ * process budgeted at 120 MB.
+ *
+ * Writes are synchronous. An asynchronous write still in flight when `flush()` ran was neither
+ * flushed nor waited for: the line could be lost at exit, and a test reading the log right after
+ * `flush()` found it empty under load. The daemon logs a few lines a minute at most (per-file
+ * harvest lines are debug), so a blocking write of one line costs nothing that matters.
  */
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -34,6 +39,7 @@ export async function createDaemonLogger(opts: LoggerOptions): Promise<DaemonLog
     limit: { count: opts.keep ?? 5 },
     mkdir: true,
     mode: 0o600,
+    sync: true,
   });
   // SonicBoom opens the file asynchronously; wait, so a crash right after start still leaves a log
   if (stream.fd < 0) {
