@@ -202,6 +202,7 @@ export class Daemon {
       this.counters.newSessions += out.newSessionIds.length;
       this.lastHarvestAt = Date.now();
       this.lastHarvestError = undefined;
+      if (out.reread) this.log.info({ files: out.filesRead }, 'this version reads more of the transcripts: every file was read again from its start, once');
       if (out.filesRead > 0 || out.newSessionIds.length > 0) {
         this.log.debug({ files: b.files.length, rescan: b.rescanAll, read: out.filesRead, newSessions: out.newSessionIds.length }, 'harvested');
       }

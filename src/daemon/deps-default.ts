@@ -14,7 +14,7 @@ import { detectBackends, type Detection } from '../llm/detect.js';
 import type { BackendChoice, DaemonDeps, HarvestOutcome } from './deps.js';
 
 export function harvestOutcome(s: HarvestSummary): HarvestOutcome {
-  return { newSessionIds: s.newSessionIds, filesRead: s.filesChanged, sessionsTouched: s.sessions };
+  return { newSessionIds: s.newSessionIds, filesRead: s.filesChanged, sessionsTouched: s.sessions, reread: s.reread };
 }
 
 /** The backend the night's target role will use, if it is actually usable. */

@@ -20,6 +20,8 @@ export interface HarvestOutcome {
   filesRead: number;
   /** sessions created or updated in this pass */
   sessionsTouched: number;
+  /** every file was read from its start (the first full pass after an upgrade that reads more) */
+  reread?: boolean;
 }
 
 export interface BackendChoice {

@@ -21,6 +21,7 @@ import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
 import { listCandidates } from './listing.js';
+import { kvGet, kvSet } from '../store/repos/kv.js';
 import { statMany } from './stat-many.js';
 
 export interface HarvestOptions {
@@ -44,7 +45,18 @@ export interface HarvestOptions {
   reread?: boolean;
 }
 
+/**
+ * Bump when the harvest reads more of a format than before (2: the skill a Claude `/command` ask
+ * invoked is stored with it). A store harvested by an older version re-reads every file once, by
+ * itself, on its next full pass (as `harvest --reread` does), so its old sessions get what the new
+ * version reads too.
+ */
+export const HARVEST_FORMAT_VERSION = 2;
+const KV_FORMAT_VERSION = 'harvest.formatVersion';
+
 export interface HarvestSummary {
+  /** every file was read from its start: `--reread`, or the first full pass after such an upgrade */
+  reread: boolean;
   files: number;
   filesChanged: number;
   bytesRead: number;
@@ -94,6 +106,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   const classifier = new Classifier(path.join(stateDir, 'workspaces'));
   const agents = (opts.agents ?? HARVEST_ADAPTERS.map((a) => a.id)).filter((a) => isAgentEnabled(config, a));
   const summary: HarvestSummary = {
+    reread: !!opts.reread,
     files: 0,
     filesChanged: 0,
     bytesRead: 0,
@@ -118,6 +131,12 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   throwIfAborted(opts.signal);
 
   const known = loadFileStamps(db);
+  // a pass over everything (not one agent, project or age) is the one that may bring the store up
+  // to this version's format; a store with no file rows has nothing old to read again
+  const fullPass = !opts.files && opts.sinceMs === undefined && !opts.project && HARVEST_ADAPTERS.every((a) => !isAgentEnabled(config, a.id) || agents.includes(a.id));
+  const storedFormat = fullPass ? (kvGet<number>(db, KV_FORMAT_VERSION) ?? (known.size ? 1 : 0)) : HARVEST_FORMAT_VERSION;
+  if (storedFormat > 0 && storedFormat < HARVEST_FORMAT_VERSION) summary.reread = true;
+  const reread = summary.reread;
   const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
   const tasks: Array<FileTask & { estBytes: number }> = [];
   const gone: string[] = [];
@@ -138,8 +157,8 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     }
     if (!stats.isFile(i)) continue;
     if (sinceCutoff !== null && stats.mtimeMs(i) < sinceCutoff) continue;
-    if (k && !opts.reread && stats.matches(i, k)) continue; // unchanged: one stat, done
-    const sameFile = !opts.reread && !!k && stats.sameFile(i, k); // (a re-read starts at byte 0)
+    if (k && !reread && stats.matches(i, k)) continue; // unchanged: one stat, done
+    const sameFile = !reread && !!k && stats.sameFile(i, k); // (a re-read starts at byte 0)
     let offset = 0;
     let state: string | null = null;
     let headHash: string | null = null;
@@ -241,6 +260,8 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
       flush(); // what was parsed before an abort is kept
     }
   }
+  // (an interrupted pass leaves the old version recorded: the next full pass reads everything again)
+  if (storedFormat < HARVEST_FORMAT_VERSION && !opts.signal?.aborted) kvSet(db, KV_FORMAT_VERSION, HARVEST_FORMAT_VERSION);
   for (const kind of touched.values()) summary.sessionsByKind[kind]++;
   summary.sessions = touched.size;
   summary.durationMs = Date.now() - started;

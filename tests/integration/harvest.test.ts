@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { defaultConfig } from '../../src/core/config.js';
-import { runHarvest } from '../../src/harvest/ingest.js';
+import { HARVEST_FORMAT_VERSION, runHarvest } from '../../src/harvest/ingest.js';
+import { kvGet } from '../../src/store/repos/kv.js';
 import { getSession, listSessions } from '../../src/store/repos/sessions.js';
 import { countEvents, listEvents } from '../../src/store/repos/events.js';
 import { discoverRoots, isTranscriptFile } from '../../adapters/index.js';
@@ -84,6 +85,26 @@ describe('runHarvest over the shared fixtures', () => {
     expect(countEvents(db)).toBe(events);
     expect(listSessions(db).map((s) => [s.id, s.promptCount])).toEqual(before);
     expect((await harvest()).filesChanged).toBe(0);
+  });
+
+  it('re-reads every file once, by itself, on the first full pass over a store harvested by an older format', async () => {
+    const first = await harvest();
+    expect(first.reread).toBe(false); // a new store has nothing old to read again
+    expect(kvGet(db, 'harvest.formatVersion')).toBe(HARVEST_FORMAT_VERSION);
+    const events = countEvents(db);
+    // the store as an older version left it: file rows, no format version
+    db.prepare("DELETE FROM kv WHERE key = 'harvest.formatVersion'").run();
+    // a pass limited to one agent or to given files does not upgrade (the rest would stay behind)
+    expect((await harvest({ agents: ['codex'] })).filesChanged).toBe(0);
+    const upgraded = await harvest();
+    expect(upgraded.reread).toBe(true);
+    expect(upgraded.filesChanged).toBe(first.filesChanged);
+    expect(upgraded.newSessionIds).toEqual([]);
+    expect(countEvents(db)).toBe(events);
+    expect(kvGet(db, 'harvest.formatVersion')).toBe(HARVEST_FORMAT_VERSION);
+    const after = await harvest();
+    expect(after.reread).toBe(false);
+    expect(after.filesChanged).toBe(0);
   });
 
   it('picks up a completed partial line once, from the saved offset, and moves the final mark', async () => {

@@ -70,7 +70,10 @@ export function register(program: Command): void {
             signal: ac.signal,
             progress: ctx.progress(),
           });
-          ctx.emit(summary, () => renderSummary(summary, (l) => ctx.print(l)));
+          ctx.emit(summary, () => {
+            renderSummary(summary, (l) => ctx.print(l));
+            if (summary.reread && !opts.reread) ctx.print('note       this version reads more of the transcripts: every file was read again from its start, once');
+          });
           return summary.errors.length && !summary.filesChanged ? 1 : 0;
         } finally {
           process.off('SIGINT', onSig);
