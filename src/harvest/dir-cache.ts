@@ -58,16 +58,12 @@ function sameStamp(a: DirStamp, b: DirStamp): boolean {
 export class DirListingCache {
   private readonly listings = new Map<string, Listing>();
   private readonly roots = new Map<string, RootListing>();
-  /** directory listings served from the cache / read from disk; whole roots served from the cache */
-  hits = 0;
+  /** directories read from disk; whole roots served from the cache (for tests and the bench) */
   reads = 0;
   rootHits = 0;
 
   /** `now`: the clock the racy window is measured on (tests move it forward) */
   constructor(private readonly now: () => number = Date.now) {}
-
-  /** A plain DirReader (for `walkFiles` and the adapters' `listFiles`) over this cache. */
-  readonly read: DirReader = (dir) => this.readDir(dir).entries;
 
   /**
    * The files of one root: `list` walks it with the reader it is given. When no directory that walk
@@ -105,7 +101,6 @@ export class DirListingCache {
     }
     const cached = this.listings.get(dir);
     if (cached && sameStamp(cached, stamp)) {
-      this.hits++;
       return { entries: cached.entries, stamp, settled: true };
     }
     let entries: Dirent[];
