@@ -21,7 +21,7 @@ import type { ReviewServices } from '../src/tui/services.js';
 import { openDb, type Db } from '../src/store/db.js';
 import { resolvePaths, type SleepPaths } from '../src/core/paths.js';
 import { defaultConfig } from '../src/core/config.js';
-import { stageProposal } from '../src/trainer/staging.js';
+import { stageProposal } from '../src/proposals/staging.js';
 import type { Proposal } from '../src/core/records.js';
 
 const TARGET_MS = 300;

@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../core/version.js';
 import { printError } from './run.js';
 
 export function buildProgram(): Command {

@@ -8,7 +8,7 @@
 import { resolvePaths } from '../core/paths.js';
 import { loadConfig } from '../core/config.js';
 import { printError } from '../cli/run.js';
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../core/version.js';
 import { runForeground } from './lifecycle.js';
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { nightCommandExtensions, nightDelegates } from '../cli/commands/night.js';
-import type { NightReport } from '../trainer/night-report.js';
+import type { NightReport } from '../night/report.js';
 import { SleepError } from '../core/errors.js';
 import { requestNightNow } from './ipc.js';
 

@@ -10,7 +10,7 @@ import { getAdapter } from '../../adapters/index.js';
 import type { ParseOutput } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit.js';
 import { eventRowValues } from '../store/repos/events.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';
 import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp } from './tailer.js';
 import { CompressedFileError, isCompressedTranscript, tailCompressed } from './compressed.js';

@@ -9,7 +9,7 @@ import type { Backend, LlmReply, LlmRequest, Operation, PerformPayload, Role } f
 import { SleepError, isSleepError, errorMessage } from '../core/errors.js';
 import { sha256 } from '../core/fsutil.js';
 import type { Db } from '../store/db.js';
-import { redactSecrets } from '../harvest/redact.js';
+import { redactSecrets } from '../core/redact.js';
 import type { BudgetTracker } from './budget.js';
 import { cacheDelete, cacheGet, cachePut, responseCacheKey } from './cache.js';
 import { recordEgress } from './ledger.js';

@@ -6,7 +6,7 @@
  * Every check is validated on creation: a check that cannot be evaluated is an error here.
  */
 import type { Check, Judge } from '../core/records.js';
-import { validateCheck } from '../replay/checks.js';
+import { validateCheck } from '../core/checks.js';
 import { stableId } from '../core/ids.js';
 import { SleepError } from '../core/errors.js';
 import { COMMAND_TOOL_OF_AGENT, verifyKindsOfCommand, type VerifyKind } from '../core/tool-kinds.js';

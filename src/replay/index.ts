@@ -3,5 +3,5 @@ export { rolloutBatch, rolloutBatchWithStats, type RolloutBatchInput, type Batch
 export { scoreSkill, summarizeRollouts, rolloutScore, type GateMetric, type SkillScore } from './score.js';
 export { rolloutTask, buildPerformRequest, isFatalReplayError, type SkillDoc, type RolloutTaskInput } from './rollout.js';
 export { judgeResponse, exactMatch, normalizeAnswer, type Judgement } from './judge.js';
-export { validateCheck, evaluateCheck, evaluateChecks, describeCheck } from './checks.js';
+export { validateCheck, evaluateCheck, evaluateChecks, describeCheck } from '../core/checks.js';
 export { RolloutCache, rolloutCacheKey, skillHash, taskFingerprint } from './cache.js';

@@ -7,7 +7,7 @@
 import type { Check, CheckResult, Task } from '../core/records.js';
 import { JudgeRubricReply, type Backend, type JudgeRubricPayload, type LlmReply } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
-import { evaluateCheck } from './checks.js';
+import { evaluateCheck } from '../core/checks.js';
 import { completeJson } from '../llm/json.js';
 
 export interface Judgement {

@@ -9,7 +9,7 @@ import type { Db } from '../store/db.js';
 import type { Proposal } from '../core/records.js';
 import { RolloutSchema, type Rollout } from '../core/records.js';
 import { SleepError, throwIfAborted } from '../core/errors.js';
-import { contentForEdits, rescoreSubset } from '../trainer/partial.js';
+import { contentForEdits, rescoreSubset } from '../proposals/partial.js';
 import type { Config } from '../core/config.js';
 import { skillHash, summarizeRollouts, type GateMetric } from '../replay/index.js';
 import type { RescoreOutcome } from './services.js';

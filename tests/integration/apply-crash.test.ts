@@ -13,8 +13,8 @@ import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { sha256 } from '../../src/core/fsutil.js';
 import type { SkillTarget } from '../../src/core/records.js';
-import { stageProposal } from '../../src/trainer/staging.js';
-import { recoverInterrupted } from '../../src/trainer/apply.js';
+import { stageProposal } from '../../src/proposals/staging.js';
+import { recoverInterrupted } from '../../src/proposals/recover.js';
 import { getProposal } from '../../src/store/repos/proposals.js';
 
 let sb: Sandbox;

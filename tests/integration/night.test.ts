@@ -12,7 +12,7 @@ import { acquireLease, releaseLease } from '../../src/store/repos/leases.js';
 import { listProposals } from '../../src/store/repos/proposals.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { createRoleBackends } from '../../src/llm/registry.js';
-import { rescoreSubset } from '../../src/trainer/apply.js';
+import { rescoreSubset } from '../../src/proposals/apply.js';
 
 let sb: Sandbox;
 let project: string;

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { CheckSchema, type Check } from '../../src/core/records.js';
-import { validateCheck, evaluateCheck, evaluateChecks, detectRefusal, containsValidJson, describeCheck } from '../../src/replay/checks.js';
-import { findSection, parseHeadings } from '../../src/replay/markdown.js';
+import { validateCheck, evaluateCheck, evaluateChecks, detectRefusal, containsValidJson, describeCheck } from '../../src/core/checks.js';
+import { findSection, parseHeadings } from '../../src/core/markdown.js';
 import { SleepError } from '../../src/core/errors.js';
 
 const mk = (c: Partial<Check> & Pick<Check, 'op'>): Check => CheckSchema.parse({ id: 'c1', ...c });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyReaction, correctionsOf, extractIntents, type MinedEvent } from '../../src/mine/outcome.js';
 import { synthesizeJudge } from '../../src/mine/judge-synth.js';
-import { evaluateCheck } from '../../src/replay/checks.js';
+import { evaluateCheck } from '../../src/core/checks.js';
 
 let seq = 0;
 const ev = (role: string, kind: string, text: string, extra: Partial<MinedEvent> = {}): MinedEvent => ({

@@ -16,7 +16,7 @@ import { extractIntents, skillsOf, type MinedEvent, type Outcome } from '../../s
 import { familySkillHint } from '../../src/mine/family.js';
 import type { StoredMember } from '../../src/mine/state.js';
 import { getTask, listTasks } from '../../src/store/repos/tasks.js';
-import { planNight } from '../../src/trainer/night-plan.js';
+import { planNight } from '../../src/night/plan.js';
 import { addSession } from '../../bench/mine-corpus.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { ClaudeParser } from '../../adapters/claude-code/parse.js';

@@ -12,7 +12,7 @@ import type { StoredMember } from '../../src/mine/state.js';
 import { extractIntents, type MinedEvent, type Outcome } from '../../src/mine/outcome.js';
 import { commandAskOf, synthesizeJudge, validateJudge, type JudgeEvidence } from '../../src/mine/judge-synth.js';
 import { familyJudge } from '../../src/mine/family.js';
-import { evaluateCheck } from '../../src/replay/checks.js';
+import { evaluateCheck } from '../../src/core/checks.js';
 import { backendRunsCommands, isCommandTool, verifyKindsOfCall, verifyKindsOfCommand } from '../../src/core/tool-kinds.js';
 import { perform } from '../../src/llm/sim/target.js';
 import { openDb } from '../../src/store/db.js';

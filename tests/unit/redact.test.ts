@@ -1,6 +1,6 @@
 /** Secret redaction: every provider shape is replaced by a typed placeholder; look-alikes survive. */
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/harvest/redact.js';
+import { redactSecrets } from '../../src/core/redact.js';
 
 const POSITIVES: Array<[string, string, string]> = [
   ['openai project key', 'key is sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cD0eF', 'openai-api-key'],

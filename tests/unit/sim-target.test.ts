@@ -7,7 +7,7 @@ import { compliance, clutterFactor, guidanceLines, requirementOfCheck } from '..
 import { sampleRegex, regexAnchors } from '../../src/llm/sim/regex-sample.js';
 import { Rng } from '../../src/llm/sim/rng.js';
 import { scoreSkill } from '../../src/replay/index.js';
-import { evaluateCheck } from '../../src/replay/checks.js';
+import { evaluateCheck } from '../../src/core/checks.js';
 import type { Check, Task } from '../../src/core/records.js';
 
 const tasks = simPersonaTasks(11, 40);

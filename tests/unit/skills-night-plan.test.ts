@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SkillTarget, Task } from '../../src/core/records.js';
-import { capTasks, checkItem, countTasks, forecastCalls, planNight } from '../../src/trainer/night-plan.js';
+import { capTasks, checkItem, countTasks, forecastCalls, planNight } from '../../src/night/plan.js';
 
 let n = 0;
 function task(p: Partial<Task> & { split: Task['split'] }): Task {

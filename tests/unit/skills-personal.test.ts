@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/sandbox.js';
 import type { SkillTarget, Task } from '../../src/core/records.js';
 import { assertWritableTarget, managedSkillTarget, personalManagedSkillTarget, resolveSkillTarget } from '../../adapters/skills-registry.js';
-import { countTasks, planNight } from '../../src/trainer/night-plan.js';
+import { countTasks, planNight } from '../../src/night/plan.js';
 import { thinProjects } from '../../src/mine/splits.js';
 
 const dirs: string[] = [];

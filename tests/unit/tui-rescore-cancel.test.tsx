@@ -21,7 +21,7 @@ import { resolvePaths } from '../../src/core/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
 import type { Backend, LlmReply, LlmRequest, Operation, PerformPayload } from '../../src/core/protocol.js';
 import { createSimBackend } from '../../src/llm/sim/index.js';
-import { contentForEdits, rescoreSubset } from '../../src/trainer/partial.js';
+import { contentForEdits, rescoreSubset } from '../../src/proposals/partial.js';
 import { cachedScore, rescoreEdits } from '../../src/tui/rescore.js';
 import { createStoreServices } from '../../src/tui/store-services.js';
 import { skillHash } from '../../src/replay/index.js';

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
-import { applyProposal, recoverInterrupted } from '../../trainer/apply.js';
+import { applyProposal } from '../../proposals/apply.js';
+import { recoverInterrupted } from '../../proposals/recover.js';
 import { agentsLabel } from './proposals.js';
 
 /** Finishes or cleans up decisions a crash interrupted, and says what it did. */

@@ -6,9 +6,9 @@ import { BackendName } from '../../core/config.js';
 import { UsageError } from '../../core/errors.js';
 import { findRepoRoot } from '../../../adapters/skills-common.js';
 import { resolveSkillTarget } from '../../../adapters/skills-registry.js';
-import { runNight } from '../../trainer/night.js';
-import type { NightReport } from '../../trainer/night-report.js';
-import { fmtScore } from '../../trainer/staging-report.js';
+import { runNight } from '../../night/night.js';
+import type { NightReport } from '../../night/report.js';
+import { fmtScore } from '../../proposals/staging-report.js';
 
 export interface NightCliOptions {
   dryRun?: boolean;

@@ -6,7 +6,7 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { ProposalStatus, type Proposal } from '../../core/records.js';
 import { listProposals, listReceipts, requireProposal } from '../../store/repos/proposals.js';
-import { fmtScore } from '../../trainer/staging-report.js';
+import { fmtScore } from '../../proposals/staging-report.js';
 
 const AGENT_LABEL: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot' };
 export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map((a) => AGENT_LABEL[a] ?? a).join(', ') : 'no agent detected');

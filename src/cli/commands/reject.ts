@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { rejectProposal } from '../../trainer/apply.js';
+import { rejectProposal } from '../../proposals/apply.js';
 
 export function register(program: Command): void {
   program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { revertProposal } from '../../trainer/apply.js';
+import { revertProposal } from '../../proposals/apply.js';
 import { recoverAndReport } from './apply.js';
 
 export function register(program: Command): void {

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { UsageError } from '../../core/errors.js';
 import { requireProposal } from '../../store/repos/proposals.js';
-import { recoverInterrupted } from '../../trainer/apply.js';
+import { recoverInterrupted } from '../../proposals/recover.js';
 
 export function register(program: Command): void {
   program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../core/version.js';
 import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
 import { validateSchedule } from '../../daemon/timing.js';
 // registers `night --now` (asks the running daemon) through the night command's extension points

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../core/version.js';
 
 export function register(program: Command): void {
   program

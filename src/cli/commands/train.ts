@@ -17,7 +17,7 @@ import { createRoleBackends } from '../../llm/registry.js';
 import { managedSkillTarget, resolveSkillTarget, scaffoldSkill } from '../../../adapters/skills-registry.js';
 import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/train.js';
 import { lrSeries, type LrSchedule } from '../../trainer/lr.js';
-import { stageTrainResult, trainingImproved } from '../../trainer/stage-train.js';
+import { stageTrainResult, trainingImproved } from '../../proposals/stage-train.js';
 
 interface TrainFlags {
   skill?: string;

@@ -8,10 +8,10 @@
  * Sealed checks count in the score but their feedback is always empty: their text must never
  * reach the optimizer.
  */
-import type { Check, CheckResult } from '../core/records.js';
-import { SleepError } from '../core/errors.js';
+import type { Check, CheckResult } from './records.js';
+import { SleepError } from './errors.js';
 import { findSection, normalizeHeading } from './markdown.js';
-import { isCommandTool } from '../core/tool-kinds.js';
+import { isCommandTool } from './tool-kinds.js';
 
 const REGEX_FLAGS = /^[dgimsuyv]*$/;
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import { getProposal } from '../store/repos/proposals.js';
-import { clearJournal, finishApply, finishRevert, journalPath, liveHash, type Journal } from './apply.js';
+import { clearJournal, finishApply, finishRevert, journalPath, liveHash, type Journal } from './journal.js';
 
 export interface RecoveryReport {
   actions: string[];

@@ -13,12 +13,12 @@ import { errorMessage, isSleepError } from '../core/errors.js';
 import { readIfExists } from '../core/fsutil.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import { scaffoldSkill } from '../../adapters/skills-registry.js';
-import { trainSkill, trainOptionsFromConfig } from './train.js';
-import type { TrainResult } from './types.js';
-import { countTasks, type PlanItem } from './night-plan.js';
-import type { NightItemReport, NightReport } from './night-report.js';
-import { stageProposal } from './staging.js';
-import { applyProposal } from './apply.js';
+import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
+import type { TrainResult } from '../trainer/types.js';
+import { countTasks, type PlanItem } from './plan.js';
+import type { NightItemReport, NightReport } from './report.js';
+import { stageProposal } from '../proposals/staging.js';
+import { applyProposal } from '../proposals/apply.js';
 
 export const ROLES = ['target', 'optimizer', 'judge', 'miner'] as const;
 export const CLI_BACKENDS = ['claude', 'codex', 'copilot'];

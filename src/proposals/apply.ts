@@ -19,11 +19,11 @@ import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
-import { editHash } from './buffer.js';
+import { editHash } from '../trainer/buffer.js';
 import { assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
+import { backupDir, backupPathFor, clearJournal, finishApply, finishRevert, liveHash, writeJournal } from './journal.js';
 
-export { recoverInterrupted, type RecoveryReport } from './recover.js';
 export { rescoreSubset, contentForEdits } from './partial.js';
 
 export interface DecisionOptions {
@@ -51,41 +51,8 @@ export interface ApplyOutcome {
   partial: boolean;
 }
 
-/** Journal of an in-flight apply or revert; its presence means "not finished". */
-export interface Journal {
-  v: 1;
-  action: 'apply' | 'revert';
-  proposalId: string;
-  path: string;
-  /** hash of the live file before this action ('' = absent) */
-  beforeHash: string;
-  /** hash the live file has once the action is done ('' = absent) */
-  afterHash: string;
-  backupPath: string;
-  pid: number;
-  startedAt: number;
-  editIds?: string[];
-  forced?: boolean;
-}
-
 export const APPLY_LEASE = 'apply';
 const LEASE_TTL_MS = 120_000;
-
-export function backupDir(paths: SleepPaths, proposalId: string): string {
-  return path.join(paths.backupsDir, proposalId);
-}
-export function journalPath(paths: SleepPaths, proposalId: string): string {
-  return path.join(backupDir(paths, proposalId), 'journal.json');
-}
-/** Backup of the live file as it was before apply; `<name>.absent` marks "there was no file". */
-export function backupPathFor(paths: SleepPaths, p: Proposal): string {
-  return path.join(backupDir(paths, p.id), path.basename(p.skillTarget.path));
-}
-
-export function liveHash(file: string): string {
-  const text = readIfExists(file);
-  return text === undefined ? '' : sha256(text);
-}
 
 function ctxFor(p: Proposal, env: NodeJS.ProcessEnv) {
   return { project: p.skillTarget.project ?? null, env };
@@ -99,15 +66,6 @@ function withLease<T>(db: Db, body: () => T): T {
   } finally {
     releaseLease(db, APPLY_LEASE, holder);
   }
-}
-
-export function writeJournal(paths: SleepPaths, j: Journal): void {
-  ensurePrivateDir(backupDir(paths, j.proposalId));
-  writeFileAtomic(journalPath(paths, j.proposalId), JSON.stringify(j, null, 2), { mode: 0o600 });
-}
-
-export function clearJournal(paths: SleepPaths, proposalId: string): void {
-  fs.rmSync(journalPath(paths, proposalId), { force: true });
 }
 
 export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: ApplyOptions = {}): ApplyOutcome {
@@ -171,15 +129,6 @@ function noteFor(forced: boolean, partial: boolean, edited: boolean, editIds?: s
   return parts.length ? parts.join('; ') : null;
 }
 
-/** Records an apply that reached the disk (also used by recovery). */
-export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
-  return db.transaction(() => {
-    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null });
-    insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
-    return next;
-  }).immediate();
-}
-
 export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: string, opts: DecisionOptions = {}): Proposal {
   const p = requireProposal(db, id);
   if (p.status !== 'staged' && p.status !== 'stale') {
@@ -239,13 +188,6 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
     if (backup === undefined) removeEmptySkillDir(file);
     return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content' };
   });
-}
-
-export function finishRevert(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
-  return db.transaction(() => {
-    insertReceipt(db, { proposalId: a.proposal.id, action: 'revert', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
-    return updateProposalStatus(db, a.proposal.id, 'reverted', { decidedAt: a.now });
-  }).immediate();
 }
 
 /** A skill folder we created for a new SKILL.md goes away with it, if nothing else is inside. */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { AgentId } from '../core/records.js';
-import { fmtScore, sanitizeLine } from './staging-report.js';
+import { fmtScore, sanitizeLine } from '../proposals/staging-report.js';
 
 export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
 /** `planned`: what a dry run would train (nothing ran) */

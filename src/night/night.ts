@@ -31,10 +31,10 @@ import { createRoleBackends } from '../llm/registry.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
-import { forecastCalls, planNight, type PlanItem } from './night-plan.js';
-import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './night-report.js';
-import { recoverInterrupted } from './apply.js';
-import { describeBackends, trainItem, CLI_BACKENDS } from './night-item.js';
+import { forecastCalls, planNight, type PlanItem } from './plan.js';
+import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './report.js';
+import { recoverInterrupted } from '../proposals/recover.js';
+import { describeBackends, trainItem, CLI_BACKENDS } from './item.js';
 
 export const NIGHT_LEASE = 'night';
 const LEASE_TTL_MS = 10 * 60_000;

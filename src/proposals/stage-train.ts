@@ -7,8 +7,8 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Proposal, SkillTarget } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import { stageProposal } from './staging.js';
-import type { TrainResult } from './types.js';
-import type { EditScope } from './skilldoc.js';
+import type { TrainResult } from '../trainer/types.js';
+import type { EditScope } from '../trainer/skilldoc.js';
 
 /** The best skill differs from the start and strictly beat it on validation. */
 export function trainingImproved(result: TrainResult): boolean {

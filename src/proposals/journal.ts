@@ -1,0 +1,73 @@
+/**
+ * The apply/revert journal and its bookkeeping: where backups and the journal of an in-flight
+ * decision live, the hash of a live file, and the two "finish" steps that record a decision that
+ * reached the disk. Both the decisions (apply.ts) and crash recovery (recover.ts) use these, so they
+ * live here and neither of those files imports the other.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { SleepPaths } from '../core/paths.js';
+import type { Proposal } from '../core/records.js';
+import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
+import { insertReceipt, updateProposalStatus } from '../store/repos/proposals.js';
+
+/** Journal of an in-flight apply or revert; its presence means "not finished". */
+export interface Journal {
+  v: 1;
+  action: 'apply' | 'revert';
+  proposalId: string;
+  path: string;
+  /** hash of the live file before this action ('' = absent) */
+  beforeHash: string;
+  /** hash the live file has once the action is done ('' = absent) */
+  afterHash: string;
+  backupPath: string;
+  pid: number;
+  startedAt: number;
+  editIds?: string[];
+  forced?: boolean;
+}
+
+export function backupDir(paths: SleepPaths, proposalId: string): string {
+  return path.join(paths.backupsDir, proposalId);
+}
+
+export function journalPath(paths: SleepPaths, proposalId: string): string {
+  return path.join(backupDir(paths, proposalId), 'journal.json');
+}
+
+/** Backup of the live file as it was before apply; `<name>.absent` marks "there was no file". */
+export function backupPathFor(paths: SleepPaths, p: Proposal): string {
+  return path.join(backupDir(paths, p.id), path.basename(p.skillTarget.path));
+}
+
+export function liveHash(file: string): string {
+  const text = readIfExists(file);
+  return text === undefined ? '' : sha256(text);
+}
+
+export function writeJournal(paths: SleepPaths, j: Journal): void {
+  ensurePrivateDir(backupDir(paths, j.proposalId));
+  writeFileAtomic(journalPath(paths, j.proposalId), JSON.stringify(j, null, 2), { mode: 0o600 });
+}
+
+export function clearJournal(paths: SleepPaths, proposalId: string): void {
+  fs.rmSync(journalPath(paths, proposalId), { force: true });
+}
+
+/** Records an apply that reached the disk (also used by recovery). */
+export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
+  return db.transaction(() => {
+    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null });
+    insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
+    return next;
+  }).immediate();
+}
+
+export function finishRevert(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
+  return db.transaction(() => {
+    insertReceipt(db, { proposalId: a.proposal.id, action: 'revert', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
+    return updateProposalStatus(db, a.proposal.id, 'reverted', { decidedAt: a.now });
+  }).immediate();
+}
