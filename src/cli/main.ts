@@ -6,7 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
 import { packageVersion } from '../core/version.js';
-import { printError } from './run.js';
+import { printError } from '../core/error-output.js';
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -4,25 +4,9 @@
  */
 import type { Command } from 'commander';
 import { CliContext, type GlobalOptions } from './context.js';
-import { isSleepError, SleepError } from '../core/errors.js';
+import { printError } from '../core/error-output.js';
 
 export type ActionBody<A extends unknown[]> = (ctx: CliContext, ...args: A) => Promise<number | void> | number | void;
-
-export function printError(err: unknown, opts: { json?: boolean; debug?: boolean }): number {
-  const e = isSleepError(err)
-    ? err
-    : new SleepError('INTERNAL', err instanceof Error ? err.message : String(err), {
-        hint: 'run again with --debug for the stack trace and report it',
-      });
-  if (opts.json) {
-    process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint ?? null } }, null, 2) + '\n');
-  } else {
-    process.stderr.write(`error: ${e.message}\n`);
-    if (e.hint) process.stderr.write(`hint: ${e.hint}\n`);
-  }
-  if (opts.debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-  return e.exitCode;
-}
 
 /**
  * Wraps a command body. Commander passes (...positionals, options, command); we hand the body

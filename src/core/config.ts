@@ -1,8 +1,9 @@
 /**
- * Configuration: one zod schema is the source of truth. The JSON Schema file (schema/config.schema.json)
- * is generated from it, the README documents each key, and env vars override file values:
- * the env name of a key is `SKILLOPT_SLEEP_` + its path in SCREAMING_SNAKE (`schedule.cron` →
- * `SKILLOPT_SLEEP_SCHEDULE_CRON`). Arrays in env are comma-separated; booleans are true/false/1/0.
+ * Loading the configuration: the file (JSON) under env overrides, validated by the schema
+ * (config-schema.ts, re-exported here so callers import one module), plus `config set` and the
+ * JSON Schema for editors. The env name of a key is `SKILLOPT_SLEEP_` + its path in SCREAMING_SNAKE
+ * (`schedule.cron` → `SKILLOPT_SLEEP_SCHEDULE_CRON`). Arrays in env are comma-separated; booleans are
+ * true/false/1/0.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,199 +11,9 @@ import { z } from 'zod';
 import { SleepError } from './errors.js';
 import { ensurePrivateDir, writeFileAtomic } from './fsutil.js';
 import type { SleepPaths } from './paths.js';
+import { ConfigSchema, defaultConfig, type BackendName, type Config } from './config-schema.js';
 
-export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'openai', 'anthropic', 'sim']);
-export type BackendName = z.infer<typeof BackendName>;
-
-const RoleConfig = z
-  .object({
-    backend: BackendName.default('auto').describe('Backend for this role; auto = detect (claude, codex, copilot, ANTHROPIC_API_KEY, OPENAI_API_KEY).'),
-    model: z.string().optional().describe('Model name for this role; the backend default when unset.'),
-  })
-  .strict();
-
-const roleDefault = () => ({ backend: 'auto' as const });
-
-export const ConfigSchema = z
-  .object({
-    $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
-    agents: z
-      .object({
-        claudeCode: z
-          .object({
-            enabled: z.boolean().default(true).describe('Harvest Claude Code transcripts.'),
-            roots: z.array(z.string()).default([]).describe('Extra Claude config dirs (like CLAUDE_CONFIG_DIR); empty = auto-discover.'),
-          })
-          .strict()
-          .default({ enabled: true, roots: [] }),
-        codex: z
-          .object({
-            enabled: z.boolean().default(true).describe('Harvest Codex transcripts.'),
-            roots: z.array(z.string()).default([]).describe('Extra Codex homes (like CODEX_HOME); empty = auto-discover.'),
-          })
-          .strict()
-          .default({ enabled: true, roots: [] }),
-        copilot: z
-          .object({
-            enabled: z.boolean().default(true).describe('Harvest GitHub Copilot (VS Code chat and Copilot CLI) transcripts.'),
-            vscodeUserDirs: z.array(z.string()).default([]).describe('Extra VS Code `User/` dirs; empty = auto-discover stable/Insiders/VSCodium/portable.'),
-            cliRoots: z.array(z.string()).default([]).describe('Extra Copilot CLI homes (like COPILOT_HOME); empty = auto-discover.'),
-          })
-          .strict()
-          .default({ enabled: true, vscodeUserDirs: [], cliRoots: [] }),
-      })
-      .strict()
-      .default({
-        claudeCode: { enabled: true, roots: [] },
-        codex: { enabled: true, roots: [] },
-        copilot: { enabled: true, vscodeUserDirs: [], cliRoots: [] },
-      }),
-    roles: z
-      .object({
-        target: RoleConfig.default(roleDefault).describe('The agent that performs tasks under the skill.'),
-        optimizer: RoleConfig.default(roleDefault).describe('Reflects on rollouts and proposes edits.'),
-        judge: RoleConfig.default(roleDefault).describe('Grades rubric judges.'),
-        miner: RoleConfig.default(roleDefault).describe('Optional: writes better task intents and judges.'),
-      })
-      .strict()
-      .default({ target: roleDefault(), optimizer: roleDefault(), judge: roleDefault(), miner: roleDefault() }),
-    backends: z
-      .object({
-        openai: z
-          .object({
-            baseURL: z.string().optional().describe('OpenAI-compatible base URL (Ollama, vLLM, DeepSeek...).'),
-            apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Env var holding the API key.'),
-            model: z.string().default('gpt-5-mini').describe('Default model.'),
-            azureEndpoint: z.string().optional().describe('Azure OpenAI endpoint; enables the Azure client.'),
-            azureApiVersion: z.string().optional().describe('Azure OpenAI api-version.'),
-          })
-          .strict()
-          .default({ apiKeyEnv: 'OPENAI_API_KEY', model: 'gpt-5-mini' }),
-        anthropic: z
-          .object({
-            baseURL: z.string().optional().describe('Anthropic API base URL.'),
-            apiKeyEnv: z.string().default('ANTHROPIC_API_KEY').describe('Env var holding the API key.'),
-            model: z.string().default('claude-sonnet-4-5').describe('Default model.'),
-          })
-          .strict()
-          .default({ apiKeyEnv: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5' }),
-        concurrency: z.number().int().min(1).max(64).default(4).describe('Max concurrent calls per backend.'),
-        timeoutMs: z.number().int().min(1000).default(180_000).describe('Per-call timeout.'),
-        maxRetries: z.number().int().min(0).max(10).default(4).describe('Retries on 429/5xx/timeouts.'),
-        sim: z
-          .object({
-            seed: z.number().int().default(7).describe('Seed of the simulated backend.'),
-            latencyMs: z.number().int().min(0).default(0).describe('Simulated latency per call.'),
-            harmfulEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that hurt (exercises the gate).'),
-            irrelevantEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that do nothing.'),
-            malformedJsonRate: z.number().min(0).max(1).default(0.05).describe('Sim optimizer: share of replies that are not valid JSON (exercises repair).'),
-          })
-          .strict()
-          .default({ seed: 7, latencyMs: 0, harmfulEditRate: 0.1, irrelevantEditRate: 0.1, malformedJsonRate: 0.05 }),
-      })
-      .strict()
-      .default(() => ({
-        openai: { apiKeyEnv: 'OPENAI_API_KEY', model: 'gpt-5-mini' },
-        anthropic: { apiKeyEnv: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5' },
-        concurrency: 4,
-        timeoutMs: 180_000,
-        maxRetries: 4,
-        sim: { seed: 7, latencyMs: 0, harmfulEditRate: 0.1, irrelevantEditRate: 0.1, malformedJsonRate: 0.05 },
-      })),
-    schedule: z
-      .object({
-        cron: z.string().default('0 3 * * *').describe('When the night runs (cron expression).'),
-        timezone: z.string().optional().describe('IANA timezone of the cron expression; local when unset.'),
-        catchUp: z.boolean().default(true).describe('Run a missed night at start/wake when the last one is older than 24 h.'),
-      })
-      .strict()
-      .default({ cron: '0 3 * * *', catchUp: true }),
-    budget: z
-      .object({
-        maxUsd: z.number().min(0).default(2).describe('Max API dollars per night.'),
-        maxTokens: z.number().int().min(0).default(2_000_000).describe('Max tokens per night.'),
-        maxCalls: z.number().int().min(0).default(400).describe('Max model calls per night.'),
-        maxTasks: z.number().int().min(1).default(60).describe('Max tasks used per night.'),
-        deadline: z
-          .string()
-          .regex(/^([01]\d|2[0-3]):[0-5]\d$/)
-          .default('07:00')
-          .describe('Local time the night must be done by (HH:MM).'),
-      })
-      .strict()
-      .default({ maxUsd: 2, maxTokens: 2_000_000, maxCalls: 400, maxTasks: 60, deadline: '07:00' }),
-    training: z
-      .object({
-        epochs: z.number().int().min(1).default(2).describe('Passes over the train split per night.'),
-        batchSize: z.number().int().min(1).default(8).describe('Train tasks rolled out per step.'),
-        lr: z.number().int().min(1).default(4).describe('Textual learning rate: max edits per step.'),
-        lrSchedule: z.enum(['constant', 'linear', 'cosine', 'autonomous']).default('cosine').describe('How the edit budget changes over steps; autonomous = the optimizer chooses within bounds.'),
-        minLr: z.number().int().min(1).default(1).describe('Smallest edit budget a schedule decays to.'),
-        gateMetric: z.enum(['hard', 'soft', 'mixed']).default('soft').describe('Validation metric the gate compares: hard = all checks pass, soft = share of checks, mixed = both.'),
-        noRegression: z.boolean().default(false).describe('Reject candidates that lower any validation task.'),
-        margin: z.number().min(0).default(0).describe('Minimum validation improvement to accept.'),
-        minValTasks: z.number().int().min(1).default(3).describe('Below this many validation tasks a night stages nothing.'),
-        fullDocument: z.boolean().default(false).describe('Allow edits outside the learned region of hand-written skills.'),
-        seed: z.number().int().default(1).describe('Seed for batch order and split hashing (reproducible runs).'),
-        rescue: z.boolean().default(true).describe('When a multi-edit candidate is rejected, score its edits alone and keep those that help (gated).'),
-        prune: z.boolean().default(true).describe('At the end of a run, drop accepted edits whose removal raises validation (gated).'),
-        simplify: z.boolean().default(true).describe('At the end of a run, drop accepted edits with no measurable effect on validation.'),
-        attributionMaxEdits: z
-          .number()
-          .int()
-          .min(0)
-          .default(12)
-          .describe('Accepted edits scored leave-one-out at the end of a run (only these can be pruned or simplified); 0 = none.'),
-      })
-      .strict()
-      .default({
-        epochs: 2,
-        batchSize: 8,
-        lr: 4,
-        lrSchedule: 'cosine',
-        minLr: 1,
-        gateMetric: 'soft',
-        noRegression: false,
-        margin: 0,
-        minValTasks: 3,
-        fullDocument: false,
-        seed: 1,
-        rescue: true,
-        prune: true,
-        simplify: true,
-        attributionMaxEdits: 12,
-      }),
-    mining: z
-      .object({
-        minSessions: z.number().int().min(1).default(2).describe('A cluster is recurring when seen in at least this many sessions.'),
-        threshold: z.number().min(0).max(1).default(0.5).describe('Similarity threshold for clustering prompts.'),
-        useLlm: z.boolean().default(false).describe('Use the miner role to write intents and judges.'),
-      })
-      .strict()
-      .default({ minSessions: 2, threshold: 0.5, useLlm: false }),
-    harvest: z
-      .object({
-        maxLineBytes: z.number().int().min(1024).default(8 * 1024 * 1024).describe('Lines longer than this are skipped unread.'),
-      })
-      .strict()
-      .default({ maxLineBytes: 8 * 1024 * 1024 }),
-    autoApply: z.boolean().default(false).describe('Apply a proposal automatically when its gate passed and its test score did not drop.'),
-    log: z
-      .object({
-        level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info').describe('Log level of the daemon and night logs.'),
-        maxSizeMb: z.number().min(1).default(10).describe('Rotate a log file at this size.'),
-        keep: z.number().int().min(1).default(5).describe('Rotated log files kept.'),
-      })
-      .strict()
-      .default({ level: 'info', maxSizeMb: 10, keep: 5 }),
-  })
-  .strict();
-
-export type Config = z.infer<typeof ConfigSchema>;
-
-export function defaultConfig(): Config {
-  return ConfigSchema.parse({});
-}
+export { BackendName, ConfigSchema, defaultConfig, type Config } from './config-schema.js';
 
 /** Formats a zod error as one line naming the key. */
 export function describeConfigIssues(err: z.ZodError, source: string): string {
@@ -216,6 +27,19 @@ export function describeConfigIssues(err: z.ZodError, source: string): string {
       return `"${key}" in ${source}: ${i.message}`;
     })
     .join('; ');
+}
+
+/**
+ * `--backend NAME` on `night` and `train`: every role uses that backend. A role that already named
+ * it keeps its model; a role switched to another backend drops its model, which named a model of
+ * the old backend (the new one uses its default).
+ */
+export function withBackendForEveryRole(config: Config, backend: BackendName | undefined): Config {
+  if (!backend) return config;
+  const roles = Object.fromEntries(
+    Object.entries(config.roles).map(([role, r]) => [role, r.backend === backend ? r : { backend }]),
+  ) as Config['roles'];
+  return { ...config, roles };
 }
 
 // ---- leaf keys and env overrides -------------------------------------------------------------

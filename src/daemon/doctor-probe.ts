@@ -1,9 +1,11 @@
 /** `doctor`: is the daemon running, did it crash, is a nightly night going to happen. */
-import { DOCTOR_PROBES, type DoctorCheck } from '../cli/doctor-probes.js';
+import type { DoctorCheck, DoctorContext } from '../core/doctor.js';
+import type { Db } from '../store/db.js';
 import { readHealth } from './health.js';
 import { liveDaemon, fmtDuration } from './lifecycle.js';
 
-DOCTOR_PROBES.push((ctx): DoctorCheck[] => {
+/** The daemon lines of doctor (reads its health row from the store). */
+export function doctorChecks(ctx: DoctorContext & { readonly db: Db }): DoctorCheck[] {
   const rec = liveDaemon(ctx.paths);
   if (rec) {
     const h = readHealth(ctx.db);
@@ -19,4 +21,4 @@ DOCTOR_PROBES.push((ctx): DoctorCheck[] => {
     return [{ name: 'daemon', status: 'warn', detail: 'not running: it stopped without shutting down (crash or kill)', fix: '`skillopt-sleep start` (it recovers); `skillopt-sleep logs` says why' }];
   }
   return [{ name: 'daemon', status: 'warn', detail: 'not running: nothing is watched and no night will run', fix: '`skillopt-sleep start`; `skillopt-sleep schedule install` keeps it running across reboots' }];
-});
+}

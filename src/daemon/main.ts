@@ -7,7 +7,7 @@
  */
 import { resolvePaths } from '../core/paths.js';
 import { loadConfig } from '../core/config.js';
-import { printError } from '../cli/run.js';
+import { printError } from '../core/error-output.js';
 import { packageVersion } from '../core/version.js';
 import { runForeground } from './lifecycle.js';
 

@@ -1,14 +1,15 @@
 /**
  * `doctor`: which agent transcript roots exist on this machine, how many session files each holds,
- * and which transcript files the last harvests could not use.
+ * and which transcript files the last harvests could not use. The doctor command calls these.
  */
 import fs from 'node:fs';
-import { DOCTOR_PROBES, type DoctorCheck } from '../cli/doctor-probes.js';
+import type { DoctorCheck, DoctorContext } from '../core/doctor.js';
 import { discoverRoots, getAdapter } from '../../adapters/index.js';
 import { openDb } from '../store/db.js';
 import { unreadableFiles } from '../store/repos/files.js';
 
-DOCTOR_PROBES.push((ctx) => {
+/** One line per agent: the transcript folder found (with its session file count), or where it looked. */
+export function transcriptRootChecks(ctx: DoctorContext): DoctorCheck[] {
   const roots = discoverRoots(ctx.config, ctx.env);
   const checks: DoctorCheck[] = [];
   const byAgent = new Map<string, number>();
@@ -30,9 +31,10 @@ DOCTOR_PROBES.push((ctx) => {
     });
   }
   return checks;
-});
+}
 
-DOCTOR_PROBES.push((ctx) => {
+/** The transcript files the harvests could not use (kept on the file row until the file changes). */
+export function unreadableFileChecks(ctx: DoctorContext): DoctorCheck[] {
   if (!fs.existsSync(ctx.paths.database)) return [];
   const db = openDb(ctx.paths.database, { readonly: true });
   try {
@@ -49,4 +51,9 @@ DOCTOR_PROBES.push((ctx) => {
   } finally {
     db.close();
   }
-});
+}
+
+/** Every harvest line of doctor, in order. */
+export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
+  return [...transcriptRootChecks(ctx), ...unreadableFileChecks(ctx)];
+}

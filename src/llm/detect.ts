@@ -4,11 +4,12 @@
  * OPENAI_API_KEY (or a configured OpenAI-compatible baseURL). `sim` is never picked by `auto`
  * unless the caller explicitly allows it (demo, benchmarks) — and then it says so.
  */
-import type { Config } from '../core/config.js';
-import type { Role } from '../core/protocol.js';
+import type { BackendName, Config } from '../core/config.js';
+import { Role } from '../core/protocol.js';
 import { findOnPath } from './spawn.js';
 
-export type ConcreteBackend = 'claude' | 'codex' | 'copilot' | 'anthropic' | 'openai' | 'sim';
+/** A backend that can serve a call: every configurable name but `auto`. */
+export type ConcreteBackend = Exclude<BackendName, 'auto'>;
 
 export interface BackendAvailability {
   name: ConcreteBackend;
@@ -33,7 +34,6 @@ export interface Detection {
 }
 
 export const AUTO_ORDER: ConcreteBackend[] = ['claude', 'codex', 'copilot', 'anthropic', 'openai'];
-const ROLES: Role[] = ['target', 'optimizer', 'judge', 'miner'];
 
 export function probeBackends(config: Config, env: NodeJS.ProcessEnv = process.env): BackendAvailability[] {
   const out: BackendAvailability[] = [];
@@ -69,7 +69,7 @@ export function detectBackends(config: Config, env: NodeJS.ProcessEnv = process.
   const available = probeBackends(config, env);
   const auto = AUTO_ORDER.map((n) => available.find((a) => a.name === n)).find((a) => a?.available);
   const roles = {} as Record<Role, RoleChoice>;
-  for (const role of ROLES) {
+  for (const role of Role.options) {
     const rc = config.roles[role];
     let choice: RoleChoice;
     if (rc.backend !== 'auto') {

@@ -1,19 +1,19 @@
 /**
  * `skillopt-sleep doctor` lines for backends: which are available (CLI on PATH, API key set)
- * and which one each role gets, and why. Registered into DOCTOR_PROBES at module load.
+ * and which one each role gets, and why. The doctor command calls `doctorChecks`.
  */
-import { DOCTOR_PROBES, type DoctorCheck } from '../cli/doctor-probes.js';
-import type { CliContext } from '../cli/context.js';
+import type { DoctorCheck, DoctorContext } from '../core/doctor.js';
+import { Role } from '../core/protocol.js';
 import { detectBackends } from './detect.js';
 
-export function backendChecks(ctx: Pick<CliContext, 'config' | 'env'>): DoctorCheck[] {
+export function backendChecks(ctx: Pick<DoctorContext, 'config' | 'env'>): DoctorCheck[] {
   const d = detectBackends(ctx.config, ctx.env);
   const checks: DoctorCheck[] = [];
   for (const a of d.available) {
     if (a.name === 'sim') continue;
     checks.push({ name: `backend ${a.name}`, status: a.available ? 'ok' : 'warn', detail: a.detail });
   }
-  for (const role of ['target', 'optimizer', 'judge', 'miner'] as const) {
+  for (const role of Role.options) {
     const c = d.roles[role];
     const configuredButMissing = c.backend !== null && c.reason.startsWith('configured, but');
     checks.push({
@@ -30,4 +30,7 @@ export function backendChecks(ctx: Pick<CliContext, 'config' | 'env'>): DoctorCh
   return checks;
 }
 
-DOCTOR_PROBES.push((ctx) => backendChecks(ctx));
+/** Every backend line of doctor, in order. */
+export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
+  return backendChecks(ctx);
+}

@@ -4,6 +4,7 @@
  * cost before it is made (budget). CLI backends report their own cost when the CLI gives one.
  * Unknown models fall back to a deliberately high default so a budget is never bypassed by a typo.
  */
+import type { Role } from '../core/protocol.js';
 export interface ModelPrice {
   inPerM: number;
   outPerM: number;
@@ -53,14 +54,28 @@ export function costUsd(price: ModelPrice, tokensIn: number, tokensOut: number):
   return (tokensIn * price.inPerM + tokensOut * price.outPerM) / 1_000_000;
 }
 
-/** Rough token count of text (≈4 characters per token for English and code). */
+/** ≈4 characters per token for English and code: every rough count uses this one ratio. */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * Agent CLIs wrap our prompt in their own system prompt and tool list: a `perform` call (the
+ * target, with tools) carries more than any other. Budget estimates and forecasts count it.
+ */
+export const CLI_OVERHEAD_TOKENS = { perform: 20_000, other: 8_000 } as const;
+
+/** The CLI overhead of one call of a role (the target performs; every other role does not). */
+export function cliOverheadTokens(role: Role): number {
+  return role === 'target' ? CLI_OVERHEAD_TOKENS.perform : CLI_OVERHEAD_TOKENS.other;
+}
+
+/** Rough token count of text. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
 /** Pre-call estimate: prompt tokens + the reply's maximum (or a typical reply when unbounded). */
 export function estimateCall(price: ModelPrice, promptChars: number, maxTokens?: number): { tokens: number; usd: number } {
-  const tokensIn = Math.ceil(promptChars / 4);
+  const tokensIn = Math.ceil(promptChars / CHARS_PER_TOKEN);
   const tokensOut = maxTokens ?? 1024;
   return { tokens: tokensIn + tokensOut, usd: costUsd(price, tokensIn, tokensOut) };
 }

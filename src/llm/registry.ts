@@ -16,7 +16,7 @@ import { detectBackends, type ConcreteBackend, type Detection } from './detect.j
 import { Limiter } from './limiter.js';
 import { ManagedBackend, type ManagedOptions } from './managed.js';
 import { OpenAiBackend } from './openai.js';
-import { FALLBACK_PRICE, FREE, priceFor, type ModelPrice } from './pricing.js';
+import { cliOverheadTokens, FALLBACK_PRICE, FREE, priceFor, type ModelPrice } from './pricing.js';
 import { findOnPath } from './spawn.js';
 import { createSimBackend } from './sim/index.js';
 
@@ -39,9 +39,6 @@ export interface ResolvedRoleBackends extends RoleBackends {
   /** every wrapped backend by role, to read counters (outboundCalls, cacheHits) */
   managed: Partial<Record<Role, ManagedBackend>>;
 }
-
-/** Agent CLIs wrap our prompt in their own system prompt and tool list; budget estimates count it. */
-const CLI_OVERHEAD_TOKENS = { perform: 20_000, other: 8_000 };
 
 function keyFor(env: NodeJS.ProcessEnv, name: string, backend: string): string {
   const key = env[name];
@@ -137,7 +134,7 @@ export function createRoleBackends(config: Config, opts: RoleBackendOptions = {}
       price: made.price,
       billable: made.billable,
       local: made.local,
-      overheadTokens: isCli ? (role === 'target' ? CLI_OVERHEAD_TOKENS.perform : CLI_OVERHEAD_TOKENS.other) : 0,
+      overheadTokens: isCli ? cliOverheadTokens(role) : 0,
       db: opts.db,
       runId: opts.runId,
       budget: opts.budget,

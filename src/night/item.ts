@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { Config } from '../core/config.js';
-import type { RoleBackends } from '../core/protocol.js';
+import { Role, type RoleBackends } from '../core/protocol.js';
 import type { Task } from '../core/records.js';
 import type { Progress } from '../core/progress.js';
 import { errorMessage, isSleepError } from '../core/errors.js';
@@ -20,12 +20,11 @@ import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
 import { applyProposal } from '../proposals/apply.js';
 
-export const ROLES = ['target', 'optimizer', 'judge', 'miner'] as const;
 export const CLI_BACKENDS = ['claude', 'codex', 'copilot'];
 
 export function describeBackends(b: RoleBackends): Record<string, { backend: string; model: string; destination: string }> {
   const out: Record<string, { backend: string; model: string; destination: string }> = {};
-  for (const role of ROLES) {
+  for (const role of Role.options) {
     const x = b[role];
     if (x) out[role] = { backend: x.name, model: x.model, destination: x.destination };
   }

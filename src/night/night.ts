@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
-import type { Config } from '../core/config.js';
+import { withBackendForEveryRole, type Config } from '../core/config.js';
 import type { RoleBackends } from '../core/protocol.js';
 import type { SkillTarget, Task } from '../core/records.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -26,7 +26,7 @@ import { kvSet } from '../store/repos/kv.js';
 import { createRun, listRuns, updateRun } from '../store/repos/runs.js';
 import { listTasks } from '../store/repos/tasks.js';
 import { budgetFromConfig, type BudgetTracker } from '../llm/budget.js';
-import { estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
+import { CHARS_PER_TOKEN, cliOverheadTokens, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
 import { createRoleBackends } from '../llm/registry.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
@@ -53,12 +53,6 @@ export interface NightOptions {
   progress?: Progress;
   /** skip harvest/mine (tests, or the daemon when it just did both) */
   skipHarvest?: boolean;
-}
-
-function withBackendOverride(config: Config, backend: NightOptions['backend']): Config {
-  if (!backend) return config;
-  const roles = Object.fromEntries(Object.entries(config.roles).map(([k, v]) => [k, { ...v, backend }])) as Config['roles'];
-  return { ...config, roles };
 }
 
 const usesSim = (c: Config) => Object.values(c.roles).some((r) => r.backend === 'sim');
@@ -108,7 +102,7 @@ function forecastFor(items: PlanItem[], config: Config, budget: BudgetTracker, b
     if (!b || b.name === 'sim' || CLI_BACKENDS.includes(b.name)) return FREE;
     return priceFor(b.model) ?? FALLBACK_PRICE;
   };
-  const overhead = (role: 'target' | 'optimizer') => (backends && CLI_BACKENDS.includes(backends[role].name) ? (role === 'target' ? 20_000 : 8_000) * 4 : 0);
+  const overhead = (role: 'target' | 'optimizer') => (backends && CLI_BACKENDS.includes(backends[role].name) ? cliOverheadTokens(role) * CHARS_PER_TOKEN : 0);
   const calls = items
     .filter((i) => !i.skip)
     .flatMap((i) =>
@@ -131,7 +125,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
   const clock = opts.clock ?? systemClock;
   const env = opts.env ?? process.env;
   const progress = opts.progress ?? silentProgress;
-  const config = withBackendOverride(baseConfig, opts.backend);
+  const config = withBackendForEveryRole(baseConfig, opts.backend);
   const id = newId('night');
   const holder = `night:${process.pid}:${id}`;
   acquireLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS, { runId: id, dryRun: !!opts.dryRun }, clock.now());

@@ -4,16 +4,14 @@
  * A rollout that failed to run (`error`) scores 0, as upstream does.
  */
 import type { Rollout } from '../core/records.js';
+import { DEFAULT_MIXED_WEIGHT, metricScore, type GateMetric } from '../core/scoring.js';
 import { rolloutBatch, type RolloutBatchInput } from './batch.js';
 
-export type GateMetric = 'hard' | 'soft' | 'mixed';
+export type { GateMetric };
 
-/** upstream `select_gate_score`: mixed = (1-w)·hard + w·soft, w clamped to [0,1] */
-export function rolloutScore(r: Pick<Rollout, 'hardScore' | 'softScore'>, metric: GateMetric, mixedWeight = 0.5): number {
-  if (metric === 'hard') return r.hardScore;
-  if (metric === 'soft') return r.softScore;
-  const w = Math.min(1, Math.max(0, mixedWeight));
-  return (1 - w) * r.hardScore + w * r.softScore;
+/** One rollout's gate-metric score (see core/scoring). */
+export function rolloutScore(r: Pick<Rollout, 'hardScore' | 'softScore'>, metric: GateMetric, mixedWeight = DEFAULT_MIXED_WEIGHT): number {
+  return metricScore(r.hardScore, r.softScore, metric, mixedWeight);
 }
 
 export interface SkillScore {
@@ -23,7 +21,7 @@ export interface SkillScore {
 }
 
 /** Aggregates already-made rollouts (e.g. cached ones) into per-task scores and their mean. */
-export function summarizeRollouts(rollouts: Rollout[], metric: GateMetric, mixedWeight = 0.5): Omit<SkillScore, 'rollouts'> {
+export function summarizeRollouts(rollouts: Rollout[], metric: GateMetric, mixedWeight = DEFAULT_MIXED_WEIGHT): Omit<SkillScore, 'rollouts'> {
   const byTask = new Map<string, number[]>();
   for (const r of rollouts) {
     const list = byTask.get(r.taskId) ?? [];

@@ -4,7 +4,8 @@
  * `noRegression`, every validation task must also score at least what it scored under the current
  * skill; a task that is missing or has a non-finite score counts as regressed (fail closed).
  */
-export type GateMetric = 'hard' | 'soft' | 'mixed';
+import type { GateMetric } from '../core/scoring.js';
+export type { GateMetric };
 
 /** Scores of one skill on the validation split. */
 export interface SplitScores {

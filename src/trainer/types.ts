@@ -6,6 +6,7 @@ import type { RoleBackends } from '../core/protocol.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import type { Progress } from '../core/progress.js';
 import { defaultConfig } from '../core/config.js';
+import { DEFAULT_MIXED_WEIGHT } from '../core/scoring.js';
 import type { LrSchedule } from './lr.js';
 import type { GateAction, GateMetric } from './gate.js';
 import type { StageUsage } from './optimizer.js';
@@ -74,7 +75,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   prune,
   simplify,
   attributionMaxEdits,
-  mixedWeight: 0.5,
+  mixedWeight: DEFAULT_MIXED_WEIGHT,
   gateEnabled: true,
   lrCap: true,
   useBuffer: true,

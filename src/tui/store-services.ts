@@ -19,7 +19,7 @@ import { errorMessage } from '../core/errors.js';
 import type { NextNight, ReviewServices } from './services.js';
 import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';
 import { replayWithConfiguredBackends, rescoreEdits, type ReplayScorer } from './rescore.js';
-import { editInEditor } from './editor.js';
+import { editInEditor } from '../core/editor.js';
 import { agentName, homeRelative } from './format.js';
 
 /** Runs `fn` with the UI handed back to the terminal (Ink cleared, raw mode off), then resumes. */

@@ -6,7 +6,7 @@ import { evidenceLines } from '../../src/tui/evidence-model.js';
 import { plainText } from '../../src/tui/components/Line.js';
 import { ledgerLine, nightLabel, whenLabel } from '../../src/tui/format.js';
 import { sanitize } from '../../src/tui/text.js';
-import { splitCommand } from '../../src/tui/editor.js';
+import { splitCommand } from '../../src/core/editor.js';
 import { nextNightFrom } from '../../src/tui/store-services.js';
 import { EVIDENCE, LEDGER, makeHugeProposal, makeProposal } from '../fixtures/tui-fixtures.js';
 

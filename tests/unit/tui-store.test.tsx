@@ -13,7 +13,7 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { createStoreServices, nextNightFrom } from '../../src/tui/store-services.js';
-import { editInEditor } from '../../src/tui/editor.js';
+import { editInEditor } from '../../src/core/editor.js';
 import type { ReviewServices } from '../../src/tui/services.js';
 import { App } from '../../src/tui/App.js';
 

@@ -4,7 +4,21 @@ import { action } from '../run.js';
 import { loadConfig } from '../../core/config.js';
 import { openDb, schemaVersion } from '../../store/db.js';
 import { errorMessage } from '../../core/errors.js';
-import { DOCTOR_PROBES, type DoctorCheck } from '../doctor-probes.js';
+import { formatDoctorChecks, runDoctorSections, type DoctorCheck, type DoctorSection } from '../../core/doctor.js';
+import type { CliContext } from '../context.js';
+import * as harvestDoctor from '../../harvest/doctor-probe.js';
+import * as llmDoctor from '../../llm/doctor-probe.js';
+import * as daemonDoctor from '../../daemon/doctor-probe.js';
+
+/**
+ * The modules' checks, in the order doctor prints them: the data flows from transcripts, through the
+ * backends that train on them, to the daemon that runs the nights. Add a module here, nowhere else.
+ */
+export const DOCTOR_SECTIONS: ReadonlyArray<DoctorSection<CliContext>> = [
+  { name: 'transcripts', checks: harvestDoctor.doctorChecks },
+  { name: 'backends', checks: llmDoctor.doctorChecks },
+  { name: 'daemon', checks: daemonDoctor.doctorChecks },
+];
 
 /** Runs every check, prints one line each (ok / warn / fail) with what to do. */
 export function register(program: Command): void {
@@ -41,22 +55,10 @@ export function register(program: Command): void {
         } catch (err) {
           checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix: 'move the damaged file away; it is rebuilt from transcripts' });
         }
-        if (configOk) {
-          for (const probe of DOCTOR_PROBES) {
-            try {
-              checks.push(...(await probe(ctx)));
-            } catch (err) {
-              checks.push({ name: 'probe', status: 'warn', detail: errorMessage(err) });
-            }
-          }
-        }
+        if (configOk) checks.push(...(await runDoctorSections(DOCTOR_SECTIONS, ctx)));
         const failed = checks.some((c) => c.status === 'fail');
         ctx.emit({ ok: !failed, checks }, () => {
-          const width = Math.max(16, ...checks.map((c) => c.name.length)); // one column for every name
-          for (const c of checks) {
-            const mark = c.status === 'ok' ? 'ok  ' : c.status === 'warn' ? 'warn' : 'FAIL';
-            ctx.print(`${mark}  ${c.name.padEnd(width)} ${c.detail}${c.fix ? `\n      ${''.padEnd(width)} → ${c.fix}` : ''}`);
-          }
+          for (const line of formatDoctorChecks(checks)) ctx.print(line);
         });
         return failed ? 1 : 0;
       }),

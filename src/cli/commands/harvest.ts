@@ -5,7 +5,6 @@ import { AgentId } from '../../core/records.js';
 import { parseDuration } from '../../core/clock.js';
 import { UsageError } from '../../core/errors.js';
 import { runHarvest, type HarvestSummary } from '../../harvest/ingest.js';
-import '../../harvest/doctor-probe.js';
 
 export function parseAgentOption(v: string | undefined): AgentId[] | undefined {
   if (!v) return undefined;

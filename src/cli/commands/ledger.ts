@@ -3,7 +3,6 @@ import { action } from '../run.js';
 import { parseDuration } from '../../core/clock.js';
 import { UsageError } from '../../core/errors.js';
 import { listEgress, totalsByDestination } from '../../llm/ledger.js';
-import '../../llm/doctor-probe.js'; // registers the backend lines of `doctor`
 
 /** `ledger [--since 24h] [--run ID] [--json]`: every outbound model call and totals per destination. */
 export function register(program: Command): void {

@@ -3,28 +3,45 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { BackendName } from '../../core/config.js';
-import { UsageError } from '../../core/errors.js';
+import { SleepError, UsageError } from '../../core/errors.js';
 import { findRepoRoot } from '../../../adapters/skills-common.js';
 import { resolveSkillTarget } from '../../../adapters/skills-registry.js';
 import { runNight } from '../../night/night.js';
 import type { NightReport } from '../../night/report.js';
 import { fmtScore } from '../../proposals/staging-report.js';
+import { requestNightNow } from '../../daemon/ipc.js';
 
 export interface NightCliOptions {
   dryRun?: boolean;
   project?: string;
   skill?: string;
   backend?: string;
-  [extra: string]: unknown;
+  now?: boolean;
 }
 
 /**
- * Extension points for the daemon (H7): `nightCommandExtensions` may add options to the command
- * (e.g. `--now`), and a delegate may handle the invocation instead of running the night in this
- * process (e.g. ask the running daemon to run it) by returning its report; `null` = not handled.
+ * `night --now`: instead of training in this terminal, ask the running daemon to start its night
+ * immediately (same child process, same overlap guard, same log), wait for it and return its report.
  */
-export const nightCommandExtensions: Array<(cmd: Command) => void> = [];
-export const nightDelegates: Array<(ctx: CliContext, opts: NightCliOptions) => Promise<NightReport | null>> = [];
+async function nightThroughDaemon(ctx: CliContext, opts: NightCliOptions): Promise<NightReport> {
+  if (opts.dryRun || opts.project || opts.skill || opts.backend) {
+    throw new SleepError('USAGE', '--now runs the daemon’s regular night; it cannot be combined with --dry-run, --project, --skill or --backend', {
+      hint: 'drop --now to run a customised night in this terminal',
+      exitCode: 2,
+    });
+  }
+  const res = await requestNightNow(ctx, { wait: true, onUpdate: (l) => ctx.note(l) });
+  if (!res.accepted) {
+    throw new SleepError('BACKEND_UNAVAILABLE', `the daemon did not start a night: ${res.reason}`, {
+      hint: '`skillopt-sleep status` shows the daemon; `skillopt-sleep doctor` says what is missing',
+    });
+  }
+  const report = res.outcome?.report as NightReport | undefined;
+  if (report && typeof report === 'object' && typeof report.id === 'string') return report;
+  throw new SleepError('INTERNAL', `the night ${res.outcome?.status ?? 'ended'} without a report: ${res.reason}`, {
+    hint: '`skillopt-sleep logs` shows the night process output',
+  });
+}
 
 export function renderNightText(ctx: CliContext, r: NightReport, runsDir: string): void {
   ctx.print(r.summary);
@@ -51,25 +68,23 @@ export function renderNightText(ctx: CliContext, r: NightReport, runsDir: string
 }
 
 export function register(program: Command): void {
-  const cmd = program
+  program
     .command('night')
     .description('run one night now: harvest, mine, train your skills under the budget, stage proposals (never writes a live skill)')
     .option('--dry-run', 'print the budget forecast and the tasks it would use; no model calls, nothing staged')
     .option('--project <path>', 'only this project')
     .option('--skill <name|path>', 'only this skill (a name from your skill folders, or a path)')
-    .option('--backend <name>', `use this backend for every role (${BackendName.options.join('|')})`);
-  for (const ext of nightCommandExtensions) ext(cmd);
-  cmd.action(
+    .option('--backend <name>', `use this backend for every role (${BackendName.options.join('|')})`)
+    .option('--now', 'ask the running daemon to start its night immediately (waits for it and prints the report)')
+    .action(
     action(async (ctx, opts: NightCliOptions) => {
       if (opts.backend && !BackendName.safeParse(opts.backend).success) {
         throw new UsageError(`unknown backend "${opts.backend}"`, `use one of ${BackendName.options.join(', ')}`);
       }
-      for (const d of nightDelegates) {
-        const delegated = await d(ctx, opts);
-        if (delegated) {
-          ctx.emit(delegated, () => renderNightText(ctx, delegated, ctx.paths.runsDir));
-          return delegated.status === 'failed' ? 1 : 0;
-        }
+      if (opts.now) {
+        const delegated = await nightThroughDaemon(ctx, opts);
+        ctx.emit(delegated, () => renderNightText(ctx, delegated, ctx.paths.runsDir));
+        return delegated.status === 'failed' ? 1 : 0;
       }
       const project = opts.project ? path.resolve(opts.project) : undefined;
       const skill = opts.skill

@@ -3,9 +3,6 @@ import { action } from '../run.js';
 import { packageVersion } from '../../core/version.js';
 import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
 import { validateSchedule } from '../../daemon/timing.js';
-// registers `night --now` (asks the running daemon) through the night command's extension points
-import '../../daemon/night-now.js';
-import '../../daemon/doctor-probe.js';
 
 export function register(program: Command): void {
   program

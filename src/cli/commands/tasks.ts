@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline/promises';
-import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { Split, TaskSchema, type Task } from '../../core/records.js';
 import { SleepError, UsageError, errorMessage } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/fsutil.js';
+import { editorCommand, launchEditor } from '../../core/editor.js';
 import { findTask, getTask, listOccurrences, listTasks, setTaskStatus, taskProjects, upsertTask } from '../../store/repos/tasks.js';
 import { validateJudge } from '../../mine/judge-synth.js';
 import { checkStoredSplitIntegrity } from '../../mine/splits.js';
@@ -135,10 +135,8 @@ export function validateEdited(original: Task, text: string): Task {
 }
 
 function runEditor(ctx: CliContext, file: string): void {
-  const editor = ctx.env.VISUAL || ctx.env.EDITOR || 'vi';
-  const r = spawnSync(editor, [file], { stdio: 'inherit', env: ctx.env, shell: /\s/.test(editor) });
-  if (r.error) throw new SleepError('INVALID_INPUT', `cannot run editor "${editor}": ${r.error.message}`, { hint: 'set $EDITOR' });
-  if (r.status !== 0) throw new SleepError('INVALID_INPUT', `editor "${editor}" exited with status ${r.status}; task unchanged`);
+  const status = launchEditor(file, ctx.env);
+  if (status !== 0) throw new SleepError('INVALID_INPUT', `editor "${editorCommand(ctx.env)}" exited with status ${status}; task unchanged`);
 }
 
 async function askRetry(ctx: CliContext, problem: string): Promise<boolean> {

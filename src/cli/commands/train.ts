@@ -8,8 +8,10 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { SleepError, UsageError } from '../../core/errors.js';
-import { TaskSchema, type SkillTarget, type Task } from '../../core/records.js';
-import { BackendName, type Config } from '../../core/config.js';
+import type { SkillTarget, Task } from '../../core/records.js';
+import { readIfExists } from '../../core/fsutil.js';
+import { parseTaskFile } from '../../mine/task-file.js';
+import { BackendName, withBackendForEveryRole } from '../../core/config.js';
 import { newId } from '../../core/ids.js';
 import { listTasks } from '../../store/repos/tasks.js';
 import { budgetFromConfig } from '../../llm/budget.js';
@@ -51,56 +53,27 @@ function oneOf<T extends string>(value: string | undefined, flag: string, allowe
   return value as T;
 }
 
-/** Reads tasks from a JSON array or JSON Lines file; every record is validated. */
-export function readTasksFile(file: string): Task[] {
+/**
+ * `--tasks FILE`: the same reader and the same rules as `tasks import` (a v1 envelope, a JSON array
+ * or JSON Lines; every problem named at once), so one file works for both.
+ */
+export function readTasksFile(file: string, seed?: number): Task[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new SleepError('NOT_FOUND', `cannot read tasks file ${file}: ${(err as Error).message}`, { hint: 'pass a JSON array or JSON Lines file of tasks' });
+    throw new SleepError('NOT_FOUND', `cannot read tasks file ${file}: ${(err as Error).message}`, { hint: 'pass a task file (`skillopt-sleep tasks export` writes one)' });
   }
-  let raw: unknown[];
-  const trimmed = text.trim();
-  try {
-    raw = trimmed.startsWith('[') ? (JSON.parse(trimmed) as unknown[]) : trimmed.split(/\r?\n/).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as unknown);
-  } catch (err) {
-    throw new SleepError('INVALID_INPUT', `${file} is not valid JSON / JSON Lines: ${(err as Error).message}`, { hint: 'one task object per line, or one JSON array' });
-  }
-  return raw.map((r, i) => {
-    const parsed = TaskSchema.safeParse(r);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new SleepError('INVALID_INPUT', `task ${i + 1} in ${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`, {
-        hint: 'each task needs id, project, intent, judge, split (train|val|test), origin, occurrences, firstSeen, lastSeen',
-      });
-    }
-    return parsed.data;
-  });
-}
-
-function readIfExists(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  return parseTaskFile(text, file, { seed }).tasks;
 }
 
 /** Picks the tasks: the file, else the store (project filter; tasks hinted for this skill when any). */
 function chooseTasks(ctx: CliContext, flags: TrainFlags, project: string | null, target: SkillTarget): { tasks: Task[]; source: string } {
-  if (flags.tasks) return { tasks: readTasksFile(path.resolve(flags.tasks)).filter((t) => t.status === 'active'), source: flags.tasks };
+  if (flags.tasks) return { tasks: readTasksFile(path.resolve(flags.tasks), ctx.config.training.seed).filter((t) => t.status === 'active'), source: flags.tasks };
   const all = listTasks(ctx.db, { ...(project ? { project } : {}), status: 'active' });
   const hinted = all.filter((t) => t.skillHint === target.name);
   if (hinted.length) return { tasks: hinted, source: `store: tasks hinted for ${target.name}` };
   return { tasks: all, source: project ? `store: project ${project}` : 'store: all projects' };
-}
-
-function withBackend(config: Config, backend: string | undefined): Config {
-  if (!backend) return config;
-  const b = oneOf(backend, '--backend', BackendName.options);
-  const roles = { target: { backend: b! }, optimizer: { backend: b! }, judge: { backend: b! }, miner: { backend: b! } };
-  return { ...config, roles: { ...roles } } as Config;
 }
 
 function renderSummary(ctx: CliContext, r: TrainResult, proposalId: string | null): void {
@@ -124,7 +97,7 @@ function renderSummary(ctx: CliContext, r: TrainResult, proposalId: string | nul
 }
 
 async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
-  const config = withBackend(ctx.config, flags.backend);
+  const config = withBackendForEveryRole(ctx.config, oneOf(flags.backend, '--backend', BackendName.options));
   const options: Partial<TrainOptions> = {
     ...trainOptionsFromConfig(config.training),
     ...Object.fromEntries(
@@ -146,7 +119,7 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
   const project = flags.project ? path.resolve(flags.project) : null;
   const locCtx = { project: project ?? process.cwd(), env: ctx.env };
   const target = flags.skill ? resolveSkillTarget(flags.skill, locCtx) : managedSkillTarget({ ...locCtx, project: locCtx.project });
-  const baseContent = readIfExists(target.path);
+  const baseContent = readIfExists(target.path) ?? null;
   const handWritten = baseContent !== null && target.kind !== 'managed';
   const startContent = baseContent ?? (path.basename(target.path) === 'SKILL.md' ? scaffoldSkill(target.name, `Conventions learned from your recurring ${target.name} tasks.`) : '');
   const { tasks, source } = chooseTasks(ctx, flags, project, target);
