@@ -11,7 +11,7 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Logger } from '../core/logger.js';
 import { errorMessage } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { openDb, schemaVersion, type Db } from '../store/db.js';
+import { checkpointWal, openDb, schemaVersion, type Db } from '../store/db.js';
 import { LATEST_VERSION } from '../store/migrations/index.js';
 import { getLease } from '../store/repos/leases.js';
 import type { DaemonDeps, BackendChoice } from './deps.js';
@@ -389,7 +389,7 @@ export class Daemon {
     try {
       const h = this.liveHealth();
       health.writeHealth(this.db, { ...h, state: 'stopped', stoppedAt: Date.now(), stopReason: reason, queueDepth: 0 });
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      checkpointWal(this.db);
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'checkpoint at stop failed');
     }

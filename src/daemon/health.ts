@@ -4,6 +4,9 @@
  */
 import type { Db } from '../store/db.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
+import { lastRunEndedAt, latestRunRaw } from '../store/repos/runs.js';
+import { countSessionsWithFilePrefix, lastSessionUpdateAt } from '../store/repos/sessions.js';
+import { countProposals } from '../store/repos/proposals.js';
 import type { WatchedRootStatus } from './watcher.js';
 import type { NightOutcome } from './night-runner.js';
 import type { BackendChoice } from './deps.js';
@@ -71,31 +74,26 @@ export function firstStartAt(db: Db, now: number): number {
 
 /** End of the last night that actually ran (daemon-run or by hand, from the runs table). */
 export function lastNightEndedAt(db: Db): number | undefined {
-  const row = db
-    .prepare(`SELECT MAX(COALESCE(ended_at, started_at)) AS t FROM runs WHERE kind = 'night' AND status IN ('done', 'failed')`)
-    .get() as { t: number | null };
+  const fromRuns = lastRunEndedAt(db, 'night', ['done', 'failed']);
   const last = readLastNight(db);
   const fromKv = last && (last.status === 'done' || last.status === 'failed') ? last.endedAt : undefined;
-  const vals = [row.t ?? undefined, fromKv].filter((x): x is number => typeof x === 'number');
+  const vals = [fromRuns, fromKv].filter((x): x is number => typeof x === 'number');
   return vals.length ? Math.max(...vals) : undefined;
 }
 
 /** Newest ingested material: the latest session update. */
 export function lastMaterialAt(db: Db): number | undefined {
-  const row = db.prepare('SELECT MAX(updated_at) AS t FROM sessions').get() as { t: number | null };
-  return row.t ?? undefined;
+  return lastSessionUpdateAt(db);
 }
 
 export function stagedProposalCount(db: Db): number {
-  const row = db.prepare(`SELECT COUNT(*) AS n FROM proposals WHERE status = 'staged'`).get() as { n: number };
-  return row.n;
+  return countProposals(db, 'staged');
 }
 
 /** Sessions per watched root (by transcript file path prefix). */
 export function sessionsUnder(db: Db, root: string): number {
   const prefix = root.endsWith('/') || root.endsWith('\\') ? root : root + (root.includes('\\') && !root.includes('/') ? '\\' : '/');
-  const row = db.prepare(`SELECT COUNT(*) AS n FROM sessions WHERE substr(file, 1, ?) = ?`).get(prefix.length, prefix) as { n: number };
-  return row.n;
+  return countSessionsWithFilePrefix(db, prefix);
 }
 
 export interface LastNightSummary {
@@ -110,9 +108,7 @@ export interface LastNightSummary {
 /** The most recent night: the daemon's record or the runs table, whichever is newer. */
 export function lastNightSummary(db: Db): LastNightSummary | undefined {
   const kv = readLastNight(db);
-  const row = db
-    .prepare(`SELECT id, status, started_at, ended_at, record FROM runs WHERE kind = 'night' ORDER BY started_at DESC LIMIT 1`)
-    .get() as { id: string; status: string; started_at: number; ended_at: number | null; record: string } | undefined;
+  const row = latestRunRaw(db, 'night');
   let fromRuns: LastNightSummary | undefined;
   if (row) {
     let reason = '';
@@ -123,7 +119,7 @@ export function lastNightSummary(db: Db): LastNightSummary | undefined {
     } catch {
       /* keep empty */
     }
-    fromRuns = { status: row.status, reason, startedAt: row.started_at, endedAt: row.ended_at ?? undefined, runId: row.id };
+    fromRuns = { status: row.status, reason, startedAt: row.startedAt, endedAt: row.endedAt ?? undefined, runId: row.id };
   }
   if (kv && (!fromRuns || kv.startedAt >= fromRuns.startedAt - 1000)) {
     return { status: kv.status, reason: kv.reason || fromRuns?.reason || '', trigger: kv.trigger, startedAt: kv.startedAt, endedAt: kv.endedAt, runId: kv.runId ?? fromRuns?.runId };

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../store/db.js';
+import { ensureCacheSize, withoutForeignKeys, type Db } from '../store/db.js';
 import type { Config } from '../core/config.js';
 import type { AgentId, Session, SessionKind } from '../core/records.js';
 import type { Progress } from '../core/progress.js';
@@ -201,10 +201,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
 
   // Event inserts land at random places in the (session, seq) and (kind, session) indexes: with
   // SQLite's default 2 MB page cache a big first harvest thrashes; 24 MB keeps the hot pages in memory.
-  if (tasks.length > 50) {
-    const current = db.pragma('cache_size', { simple: true }) as number;
-    if (current > -24576 && current < 6144) db.pragma('cache_size = -24576');
-  }
+  if (tasks.length > 50) ensureCacheSize(db, 24);
   const touched = new Map<string, SessionKind>();
   const writeBatch = db.transaction((results: FileResult[]) => {
     for (const r of results) writeResult(db, r, { classifier, summary, touched, known, project: opts.project });
@@ -220,17 +217,13 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     // Foreign-key checks cost a sessions lookup per event row; every event row is written right
     // after its session's upsert, so they are switched off for the batch (synchronously: no other
     // code can run on this connection meanwhile; inside an outer transaction the pragma is a no-op).
-    const fk = !db.inTransaction && db.pragma('foreign_keys', { simple: true }) === 1;
-    if (fk) db.pragma('foreign_keys = OFF');
-    try {
+    withoutForeignKeys(db, () => {
       // IMMEDIATE: take the write lock up front. A deferred transaction reads first (the session
       // lookup) and then fails with "database is locked" when another harvest (the daemon's, or a
       // second `harvest`) committed in between; with the lock taken first, it waits its turn instead.
       writeBatch.immediate(pending);
       fileRowsCommitted(db); // (a batch that threw leaves its writes pending: the next pass reloads)
-    } finally {
-      if (fk) db.pragma('foreign_keys = ON');
-    }
+    });
     summary.writeMs += performance.now() - t0;
     pending = [];
     pendingEvents = 0;

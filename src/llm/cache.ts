@@ -4,6 +4,7 @@
  * temperature, max tokens. Re-scoring an unchanged input costs no model call.
  */
 import type { Db } from '../store/db.js';
+import { deleteCachedResponse, getCachedResponse, putCachedResponse } from '../store/repos/llm-cache.js';
 import { sha256 } from '../core/fsutil.js';
 import type { LlmReply, LlmRequest } from '../core/protocol.js';
 
@@ -14,10 +15,10 @@ export function responseCacheKey(backend: string, model: string, req: Pick<LlmRe
 }
 
 export function cacheGet(db: Db, key: string): LlmReply | undefined {
-  const row = db.prepare('SELECT response FROM llm_cache WHERE cache_key = ?').get(key) as { response: string } | undefined;
-  if (!row) return undefined;
+  const response = getCachedResponse(db, key);
+  if (response === undefined) return undefined;
   try {
-    const reply = JSON.parse(row.response) as LlmReply;
+    const reply = JSON.parse(response) as LlmReply;
     return typeof reply.text === 'string' ? reply : undefined;
   } catch {
     return undefined; // a damaged entry is a miss, not an error
@@ -25,11 +26,9 @@ export function cacheGet(db: Db, key: string): LlmReply | undefined {
 }
 
 export function cachePut(db: Db, key: string, reply: LlmReply, now = Date.now()): void {
-  db.prepare(
-    'INSERT INTO llm_cache (cache_key, response, created_at) VALUES (?, ?, ?) ON CONFLICT(cache_key) DO UPDATE SET response = excluded.response, created_at = excluded.created_at',
-  ).run(key, JSON.stringify({ ...reply, cached: false }), now);
+  putCachedResponse(db, key, JSON.stringify({ ...reply, cached: false }), now);
 }
 
 export function cacheDelete(db: Db, key: string): void {
-  db.prepare('DELETE FROM llm_cache WHERE cache_key = ?').run(key);
+  deleteCachedResponse(db, key);
 }

@@ -3,99 +3,9 @@
  * how many secrets were redacted from it, and a hash of exactly what was sent). `sim` and cache
  * hits never leave the machine and are not recorded.
  */
-import type { Db } from '../store/db.js';
+import type { LedgerRow } from '../store/repos/ledger.js';
 
-export interface LedgerRow {
-  id?: number;
-  ts: number;
-  runId: string | null;
-  role: string;
-  backend: string;
-  model: string | null;
-  destination: string;
-  bytesSent: number;
-  redactions: number;
-  contentHash: string;
-  tokensIn: number;
-  tokensOut: number;
-  costUsd: number;
-  ok: boolean;
-  error: string | null;
-}
-
-export function recordEgress(db: Db, row: LedgerRow): number {
-  const info = db
-    .prepare(
-      `INSERT INTO ledger (ts, run_id, role, backend, model, destination, bytes_sent, redactions, content_hash, tokens_in, tokens_out, cost_usd, ok, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      row.ts,
-      row.runId,
-      row.role,
-      row.backend,
-      row.model,
-      row.destination,
-      row.bytesSent,
-      row.redactions,
-      row.contentHash,
-      Math.round(row.tokensIn),
-      Math.round(row.tokensOut),
-      row.costUsd,
-      row.ok ? 1 : 0,
-      row.error === null ? null : row.error.slice(0, 500),
-    );
-  return Number(info.lastInsertRowid);
-}
-
-interface RawRow {
-  id: number;
-  ts: number;
-  run_id: string | null;
-  role: string;
-  backend: string;
-  model: string | null;
-  destination: string;
-  bytes_sent: number;
-  redactions: number;
-  content_hash: string;
-  tokens_in: number;
-  tokens_out: number;
-  cost_usd: number;
-  ok: number;
-  error: string | null;
-}
-
-export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; limit?: number } = {}): LedgerRow[] {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (opts.sinceMs !== undefined) {
-    where.push('ts >= ?');
-    args.push(opts.sinceMs);
-  }
-  if (opts.runId !== undefined) {
-    where.push('run_id = ?');
-    args.push(opts.runId);
-  }
-  const sql = `SELECT * FROM ledger ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts, id${opts.limit ? ` LIMIT ${Math.floor(opts.limit)}` : ''}`;
-  return (db.prepare(sql).all(...args) as RawRow[]).map((r) => ({
-    id: r.id,
-    ts: r.ts,
-    runId: r.run_id,
-    role: r.role,
-    backend: r.backend,
-    model: r.model,
-    destination: r.destination,
-    bytesSent: r.bytes_sent,
-    redactions: r.redactions,
-    contentHash: r.content_hash,
-    tokensIn: r.tokens_in,
-    tokensOut: r.tokens_out,
-    costUsd: r.cost_usd,
-    ok: r.ok === 1,
-    error: r.error,
-  }));
-}
+export { listEgress, recordEgress, type LedgerRow } from '../store/repos/ledger.js';
 
 export interface DestinationTotal {
   destination: string;
@@ -109,7 +19,10 @@ export interface DestinationTotal {
   costUsd: number;
 }
 
-/** Totals per (destination, backend), largest traffic first. Pure. */
+/**
+ * Totals per (destination, backend), largest traffic first. Pure. This is the one fold of ledger
+ * rows: the `ledger` command and the review's header both show it, so they cannot disagree.
+ */
 export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
   const map = new Map<string, DestinationTotal>();
   for (const r of rows) {
@@ -128,4 +41,29 @@ export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
     t.costUsd += r.costUsd;
   }
   return [...map.values()].sort((a, b) => b.bytesSent - a.bytesSent);
+}
+
+export interface LedgerTotals {
+  calls: number;
+  failed: number;
+  bytesSent: number;
+  redactions: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+/** The grand total over the per-destination totals. Pure. */
+export function sumTotals(totals: readonly DestinationTotal[]): LedgerTotals {
+  const sum: LedgerTotals = { calls: 0, failed: 0, bytesSent: 0, redactions: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  for (const t of totals) {
+    sum.calls += t.calls;
+    sum.failed += t.failed;
+    sum.bytesSent += t.bytesSent;
+    sum.redactions += t.redactions;
+    sum.tokensIn += t.tokensIn;
+    sum.tokensOut += t.tokensOut;
+    sum.costUsd += t.costUsd;
+  }
+  return sum;
 }

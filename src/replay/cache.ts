@@ -5,6 +5,7 @@
  * Failed rollouts (with `error`) are never cached, so a retry really retries.
  */
 import type { Db } from '../store/db.js';
+import { deleteTaskRollouts, getRolloutRecord, putRolloutRecord } from '../store/repos/rollouts.js';
 import { RolloutSchema, type Rollout, type Task } from '../core/records.js';
 import type { Backend } from '../core/protocol.js';
 import { sha256 } from '../core/fsutil.js';
@@ -49,22 +50,13 @@ export function rolloutCacheKey(p: RolloutKeyParts): string {
 }
 
 export class RolloutCache {
-  private readonly getStmt;
-  private readonly putStmt;
-
-  constructor(private readonly db: Db) {
-    this.getStmt = db.prepare<[string], { record: string }>('SELECT record FROM rollouts WHERE cache_key = ?');
-    this.putStmt = db.prepare(
-      'INSERT INTO rollouts (cache_key, task_id, skill_hash, record, created_at) VALUES (?, ?, ?, ?, ?) ' +
-        'ON CONFLICT(cache_key) DO UPDATE SET record = excluded.record, created_at = excluded.created_at',
-    );
-  }
+  constructor(private readonly db: Db) {}
 
   get(key: string): Rollout | null {
-    const row = this.getStmt.get(key);
-    if (!row) return null;
+    const record = getRolloutRecord(this.db, key);
+    if (record === undefined) return null;
     try {
-      const parsed = RolloutSchema.safeParse(JSON.parse(row.record));
+      const parsed = RolloutSchema.safeParse(JSON.parse(record));
       return parsed.success ? parsed.data : null; // an unreadable row is a miss, not a crash
     } catch {
       return null;
@@ -73,7 +65,7 @@ export class RolloutCache {
 
   put(key: string, rollout: Rollout, now: number = Date.now()): void {
     if (rollout.error) return;
-    this.putStmt.run(key, rollout.taskId, rollout.skillHash, JSON.stringify({ ...rollout, cached: false }), now);
+    putRolloutRecord(this.db, { cacheKey: key, taskId: rollout.taskId, skillHash: rollout.skillHash, record: JSON.stringify({ ...rollout, cached: false }), createdAt: now });
   }
 
   /** Several rollouts in one transaction (one commit instead of one per row). */
@@ -86,6 +78,6 @@ export class RolloutCache {
 
   /** Drops cached rollouts of one task (e.g. after its checks were edited by the user). */
   forgetTask(taskId: string): number {
-    return this.db.prepare('DELETE FROM rollouts WHERE task_id = ?').run(taskId).changes;
+    return deleteTaskRollouts(this.db, taskId);
   }
 }

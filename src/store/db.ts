@@ -107,3 +107,33 @@ export function migrate(db: Db, file = ':memory:'): number {
 export function schemaVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
+
+/**
+ * A page cache of at least `mb` MB for a big write (a first harvest inserts events at random
+ * places in the indexes, which thrash SQLite's default 2 MB). A larger setting is kept.
+ */
+export function ensureCacheSize(db: Db, mb: number): void {
+  const kib = mb * 1024;
+  const current = db.pragma('cache_size', { simple: true }) as number;
+  if (current > -kib && current < kib / 4) db.pragma(`cache_size = -${kib}`);
+}
+
+/**
+ * Runs `fn` with foreign-key checks off when they are on and no transaction is open (inside one the
+ * pragma is a no-op), and switches them back on after. For bulk writes whose rows are consistent
+ * by construction; synchronous, so no other code runs on this connection meanwhile.
+ */
+export function withoutForeignKeys<T>(db: Db, fn: () => T): T {
+  const fk = !db.inTransaction && db.pragma('foreign_keys', { simple: true }) === 1;
+  if (fk) db.pragma('foreign_keys = OFF');
+  try {
+    return fn();
+  } finally {
+    if (fk) db.pragma('foreign_keys = ON');
+  }
+}
+
+/** Folds the write-ahead log back into the database file and truncates it (at a clean stop). */
+export function checkpointWal(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}

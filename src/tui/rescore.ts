@@ -12,14 +12,13 @@ import { SleepError, throwIfAborted } from '../core/errors.js';
 import { contentForEdits, rescoreSubset } from '../proposals/partial.js';
 import type { Config } from '../core/config.js';
 import { skillHash, summarizeRollouts, type GateMetric } from '../replay/index.js';
+import { rolloutRecordsFor } from '../store/repos/rollouts.js';
 import type { RescoreOutcome } from './services.js';
 
 /** Mean validation score of `content` from cached rollouts, or null when any validation task is missing. */
 export function cachedScore(db: Db, content: string, taskIds: string[], metric: GateMetric): number | null {
   if (taskIds.length === 0) return null;
-  const rows = db
-    .prepare(`SELECT task_id, record FROM rollouts WHERE skill_hash = ? AND task_id IN (${taskIds.map(() => '?').join(',')})`)
-    .all(skillHash(content), ...taskIds) as Array<{ task_id: string; record: string }>;
+  const rows = rolloutRecordsFor(db, skillHash(content), taskIds);
   const rollouts: Rollout[] = [];
   for (const r of rows) {
     try {

@@ -15,7 +15,8 @@ export interface LedgerSummary {
   costUsd: number;
   tokensIn: number;
   tokensOut: number;
-  destinations: Array<{ destination: string; calls: number; costUsd: number }>;
+  /** per (destination, backend), largest traffic first: the `ledger` command's totals */
+  destinations: Array<{ destination: string; backend?: string; calls: number; costUsd: number }>;
 }
 
 export interface NextNight {

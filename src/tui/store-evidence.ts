@@ -9,7 +9,8 @@ import type { Db } from '../store/db.js';
 import type { Proposal, Split } from '../core/records.js';
 import { getTask, listOccurrences } from '../store/repos/tasks.js';
 import { listRuns } from '../store/repos/runs.js';
-import { listEgress } from '../llm/ledger.js';
+import { eventText } from '../store/repos/events.js';
+import { listEgress, sumTotals, totalsByDestination } from '../llm/ledger.js';
 import type { EvidenceBundle, Excerpt, LedgerSummary, ReportBundle, TaskEvidence } from './services.js';
 
 const MAX_PROMPTS = 3;
@@ -36,9 +37,7 @@ export function loadTaskEvidence(db: Db, taskId: string): TaskEvidence | null {
 export function loadEventRef(db: Db, ref: string): Excerpt | null {
   const m = /^(.*)[#:@](\d+)$/.exec(ref);
   if (!m) return null;
-  const row = db.prepare('SELECT seq, ts, text FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) AND seq = ?').get(m[1], Number(m[2])) as
-    | { seq: number; ts: number | null; text: string }
-    | undefined;
+  const row = eventText(db, m[1], Number(m[2]));
   return row ? { sessionId: m[1], seq: row.seq, ts: row.ts, text: row.text } : null;
 }
 
@@ -140,7 +139,8 @@ export function loadReport(p: Proposal): ReportBundle {
 
 /**
  * What left the machine "last night": the ledger since the start of the most recent night run
- * (or the last 24 h when no night is on record), grouped by destination.
+ * (or the last 24 h when no night is on record), with the same per-destination totals as the
+ * `ledger` command.
  */
 export function loadLedgerSummary(db: Db, now: number): LedgerSummary {
   let since = now - 24 * 3600_000;
@@ -154,21 +154,7 @@ export function loadLedgerSummary(db: Db, now: number): LedgerSummary {
   } catch {
     /* no runs table contents yet */
   }
-  const rows = listEgress(db, { sinceMs: since });
-  const by = new Map<string, { destination: string; calls: number; costUsd: number }>();
-  const s: LedgerSummary = { window, since, calls: 0, failed: 0, bytesSent: 0, costUsd: 0, tokensIn: 0, tokensOut: 0, destinations: [] };
-  for (const r of rows) {
-    s.calls++;
-    if (!r.ok) s.failed++;
-    s.bytesSent += r.bytesSent;
-    s.costUsd += r.costUsd;
-    s.tokensIn += r.tokensIn;
-    s.tokensOut += r.tokensOut;
-    const d = by.get(r.destination) ?? { destination: r.destination, calls: 0, costUsd: 0 };
-    d.calls++;
-    d.costUsd += r.costUsd;
-    by.set(r.destination, d);
-  }
-  s.destinations = [...by.values()].sort((a, b) => b.calls - a.calls);
-  return s;
+  const destinations = totalsByDestination(listEgress(db, { sinceMs: since }));
+  const { calls, failed, bytesSent, costUsd, tokensIn, tokensOut } = sumTotals(destinations);
+  return { window, since, calls, failed, bytesSent, costUsd, tokensIn, tokensOut, destinations };
 }

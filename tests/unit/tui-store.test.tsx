@@ -58,7 +58,7 @@ describe('store services', () => {
     const s = services.ledgerSummary();
     expect(s.window).toBe('night');
     expect(s.calls).toBe(41);
-    expect(s.destinations).toEqual([{ destination: 'claude', calls: 41, costUsd: 0 }]);
+    expect(s.destinations).toMatchObject([{ destination: 'claude', calls: 41, costUsd: 0 }]);
     expect(s.bytesSent).toBe(41 * 4000);
   });
 

@@ -110,3 +110,10 @@ export function countEvents(db: Db, sessionId?: string): number {
     : (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number });
   return row.n;
 }
+
+/** One event's text by session id and sequence number (the review's transcript excerpts). */
+export function eventText(db: Db, sessionId: string, seq: number): { seq: number; ts: number | null; text: string } | undefined {
+  return db.prepare(`SELECT seq, ts, text FROM events WHERE sid = ${SID_OF} AND seq = ?`).get(sessionId, seq) as
+    | { seq: number; ts: number | null; text: string }
+    | undefined;
+}

@@ -112,3 +112,8 @@ export function listReceipts(db: Db, proposalId?: string): Receipt[] {
     note: (r.note as string | null) ?? null,
   }));
 }
+
+export function countProposals(db: Db, status: ProposalStatus): number {
+  const row = db.prepare(`SELECT COUNT(*) AS n FROM proposals WHERE status = ?`).get(status) as { n: number };
+  return row.n;
+}

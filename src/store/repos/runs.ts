@@ -81,3 +81,19 @@ export function listSteps<T = unknown>(db: Db, runId: string): Array<{ epoch: nu
     (r) => ({ epoch: r.epoch, step: r.step, record: JSON.parse(r.record) as T }),
   );
 }
+
+/** When the last run of `kind` with one of `statuses` ended (its start when it has no end). */
+export function lastRunEndedAt(db: Db, kind: string, statuses: readonly RunStatus[]): number | undefined {
+  const row = db
+    .prepare(`SELECT MAX(COALESCE(ended_at, started_at)) AS t FROM runs WHERE kind = ? AND status IN (${statuses.map(() => '?').join(', ')})`)
+    .get(kind, ...statuses) as { t: number | null };
+  return row.t ?? undefined;
+}
+
+/** The newest run of `kind` with its record as stored (text): a damaged record still names the run. */
+export function latestRunRaw(db: Db, kind: string): { id: string; status: string; startedAt: number; endedAt: number | null; record: string } | undefined {
+  const row = db.prepare(`SELECT id, status, started_at, ended_at, record FROM runs WHERE kind = ? ORDER BY started_at DESC LIMIT 1`).get(kind) as
+    | { id: string; status: string; started_at: number; ended_at: number | null; record: string }
+    | undefined;
+  return row ? { id: row.id, status: row.status, startedAt: row.started_at, endedAt: row.ended_at, record: row.record } : undefined;
+}

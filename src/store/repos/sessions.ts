@@ -139,3 +139,15 @@ export function countSessionsByKind(db: Db): Record<string, number> {
   for (const r of db.prepare('SELECT kind, count(*) AS n FROM sessions GROUP BY kind').all() as Array<{ kind: string; n: number }>) out[r.kind] = r.n;
   return out;
 }
+
+/** Newest ingested material: the latest session update. */
+export function lastSessionUpdateAt(db: Db): number | undefined {
+  const row = db.prepare('SELECT MAX(updated_at) AS t FROM sessions').get() as { t: number | null };
+  return row.t ?? undefined;
+}
+
+/** Sessions whose transcript file path starts with `prefix` (exactly, no pattern). */
+export function countSessionsWithFilePrefix(db: Db, prefix: string): number {
+  const row = db.prepare(`SELECT COUNT(*) AS n FROM sessions WHERE substr(file, 1, ?) = ?`).get(prefix.length, prefix) as { n: number };
+  return row.n;
+}
