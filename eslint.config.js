@@ -1,5 +1,7 @@
-// Lint is part of `npm test`: typescript-eslint's recommended rules, plus a few that catch real bugs.
+// Lint is part of `npm test`: typescript-eslint's recommended rules, a few that catch real bugs, and
+// the house's one-way flow between folders (eslint/boundaries.js; docs/ARCHITECTURE.md).
 import tseslint from 'typescript-eslint';
+import house from './eslint/boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
@@ -11,5 +13,10 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
       'prefer-const': 'error',
     },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}', 'adapters/**/*.ts'],
+    plugins: { house },
+    rules: { 'house/boundaries': 'error' },
   },
 );

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /** The core tables every module shares. JSON columns hold zod-validated records (src/core/records.ts). */
 export const m001_core: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Harvest: the lookups ingest and `sessions list` make. Indexes only (IF NOT EXISTS), so a store

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Mining state, so new sessions join existing clusters without re-clustering history:

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Events are only ever read by session (the primary key prefix), so the `events_kind` index cost a

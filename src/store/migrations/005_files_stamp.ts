@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * An unchanged harvest pass reads only `(path, dev, ino, size, mtime_ms)` of every file row; the

@@ -1,6 +1,6 @@
 /**
  * Versioned migrations, applied in order on open. Never edit a migration that has shipped:
- * add a new file with the next version and append it here.
+ * add a new file with the next version (its type from ./types.js) and append it here.
  */
 import { m001_core } from './001_core.js';
 import { m002_harvest } from './002_harvest.js';
@@ -9,11 +9,9 @@ import { m004_events_lean } from './004_events_lean.js';
 import { m005_files_stamp } from './005_files_stamp.js';
 import { m006_events_sid } from './006_events_sid.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './types.js';
+
+export type { Migration } from './types.js';
 
 export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean, m005_files_stamp, m006_events_sid];
 
