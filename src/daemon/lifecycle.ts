@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../core/config.js';
 import type { SleepPaths } from '../core/paths.js';
-import { createDaemonLogger } from './log.js';
+import { createDaemonLogger } from './log-writer.js';
 import { errorMessage, isSleepError, SleepError } from '../core/errors.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import type { Db } from '../store/db.js';

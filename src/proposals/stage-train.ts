@@ -1,5 +1,5 @@
 /**
- * Turns a TrainResult into a staged proposal (H6's `stageProposal`), the same way for the `train`
+ * Turns a TrainResult into a staged proposal (through `stageProposal`), the same way for the `train`
  * command and the nightly cycle. Nothing is staged unless the best skill passed the gate.
  */
 import type { Db } from '../store/db.js';

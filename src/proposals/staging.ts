@@ -21,7 +21,7 @@ import { newId } from '../core/ids.js';
 import { insertProposal } from '../store/repos/proposals.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
 
-/** What staging needs from a training result (H5's TrainResult satisfies it structurally). */
+/** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
 export interface StageableResult {
   /** the gate passed: the candidate strictly beat the base on validation */
   accepted: boolean;

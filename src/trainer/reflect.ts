@@ -11,7 +11,7 @@ import { chunk, mapLimit, shuffled } from './rng.js';
 import { clip, renderPrompt } from './prompts.js';
 import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
 import { stripMarkers } from './skilldoc.js';
-import { sealedFreeTask } from './task-view.js';
+import { optimizerView } from '../mine/view.js';
 
 export type EditSource = 'failure' | 'success';
 
@@ -76,7 +76,7 @@ export function digestRollout(r: Rollout, task: Task | undefined): RolloutDigest
 }
 
 function renderAttempt(d: RolloutDigest, task: Task | undefined, i: number): string {
-  const view = task ? sealedFreeTask(task) : undefined;
+  const view = task ? optimizerView(task) : undefined; // no sealed check or exact answer reaches the optimizer
   const checks = (view?.judge.checks ?? []).map((c) => `- ${c.description ?? `${c.op} ${c.value ?? ''}`.trim()}`);
   return [
     `### Attempt ${i + 1} (task=${d.taskId})`,

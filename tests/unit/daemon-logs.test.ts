@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { followLog, formatLogLine, logFiles, readLastLines } from '../../src/daemon/logs.js';
-import { createDaemonLogger } from '../../src/daemon/log.js';
+import { followLog, formatLogLine, logFiles, readLastLines } from '../../src/daemon/log-reader.js';
+import { createDaemonLogger } from '../../src/daemon/log-writer.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 
 describe('daemon logs', () => {

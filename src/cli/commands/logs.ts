@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { SleepError } from '../../core/errors.js';
-import { followLog, formatLogLine, readLastLines } from '../../daemon/logs.js';
+import { followLog, formatLogLine, readLastLines } from '../../daemon/log-reader.js';
 
 export function register(program: Command): void {
   program
