@@ -10,9 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-// bench/ when run from source (vitest), dist/bench/ when built: both sit inside the repository
-const FIXTURES = [path.resolve(HERE, '../tests/fixtures'), path.resolve(HERE, '../../tests/fixtures')].find((p) => fs.existsSync(path.join(p, 'claude-code/home')));
+/** The checkout this file runs from (bench/ from source, dist/bench/ when built): the nearest folder with a package.json. */
+function checkoutRoot(from: string): string | null {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+const ROOT = checkoutRoot(path.dirname(fileURLToPath(import.meta.url)));
+const FIXTURES = ROOT && fs.existsSync(path.join(ROOT, 'tests/fixtures/claude-code/home')) ? path.join(ROOT, 'tests/fixtures') : null;
 
 export interface Corpus {
   root: string;
@@ -66,7 +73,7 @@ interface Template {
 }
 
 function loadTemplates(): Template[] {
-  if (!FIXTURES) throw new Error('transcript fixtures not found (expected tests/fixtures/<agent>/home in the repository checkout)');
+  if (!FIXTURES) throw new Error(`transcript fixtures not found (expected tests/fixtures/<agent>/home in the checkout at ${ROOT ?? '?'}; the bench runs from a clone of the repository)`);
   const read = (rel: string) => fs.readFileSync(path.join(FIXTURES, rel), 'utf8').split('\n').filter((l) => l.trim());
   const t = (agent: Template['agent'], rel: string, id: string): Template => ({ agent, rel, id, lines: read(rel) });
   return [
