@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // tests/unit/ may start no child process (the setup file makes child_process throw there)
+    setupFiles: ['tests/helpers/unit-no-child-processes.ts'],
   },
 });

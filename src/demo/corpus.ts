@@ -1,8 +1,9 @@
 /**
- * Writes the demo scenario as real transcript files, in each agent's native on-disk format
- * (shapes from ../shared/reference/transcripts.md and the shared fixtures): Claude Code project
+ * Writes the demo scenario as real transcript files, in each agent's native on-disk format (the
+ * same shapes as the transcript fixtures in tests/fixtures/, see its README): Claude Code project
  * JSONL, Codex rollout files ({timestamp,type,payload} envelopes) and Copilot CLI session-state
- * events. The harvester then reads them exactly as it reads a user's real folders.
+ * events. The harvester then reads them exactly as it reads a user's real folders. Everything is
+ * generated here, in code, so the demo works from an installed package (which ships no tests/).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { makeSandbox, REPO_ROOT, runCli, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
+import { makeSandbox, REPO_ROOT, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { CLAUDE_PROJECT_DIR, fixtureFile } from '../helpers/fixtures.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { requestNightNow } from '../../src/daemon/ipc.js';
 import { writeDemoCorpus } from '../../src/demo/corpus.js';
 
-const FIX_DIR = path.join(SHARED_FIXTURES, 'claude-code/projects/-home-dana-src-ledgerline');
+const FIX_DIR = fixtureFile('claude-code', CLAUDE_PROJECT_DIR);
 const FIX_A = '5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl';
 const FIX_B = '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23.jsonl';
 
@@ -77,7 +78,7 @@ const quiet = (sb: Sandbox) => () => {
 describe('daemon (e2e)', () => {
   it('start → watch → ingest appends → stop → start resumes without re-ingesting → kill -9 → start recovers', async () => {
     const sb = sandbox(SIM);
-    const projDir = path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects', '-home-dana-src-ledgerline');
+    const projDir = path.join(sb.env.CLAUDE_CONFIG_DIR!, CLAUDE_PROJECT_DIR);
     fs.mkdirSync(projDir, { recursive: true });
     const allA = fs.readFileSync(path.join(FIX_DIR, FIX_A), 'utf8').split('\n').filter(Boolean);
     const fileA = path.join(projDir, FIX_A);
@@ -180,7 +181,7 @@ describe('daemon (e2e)', () => {
     expect(r.accepted).toBe(false);
 
     // Claude Code gets installed: its folder appears with a transcript in it
-    const projDir = path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects', '-home-dana-src-ledgerline');
+    const projDir = path.join(sb.env.CLAUDE_CONFIG_DIR!, CLAUDE_PROJECT_DIR);
     fs.mkdirSync(projDir, { recursive: true });
     fs.copyFileSync(path.join(FIX_DIR, FIX_A), path.join(projDir, FIX_A));
     await waitFor('session from the new folder', () => json<SessionRow[]>(sb, ['sessions', 'list']).find((s) => s.file.endsWith(FIX_A)));

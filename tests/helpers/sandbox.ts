@@ -8,7 +8,6 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SHARED_FIXTURES = path.resolve(REPO_ROOT, '../shared/fixtures/transcripts');
 export const CLI_BIN = path.join(REPO_ROOT, 'dist/src/cli/main.js');
 
 export function makeTempDir(prefix = 'sos-test-'): string {

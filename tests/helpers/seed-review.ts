@@ -14,6 +14,7 @@ import { stageProposal } from '../../src/proposals/staging.js';
 import { applyEdits } from '../../src/trainer/edits.js';
 import { contentForEdits } from '../../src/proposals/partial.js';
 import { addOccurrences, upsertTask } from '../../src/store/repos/tasks.js';
+import { makeTask } from './tasks.js';
 import { recordEgress } from '../../src/llm/ledger.js';
 import { createRun } from '../../src/store/repos/runs.js';
 import { skillHash } from '../../src/replay/index.js';
@@ -35,23 +36,7 @@ function edit(id: string, anchor: string, content: string, rationale: string, ev
 }
 
 function task(id: string, intent: string, split: Task['split'], corrections: string[] = []): Task {
-  return {
-    id,
-    project: null,
-    intent,
-    context: '',
-    judge: { checks: [], reference: { kind: 'rule' } },
-    split,
-    origin: 'real',
-    skillHint: null,
-    occurrences: 4,
-    firstSeen: Date.now() - 86_400_000,
-    lastSeen: Date.now(),
-    status: 'active',
-    reviewed: false,
-    corrections,
-    agents: ['claude-code'],
-  };
+  return makeTask({ id, intent, judge: { checks: [], reference: { kind: 'rule' } }, split, occurrences: 4, firstSeen: Date.now() - 86_400_000, lastSeen: Date.now(), corrections, agents: ['claude-code'] });
 }
 
 export function seedReview(env: NodeJS.ProcessEnv, projectDir: string, opts: { extraProposals?: number; now?: number } = {}): SeededSkill[] {

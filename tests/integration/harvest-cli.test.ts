@@ -2,14 +2,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, runCli, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
+import { makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { fixtureHome } from '../helpers/fixtures.js';
 
 let sb: Sandbox;
 beforeAll(() => {
   sb = makeSandbox();
-  fs.cpSync(path.join(SHARED_FIXTURES, 'claude-code'), sb.env.CLAUDE_CONFIG_DIR!, { recursive: true });
-  fs.cpSync(path.join(SHARED_FIXTURES, 'codex'), sb.env.CODEX_HOME!, { recursive: true });
-  fs.cpSync(path.join(SHARED_FIXTURES, 'copilot-cli'), sb.env.COPILOT_HOME!, { recursive: true });
+  fs.cpSync(fixtureHome('claude-code'), sb.env.CLAUDE_CONFIG_DIR!, { recursive: true });
+  fs.cpSync(fixtureHome('codex'), sb.env.CODEX_HOME!, { recursive: true });
+  fs.cpSync(fixtureHome('copilot-cli'), sb.env.COPILOT_HOME!, { recursive: true });
   // a secret in a prompt must never reach the store
   const f = path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects/-w/99999999-0000-4000-8000-000000000009.jsonl');
   fs.mkdirSync(path.dirname(f), { recursive: true });

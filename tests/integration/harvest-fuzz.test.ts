@@ -1,5 +1,5 @@
 /**
- * Property tests over the shared fixtures: random truncations and byte flips never crash ingest,
+ * Property tests over the transcript fixtures: random truncations and byte flips never crash ingest,
  * never drop an intact line, and a truncated append-only file yields a prefix of the full file's events.
  */
 import fs from 'node:fs';
@@ -9,17 +9,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { agentOfFile } from '../../adapters/index.js';
 import { processFile } from '../../src/harvest/process-file.js';
 import { tailLines } from '../../src/harvest/tailer.js';
-import { makeTempDir, SHARED_FIXTURES } from '../helpers/sandbox.js';
+import { makeTempDir } from '../helpers/sandbox.js';
+import { CLAUDE_PROJECT_DIR, fixtureFile, VSCODE_WORKSPACE, type FixtureAgent } from '../helpers/fixtures.js';
 
+/** `<agent>/<path inside its fixture home>`: the same relative path is kept under each temp root. */
 const FIXTURES = [
-  'claude-code/projects/-home-dana-src-ledgerline/5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl',
-  'claude-code/projects/-home-dana-src-ledgerline/2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23.jsonl',
+  `claude-code/${CLAUDE_PROJECT_DIR}/5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl`,
+  `claude-code/${CLAUDE_PROJECT_DIR}/2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23.jsonl`,
   'codex/sessions/2026/10/13/rollout-2026-10-13T10-02-11-01a13448-894e-75f1-ae9c-511bd56efd1b.jsonl',
   'codex/archived_sessions/rollout-2025-09-03T14-22-09-33015626-48e4-4ce0-9948-2e2b765efdc4.jsonl',
   'copilot-cli/session-state/7d2f1c9e-4b3a-4e5d-9f60-8a1b2c3d4e5f/events.jsonl',
-  'copilot-vscode/User/workspaceStorage/6f1c3e9a0b2d4c5e8f7a1b2c3d4e5f60/chatSessions/9e5d3c1b-7a2f-4d6e-b8c0-1f2e3d4c5b6a.jsonl',
-  'copilot-vscode/User/workspaceStorage/6f1c3e9a0b2d4c5e8f7a1b2c3d4e5f60/chatSessions/4c2a9e71-0d3b-4f5a-8e6c-7b1d2e3f4a5b.json',
+  `copilot-vscode/User/workspaceStorage/${VSCODE_WORKSPACE}/chatSessions/9e5d3c1b-7a2f-4d6e-b8c0-1f2e3d4c5b6a.jsonl`,
+  `copilot-vscode/User/workspaceStorage/${VSCODE_WORKSPACE}/chatSessions/4c2a9e71-0d3b-4f5a-8e6c-7b1d2e3f4a5b.json`,
 ];
+
+/** The fixture file behind a FIXTURES entry. */
+function source(rel: string): string {
+  const [agent, ...rest] = rel.split('/');
+  return fixtureFile(agent as FixtureAgent, rest.join('/'));
+}
 
 const tmp = makeTempDir('sos-fuzz-');
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -29,7 +37,7 @@ function place(rel: string, content: Buffer, tag: string): string {
   const file = path.join(tmp, tag, rel);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content);
-  const ws = path.join(SHARED_FIXTURES, 'copilot-vscode/User/workspaceStorage/6f1c3e9a0b2d4c5e8f7a1b2c3d4e5f60/workspace.json');
+  const ws = fixtureFile('copilot-vscode', `User/workspaceStorage/${VSCODE_WORKSPACE}/workspace.json`);
   if (rel.includes('workspaceStorage')) fs.copyFileSync(ws, path.join(path.dirname(path.dirname(file)), 'workspace.json'));
   return file;
 }
@@ -46,7 +54,7 @@ describe('ingest under damaged input', () => {
   it('byte flips never throw and cost at most the lines they touch', () => {
     fc.assert(
       fc.property(fc.constantFrom(...FIXTURES), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (rel, flips) => {
-        const original = fs.readFileSync(path.join(SHARED_FIXTURES, rel));
+        const original = fs.readFileSync(source(rel));
         const buf = Buffer.from(original);
         for (const [pos, byte] of flips) buf[pos % buf.length] = byte;
         const file = place(rel, buf, `flip${n++}`);
@@ -74,10 +82,10 @@ describe('ingest under damaged input', () => {
 
   it('a truncated append-only file yields a prefix of the full file’s events', () => {
     const appendOnly = FIXTURES.filter((f) => !f.includes('copilot-vscode'));
-    const full = new Map(appendOnly.map((rel) => [rel, run(path.join(SHARED_FIXTURES, rel)).output!.events.map(sig)]));
+    const full = new Map(appendOnly.map((rel) => [rel, run(source(rel)).output!.events.map(sig)]));
     fc.assert(
       fc.property(fc.constantFrom(...appendOnly), fc.double({ min: 0, max: 1, noNaN: true }), (rel, frac) => {
-        const original = fs.readFileSync(path.join(SHARED_FIXTURES, rel));
+        const original = fs.readFileSync(source(rel));
         const cut = original.subarray(0, Math.floor(original.length * frac));
         const r = run(place(rel, cut, `cut${n++}`));
         expect(r.output).not.toBeNull();

@@ -14,13 +14,14 @@ import { listingCacheFor } from '../../src/harvest/listing.js';
 import { RACY_MS } from '../../src/harvest/dir-cache.js';
 import { getFileRow } from '../../src/store/repos/files.js';
 import { listSessions } from '../../src/store/repos/sessions.js';
-import { makeSandbox, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { CLAUDE_PROJECT_DIR, FIXTURE_PROJECT, fixtureHome } from '../helpers/fixtures.js';
 
-const CLAUDE_PROJECT = 'projects/-home-dana-src-ledgerline';
+const CLAUDE_PROJECT = CLAUDE_PROJECT_DIR;
 const CLAUDE_FILE = `${CLAUDE_PROJECT}/2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23.jsonl`;
 
 function claudeSession(id: string, text: string): string {
-  const base = { sessionId: id, cwd: '/home/dana/src/ledgerline', version: '2.0.14', gitBranch: 'main' };
+  const base = { sessionId: id, cwd: FIXTURE_PROJECT, version: '2.0.14', gitBranch: 'main' };
   return (
     [
       { ...base, type: 'user', uuid: `${id}-u1`, parentUuid: null, timestamp: '2026-11-20T10:00:00.000Z', message: { role: 'user', content: text } },
@@ -41,9 +42,9 @@ describe('rescans on one long-lived connection', () => {
   beforeEach(async () => {
     sb = makeSandbox();
     claude = sb.env.CLAUDE_CONFIG_DIR!;
-    fs.cpSync(path.join(SHARED_FIXTURES, 'claude-code'), claude, { recursive: true });
-    fs.cpSync(path.join(SHARED_FIXTURES, 'codex'), sb.env.CODEX_HOME!, { recursive: true });
-    fs.cpSync(path.join(SHARED_FIXTURES, 'copilot-cli'), sb.env.COPILOT_HOME!, { recursive: true });
+    fs.cpSync(fixtureHome('claude-code'), claude, { recursive: true });
+    fs.cpSync(fixtureHome('codex'), sb.env.CODEX_HOME!, { recursive: true });
+    fs.cpSync(fixtureHome('copilot-cli'), sb.env.COPILOT_HOME!, { recursive: true });
     // a listing is only kept once its folder has been still for the racy window
     await new Promise((r) => setTimeout(r, RACY_MS + 200));
     db = openDb(path.join(sb.home, 'state', 'sleep.db'));
@@ -68,7 +69,7 @@ describe('rescans on one long-lived connection', () => {
     expect(cache.rootHits).toBeGreaterThanOrEqual(3);
 
     // an append: found by the file's own stat (folders do not change)
-    fs.appendFileSync(path.join(claude, CLAUDE_FILE), JSON.stringify({ type: 'user', uuid: 'extra-1', sessionId: '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23', timestamp: '2026-11-21T09:00:00.000Z', cwd: '/home/dana/src/ledgerline', message: { role: 'user', content: 'one more thing' } }) + '\n');
+    fs.appendFileSync(path.join(claude, CLAUDE_FILE), JSON.stringify({ type: 'user', uuid: 'extra-1', sessionId: '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23', timestamp: '2026-11-21T09:00:00.000Z', cwd: FIXTURE_PROJECT, message: { role: 'user', content: 'one more thing' } }) + '\n');
     const appended = await harvest();
     expect(appended.filesChanged).toBe(1);
     expect(appended.newSessionIds).toEqual([]);
@@ -81,14 +82,14 @@ describe('rescans on one long-lived connection', () => {
 
     // a new project folder
     const other = '66666666-7777-4888-9999-000000000000';
-    fs.mkdirSync(path.join(claude, 'projects/-home-dana-src-other'));
-    fs.writeFileSync(path.join(claude, 'projects/-home-dana-src-other', `${other}.jsonl`), claudeSession(other, 'fix the lint error'));
+    fs.mkdirSync(path.join(claude, 'projects/-home-mika-src-other'));
+    fs.writeFileSync(path.join(claude, 'projects/-home-mika-src-other', `${other}.jsonl`), claudeSession(other, 'fix the lint error'));
     expect((await harvest()).newSessionIds).toEqual([`claude-code:${other}`]);
 
     // a deleted file: its row goes (the session stays)
-    fs.rmSync(path.join(claude, 'projects/-home-dana-src-other', `${other}.jsonl`));
+    fs.rmSync(path.join(claude, 'projects/-home-mika-src-other', `${other}.jsonl`));
     await harvest();
-    expect(getFileRow(db, path.join(claude, 'projects/-home-dana-src-other', `${other}.jsonl`))).toBeUndefined();
+    expect(getFileRow(db, path.join(claude, 'projects/-home-mika-src-other', `${other}.jsonl`))).toBeUndefined();
     expect(listSessions(db)).toHaveLength(sessions + 2);
     expect((await harvest()).filesChanged).toBe(0);
   });
@@ -97,7 +98,7 @@ describe('rescans on one long-lived connection', () => {
     await harvest();
     const target = path.join(claude, CLAUDE_FILE);
     // another process (the daemon's twin, a `harvest` command) takes the append first
-    fs.appendFileSync(target, JSON.stringify({ type: 'user', uuid: 'extra-2', sessionId: '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23', timestamp: '2026-11-21T09:05:00.000Z', cwd: '/home/dana/src/ledgerline', message: { role: 'user', content: 'and the docs' } }) + '\n');
+    fs.appendFileSync(target, JSON.stringify({ type: 'user', uuid: 'extra-2', sessionId: '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23', timestamp: '2026-11-21T09:05:00.000Z', cwd: FIXTURE_PROJECT, message: { role: 'user', content: 'and the docs' } }) + '\n');
     const twin = openDb(path.join(sb.home, 'state', 'sleep.db'));
     expect((await harvest(twin)).filesChanged).toBe(1);
     twin.close();
@@ -107,7 +108,7 @@ describe('rescans on one long-lived connection', () => {
     // transaction rolls back, and the next pass reads both files again
     const second = path.join(claude, `${CLAUDE_PROJECT}/5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl`);
     for (const [file, sid, n] of [[target, '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23', 3], [second, '5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860', 4]] as const) {
-      fs.appendFileSync(file, JSON.stringify({ type: 'user', uuid: `extra-${n}`, sessionId: sid, timestamp: '2026-11-21T09:10:00.000Z', cwd: '/home/dana/src/ledgerline', message: { role: 'user', content: 'and the tests' } }) + '\n');
+      fs.appendFileSync(file, JSON.stringify({ type: 'user', uuid: `extra-${n}`, sessionId: sid, timestamp: '2026-11-21T09:10:00.000Z', cwd: FIXTURE_PROJECT, message: { role: 'user', content: 'and the tests' } }) + '\n');
     }
     const sessionsRepo = await import('../../src/store/repos/sessions.js');
     const real = sessionsRepo.upsertSession;

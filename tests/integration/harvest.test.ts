@@ -1,5 +1,5 @@
 /**
- * The ingest pipeline over a copy of the shared fixtures laid out as real agent homes: every
+ * The ingest pipeline over a copy of the repository's transcript fixtures laid out as real agent homes: every
  * session lands in SQLite, a second pass reads nothing, appends are parsed from the saved offset,
  * a completed partial line is picked up once, rewrites replace instead of duplicating, moved Codex
  * rollouts keep one copy, and our own replay workspaces are classified `self`.
@@ -14,9 +14,10 @@ import { kvGet } from '../../src/store/repos/kv.js';
 import { getSession, listSessions } from '../../src/store/repos/sessions.js';
 import { countEvents, listEvents } from '../../src/store/repos/events.js';
 import { discoverRoots, isTranscriptFile } from '../../adapters/index.js';
-import { makeSandbox, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { CLAUDE_PROJECT_DIR, FIXTURE_PROJECT, fixtureHome, VSCODE_USER_FIXTURE, VSCODE_WORKSPACE } from '../helpers/fixtures.js';
 
-const CLAUDE_DIR = 'projects/-home-dana-src-ledgerline';
+const CLAUDE_DIR = CLAUDE_PROJECT_DIR;
 const TRUNC_CLAUDE = `${CLAUDE_DIR}/9c1e4a3d-6b27-4e0f-8d52-31f7a0c6b9e4.jsonl`;
 
 function layout(sb: Sandbox): { claude: string; codex: string; copilot: string; vscodeUser: string } {
@@ -24,14 +25,14 @@ function layout(sb: Sandbox): { claude: string; codex: string; copilot: string; 
   const codex = sb.env.CODEX_HOME!;
   const copilot = sb.env.COPILOT_HOME!;
   const vscodeUser = path.join(sb.env.XDG_CONFIG_HOME!, 'Code', 'User');
-  fs.cpSync(path.join(SHARED_FIXTURES, 'claude-code'), claude, { recursive: true });
-  fs.cpSync(path.join(SHARED_FIXTURES, 'codex'), codex, { recursive: true });
-  fs.cpSync(path.join(SHARED_FIXTURES, 'copilot-cli'), copilot, { recursive: true });
-  fs.cpSync(path.join(SHARED_FIXTURES, 'copilot-vscode', 'User'), vscodeUser, { recursive: true });
+  fs.cpSync(fixtureHome('claude-code'), claude, { recursive: true });
+  fs.cpSync(fixtureHome('codex'), codex, { recursive: true });
+  fs.cpSync(fixtureHome('copilot-cli'), copilot, { recursive: true });
+  fs.cpSync(VSCODE_USER_FIXTURE, vscodeUser, { recursive: true });
   return { claude, codex, copilot, vscodeUser };
 }
 
-describe('runHarvest over the shared fixtures', () => {
+describe('runHarvest over the transcript fixtures', () => {
   let sb: Sandbox;
   let db: Db;
   let dirs: ReturnType<typeof layout>;
@@ -66,10 +67,10 @@ describe('runHarvest over the shared fixtures', () => {
     expect(codexSub?.parentId).toBe('codex:01a13448-894e-75f1-ae9c-511bd56efd1b');
     const exec = getSession(db, 'codex:01a13fef-3d0b-7735-afdb-86863e345c95');
     expect(exec?.kind).toBe('headless');
-    expect(exec?.project).toBe('/home/dana/src/ledgerline');
+    expect(exec?.project).toBe(FIXTURE_PROJECT);
     const vs = getSession(db, 'copilot:4c2a9e71-0d3b-4f5a-8e6c-7b1d2e3f4a5b');
-    expect(vs?.project).toBe('/home/dana/src/ledgerline');
-    expect(vs?.title).toBe('Changelog entry for #412');
+    expect(vs?.project).toBe(FIXTURE_PROJECT);
+    expect(vs?.title).toBe('Changelog entry for #287');
 
     const second = await harvest();
     expect(second.filesChanged).toBe(0);
@@ -137,7 +138,7 @@ describe('runHarvest over the shared fixtures', () => {
     // appending one more turn later: only the new bytes are read
     fs.appendFileSync(
       file,
-      JSON.stringify({ type: 'user', uuid: 'u-2', timestamp: '2026-10-14T09:01:00.000Z', cwd: '/home/dana/src/ledgerline', message: { role: 'user', content: 'thanks, commit it' } }) + '\n',
+      JSON.stringify({ type: 'user', uuid: 'u-2', timestamp: '2026-10-14T09:01:00.000Z', cwd: FIXTURE_PROJECT, message: { role: 'user', content: 'thanks, commit it' } }) + '\n',
     );
     const s2 = await harvest();
     expect(s2.filesChanged).toBe(1);
@@ -165,14 +166,14 @@ describe('runHarvest over the shared fixtures', () => {
     await harvest();
     const total = countEvents(db, id);
     expect(total).toBeGreaterThan(afterTruncate);
-    expect(listEvents(db, id, { kinds: ['prompt'] }).map((e) => e.text)).toEqual(['fix the eslint errors in src/format.ts', 'also run prettier on it']);
+    expect(listEvents(db, id, { kinds: ['prompt'] }).map((e) => e.text)).toEqual(['fix the eslint errors in src/duration.ts', 'also run prettier on it']);
   });
 
   it('rebuilds a VS Code session when its mutation log grows or is rewritten', async () => {
     await harvest();
     const id = 'copilot:1b7e2c4d-5a6f-4e8b-9c0d-2e3f4a5b6c7d';
     const before = countEvents(db, id);
-    const file = path.join(dirs.vscodeUser, 'workspaceStorage/6f1c3e9a0b2d4c5e8f7a1b2c3d4e5f60/chatSessions/1b7e2c4d-5a6f-4e8b-9c0d-2e3f4a5b6c7d.jsonl');
+    const file = path.join(dirs.vscodeUser, `workspaceStorage/${VSCODE_WORKSPACE}/chatSessions/1b7e2c4d-5a6f-4e8b-9c0d-2e3f4a5b6c7d.jsonl`);
     const text = fs.readFileSync(file, 'utf8');
     const head = text.slice(0, text.lastIndexOf('\n') + 1);
     const push = { kind: 2, k: ['requests'], v: [{ requestId: 'request_x', timestamp: 1791969300000, message: { text: 'now run the tests' }, response: [{ value: 'Tests pass.' }], modelState: { value: 1, completedAt: 1791969310000 } }] };
@@ -180,7 +181,7 @@ describe('runHarvest over the shared fixtures', () => {
     await harvest();
     const events = listEvents(db, id);
     expect(events.length).toBe(before + 2);
-    expect(events.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['fix the eslint errors in src/format.ts', 'now run the tests']);
+    expect(events.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['fix the eslint errors in src/duration.ts', 'now run the tests']);
     expect(getSession(db, id)?.promptCount).toBe(2);
   });
 
@@ -228,7 +229,7 @@ describe('runHarvest over the shared fixtures', () => {
     const s = await harvest({ agents: ['copilot'], project: '/elsewhere' });
     expect(s.sessions).toBe(0);
     expect(listSessions(db)).toHaveLength(0);
-    const s2 = await harvest({ agents: ['copilot'], project: '/home/dana/src/ledgerline' });
+    const s2 = await harvest({ agents: ['copilot'], project: FIXTURE_PROJECT });
     expect(s2.sessions).toBe(5); // 3 VS Code + 2 CLI with a cwd (the legacy flat file has none)
   });
 
@@ -283,11 +284,11 @@ describe('runHarvest on bad input', () => {
     const sb = makeSandbox();
     const db = openDb(path.join(sb.home, 'state', 'sleep.db'));
     try {
-      fs.cpSync(path.join(SHARED_FIXTURES, 'claude-code'), sb.env.CLAUDE_CONFIG_DIR!, { recursive: true });
+      fs.cpSync(fixtureHome('claude-code'), sb.env.CLAUDE_CONFIG_DIR!, { recursive: true });
       const first = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state') });
       expect(first.sessions).toBe(4);
       fs.rmSync(path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects'), { recursive: true, force: true });
-      const file = path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects/-home-dana-src-ledgerline/5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl');
+      const file = path.join(sb.env.CLAUDE_CONFIG_DIR!, CLAUDE_PROJECT_DIR, '5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl');
       const s = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state'), files: [file] });
       expect(s.errors).toEqual([]);
       const again = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state') });

@@ -6,19 +6,20 @@ import { defaultConfig } from '../../src/core/config.js';
 import { runHarvest } from '../../src/harvest/ingest.js';
 import { runMining } from '../../src/mine/index.js';
 import { listTasks } from '../../src/store/repos/tasks.js';
-import { makeSandbox, SHARED_FIXTURES } from '../helpers/sandbox.js';
+import { makeSandbox } from '../helpers/sandbox.js';
+import { fixtureHome, VSCODE_USER_FIXTURE } from '../helpers/fixtures.js';
 
 const box = makeSandbox({
-  CLAUDE_CONFIG_DIR: path.join(SHARED_FIXTURES, 'claude-code'),
-  CODEX_HOME: path.join(SHARED_FIXTURES, 'codex'),
-  COPILOT_HOME: path.join(SHARED_FIXTURES, 'copilot-cli'),
+  CLAUDE_CONFIG_DIR: fixtureHome('claude-code'),
+  CODEX_HOME: fixtureHome('codex'),
+  COPILOT_HOME: fixtureHome('copilot-cli'),
 });
 afterAll(() => box.cleanup());
 
-describe('mining the shared transcript fixtures (harvested by the real harvester)', () => {
-  it('finds the three jobs dana repeats in every tool, with her corrections', async () => {
+describe('mining the transcript fixtures (harvested by the real harvester)', () => {
+  it('finds the three jobs mika repeats in every tool, with their corrections', async () => {
     const config = defaultConfig();
-    config.agents.copilot.vscodeUserDirs = [path.join(SHARED_FIXTURES, 'copilot-vscode/User')];
+    config.agents.copilot.vscodeUserDirs = [VSCODE_USER_FIXTURE];
     fs.mkdirSync(box.home, { recursive: true });
     const db = openDb(path.join(box.home, 'sleep.db'));
     await runHarvest(db, config, { env: box.env, stateDir: box.home, workers: 0 });
@@ -42,7 +43,7 @@ describe('mining the shared transcript fixtures (harvested by the real harvester
       if (f.length >= 3) expect(f.map((t) => t.split)).toEqual(expect.arrayContaining(['train', 'val']));
     }
     for (const t of unitTest) {
-      expect(t.corrections).toContain('use it.each for the separator cases');
+      expect(t.corrections).toContain('use it.each for the suffix cases');
       expect(t.judge.checks.some((c) => c.op === 'contains' && c.value === '.each')).toBe(true);
     }
     for (const t of changelog) expect(t.judge.checks.some((c) => c.op === 'regex' && /unreleased/i.test(String(c.value)))).toBe(true);

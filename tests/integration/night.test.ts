@@ -1,11 +1,12 @@
 /**
- * The nightly cycle through the real CLI with the `sim` backend over the shared transcript
+ * The nightly cycle through the real CLI with the `sim` backend over the repository's transcript
  * fixtures (copied into a sandbox, their project path rewritten to a sandbox folder).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, SHARED_FIXTURES, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { FIXTURE_PROJECT, fixtureHome, type FixtureAgent } from '../helpers/fixtures.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb } from '../../src/store/db.js';
 import { acquireLease, releaseLease } from '../../src/store/repos/leases.js';
@@ -18,15 +19,15 @@ let sb: Sandbox;
 let project: string;
 let env: NodeJS.ProcessEnv;
 
-function copyFixtures(from: string, to: string, projectDir: string): void {
-  fs.cpSync(path.join(SHARED_FIXTURES, from), to, { recursive: true });
+function copyFixtures(from: FixtureAgent, to: string, projectDir: string): void {
+  fs.cpSync(fixtureHome(from), to, { recursive: true });
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
       else {
         const text = fs.readFileSync(p, 'utf8');
-        if (text.includes('/home/dana/src/ledgerline')) fs.writeFileSync(p, text.split('/home/dana/src/ledgerline').join(projectDir));
+        if (text.includes(FIXTURE_PROJECT)) fs.writeFileSync(p, text.split(FIXTURE_PROJECT).join(projectDir));
       }
     }
   };
@@ -52,7 +53,7 @@ beforeAll(() => {
   sb = makeSandbox();
   // only node on PATH: no agent CLI can be detected, so nothing real is ever chosen
   env = { ...sb.env, PATH: path.dirname(process.execPath) };
-  project = path.join(sb.root, 'ledgerline');
+  project = path.join(sb.root, 'tidemark');
   fs.mkdirSync(path.join(project, '.git'), { recursive: true });
   copyFixtures('claude-code', env.CLAUDE_CONFIG_DIR!, project);
   copyFixtures('codex', env.CODEX_HOME!, project);

@@ -10,10 +10,11 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearVscdbCache, parseChatIndex, readChatIndexTitles, vscdbPathFor, vscodeIndexTitle } from '../../adapters/copilot/vscdb.js';
 import { processFile } from '../../src/harvest/process-file.js';
-import { makeTempDir, SHARED_FIXTURES } from '../helpers/sandbox.js';
+import { makeTempDir } from '../helpers/sandbox.js';
+import { VSCODE_USER_FIXTURE, VSCODE_WORKSPACE } from '../helpers/fixtures.js';
 
-const WS = '6f1c3e9a0b2d4c5e8f7a1b2c3d4e5f60';
-const RENAMED = '4c2a9e71-0d3b-4f5a-8e6c-7b1d2e3f4a5b'; // has customTitle "Changelog entry for #412"
+const WS = VSCODE_WORKSPACE;
+const RENAMED = '4c2a9e71-0d3b-4f5a-8e6c-7b1d2e3f4a5b'; // has customTitle "Changelog entry for #287"
 const PLAIN = '9e5d3c1b-7a2f-4d6e-b8c0-1f2e3d4c5b6a'; // no title in the file
 const ROUND_MTIME = new Date('2026-10-01T00:00:00.000Z');
 
@@ -48,7 +49,7 @@ describe('VS Code chat titles from state.vscdb', () => {
     clearVscdbCache();
     user = makeTempDir();
     wsDir = path.join(user, 'workspaceStorage', WS);
-    fs.cpSync(path.join(SHARED_FIXTURES, 'copilot-vscode', 'User', 'workspaceStorage', WS), wsDir, { recursive: true });
+    fs.cpSync(path.join(VSCODE_USER_FIXTURE, 'workspaceStorage', WS), wsDir, { recursive: true });
     for (const f of fs.readdirSync(path.join(wsDir, 'chatSessions'))) fs.chmodSync(path.join(wsDir, 'chatSessions', f), 0o644);
     dbPath = path.join(wsDir, 'state.vscdb');
   });
@@ -56,11 +57,11 @@ describe('VS Code chat titles from state.vscdb', () => {
 
   it('gives an untitled chat its index title; a custom title wins; unknown ids stay untitled', () => {
     expect(harvestTitle(chat(PLAIN)).title).toBeNull(); // no database yet: no title, no error
-    writeIndex(dbPath, { [PLAIN]: { title: 'Add parseAmount unit tests' }, [RENAMED]: { title: 'Index title (older)' } });
+    writeIndex(dbPath, { [PLAIN]: { title: 'Add parseDuration unit tests' }, [RENAMED]: { title: 'Index title (older)' } });
     const plain = harvestTitle(chat(PLAIN));
     expect(plain.error).toBeUndefined();
-    expect(plain.title).toBe('Add parseAmount unit tests');
-    expect(harvestTitle(chat(RENAMED, '.json')).title).toBe('Changelog entry for #412');
+    expect(plain.title).toBe('Add parseDuration unit tests');
+    expect(harvestTitle(chat(RENAMED, '.json')).title).toBe('Changelog entry for #287');
     expect(vscodeIndexTitle(chat('00000000-0000-4000-8000-000000000000'), '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 

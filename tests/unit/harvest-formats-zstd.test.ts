@@ -2,11 +2,11 @@
  * Codex cold rollouts `rollout-*.jsonl.zst` (reference/transcripts.md §2.1): listed next to plain
  * rollouts, decompressed and read whole with the same per-line path, the plain `.jsonl` preferred
  * when both exist, and a corrupt or oversized file is a per-file error that never stops the pass.
- * Fixtures are made here from the shared Codex fixtures with the real `zstd` CLI.
+ * The compressed files are committed (tests/fixtures/codex/compressed/, made with the real `zstd`
+ * CLI; the README there says how), so this runs without the CLI and without a child process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentOfFile, codexAdapter } from '../../adapters/index.js';
 import { codexIdFromPath, isCodexTranscript, listCodexFiles } from '../../adapters/codex/paths.js';
@@ -18,20 +18,26 @@ import { defaultConfig } from '../../src/core/config.js';
 import { getSession } from '../../src/store/repos/sessions.js';
 import { listEvents } from '../../src/store/repos/events.js';
 import { unreadableFiles } from '../../src/store/repos/files.js';
-import { makeSandbox, makeTempDir, SHARED_FIXTURES, type Sandbox } from '../helpers/sandbox.js';
-
-const ZSTD = ['/usr/bin/zstd', 'zstd'].find((bin) => spawnSync(bin, ['--version'], { encoding: 'utf8' }).status === 0) ?? null;
-const NO_ZSTD = ZSTD === null;
-if (NO_ZSTD) console.warn('harvest-formats-zstd: the zstd CLI was not found (apt-get install zstd); fixture-based tests are skipped');
+import { makeSandbox, makeTempDir, type Sandbox } from '../helpers/sandbox.js';
+import { CODEX_COMPRESSED_DIR, fixtureHome } from '../helpers/fixtures.js';
 
 const DAY = 'sessions/2026/10/13';
 const MAIN = 'rollout-2026-10-13T10-02-11-01a13448-894e-75f1-ae9c-511bd56efd1b.jsonl';
 const TRUNCATED = 'sessions/2026/10/15/rollout-2026-10-15T16-20-05-01a13fef-3d0b-7735-afdb-86863e345c95.jsonl';
 const MAX_LINE = 8 << 20;
 
-function zstd(src: string, dest: string, extra: string[] = []): void {
-  const r = spawnSync(ZSTD!, ['-q', '-f', ...extra, '-o', dest, src], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`zstd failed: ${r.stderr}`);
+const CODEX = fixtureHome('codex');
+
+/** Puts the committed compressed form of `name` (a file name in CODEX_COMPRESSED_DIR, minus `.zst`) at `dest`. */
+function placeZst(name: string, dest: string): void {
+  fs.copyFileSync(path.join(CODEX_COMPRESSED_DIR, `${name}.zst`), dest);
+}
+
+/** The lines compressed into blocks-a/blocks-b.jsonl.zst: varied lengths, one over the cap used below. */
+function blockLines(): string[] {
+  const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ i, pad: 'x'.repeat(200 + ((i * 37) % 1500)) }));
+  lines[1234] = JSON.stringify({ big: 'y'.repeat(70_000) });
+  return lines;
 }
 
 function parse(file: string): FileResult {
@@ -63,7 +69,7 @@ describe('Codex .jsonl.zst paths', () => {
   });
 });
 
-describe.skipIf(NO_ZSTD)('reading .jsonl.zst (zstd CLI fixtures)', () => {
+describe('reading .jsonl.zst (committed zstd CLI output)', () => {
   let tmp: string;
   beforeEach(() => {
     tmp = makeTempDir();
@@ -71,11 +77,11 @@ describe.skipIf(NO_ZSTD)('reading .jsonl.zst (zstd CLI fixtures)', () => {
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   it('gives the same session and events as the plain rollout', () => {
-    const plain = path.join(SHARED_FIXTURES, 'codex', DAY, MAIN);
+    const plain = path.join(CODEX, DAY, MAIN);
     const dir = path.join(tmp, 'codex', DAY);
     fs.mkdirSync(dir, { recursive: true });
     const zst = path.join(dir, `${MAIN}.zst`);
-    zstd(plain, zst, ['--check']);
+    placeZst(MAIN, zst);
     const a = parse(plain);
     const b = parse(zst);
     expect(b.error).toBeUndefined();
@@ -91,10 +97,10 @@ describe.skipIf(NO_ZSTD)('reading .jsonl.zst (zstd CLI fixtures)', () => {
   });
 
   it('reads a finished file to its end: a last line without newline is a line (here: malformed)', () => {
-    const plain = path.join(SHARED_FIXTURES, 'codex', TRUNCATED);
+    const plain = path.join(CODEX, TRUNCATED);
     const zst = path.join(tmp, 'codex', `${path.basename(TRUNCATED)}.zst`);
     fs.mkdirSync(path.dirname(zst), { recursive: true });
-    zstd(plain, zst);
+    placeZst(path.basename(TRUNCATED), zst);
     const a = parse(plain);
     const b = parse(zst);
     expect(a.pending).toBeGreaterThan(0); // the live file holds the partial line back
@@ -104,18 +110,12 @@ describe.skipIf(NO_ZSTD)('reading .jsonl.zst (zstd CLI fixtures)', () => {
   });
 
   it('decodes multi-frame files and lines that cross decoder blocks; caps line and total size', () => {
-    // ~2.5 MB of lines of varied length: block boundaries (128 KiB) fall inside lines
-    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ i, pad: 'x'.repeat(200 + ((i * 37) % 1500)) }));
-    lines[1234] = JSON.stringify({ big: 'y'.repeat(70_000) }); // over the line cap below
-    const half = Math.floor(lines.length / 2);
-    const p1 = path.join(tmp, 'a.jsonl');
-    const p2 = path.join(tmp, 'b.jsonl');
-    fs.writeFileSync(p1, lines.slice(0, half).join('\n') + '\n');
-    fs.writeFileSync(p2, lines.slice(half).join('\r\n')); // CRLF, no final newline
-    zstd(p1, `${p1}.zst`);
-    zstd(p2, `${p2}.zst`);
+    // ~2.5 MB of lines of varied length: block boundaries (128 KiB) fall inside lines. blocks-a holds
+    // the first half (LF, final newline), blocks-b the second (CRLF, no final newline); line 1234 is
+    // over the line cap below
+    const lines = blockLines();
     const multi = path.join(tmp, 'multi.jsonl.zst');
-    fs.writeFileSync(multi, Buffer.concat([fs.readFileSync(`${p1}.zst`), fs.readFileSync(`${p2}.zst`)]));
+    fs.writeFileSync(multi, Buffer.concat([fs.readFileSync(path.join(CODEX_COMPRESSED_DIR, 'blocks-a.jsonl.zst')), fs.readFileSync(path.join(CODEX_COMPRESSED_DIR, 'blocks-b.jsonl.zst'))]));
 
     const got: string[] = [];
     let oversize = 0;
@@ -134,9 +134,8 @@ describe.skipIf(NO_ZSTD)('reading .jsonl.zst (zstd CLI fixtures)', () => {
   });
 
   it('turns corrupt, truncated and empty files into a per-file error (recorded, no retry loop)', () => {
-    const plain = path.join(SHARED_FIXTURES, 'codex', DAY, MAIN);
     const good = path.join(tmp, 'good.jsonl.zst');
-    zstd(plain, good);
+    placeZst(MAIN, good);
     const bytes = fs.readFileSync(good);
     const cases: Record<string, Buffer> = {
       'not zstd at all': Buffer.from('{"this":"is plain json, not zstd"}\n'),
@@ -157,7 +156,7 @@ describe.skipIf(NO_ZSTD)('reading .jsonl.zst (zstd CLI fixtures)', () => {
   });
 });
 
-describe.skipIf(NO_ZSTD)('runHarvest with compressed rollouts', () => {
+describe('runHarvest with compressed rollouts', () => {
   let sb: Sandbox;
   let db: Db;
   const config = defaultConfig();
@@ -176,7 +175,7 @@ describe.skipIf(NO_ZSTD)('runHarvest with compressed rollouts', () => {
     const dir = path.join(sb.env.CODEX_HOME!, DAY);
     fs.mkdirSync(dir, { recursive: true });
     const zst = path.join(dir, `${MAIN}.zst`);
-    zstd(path.join(SHARED_FIXTURES, 'codex', DAY, MAIN), zst);
+    placeZst(MAIN, zst);
     const id = 'codex:01a13448-894e-75f1-ae9c-511bd56efd1b';
 
     const first = await harvest();
@@ -188,7 +187,7 @@ describe.skipIf(NO_ZSTD)('runHarvest with compressed rollouts', () => {
     expect((await harvest()).filesChanged).toBe(0); // unchanged: one stat, nothing read
 
     const plain = path.join(dir, MAIN);
-    fs.copyFileSync(path.join(SHARED_FIXTURES, 'codex', DAY, MAIN), plain);
+    fs.copyFileSync(path.join(CODEX, DAY, MAIN), plain);
     await harvest();
     expect(getSession(db, id)?.file).toBe(plain);
     expect(listEvents(db, id).map((e) => [e.seq, e.kind, e.text])).toEqual(fromZst); // replaced, not doubled
@@ -204,8 +203,8 @@ describe.skipIf(NO_ZSTD)('runHarvest with compressed rollouts', () => {
     fs.mkdirSync(dir, { recursive: true });
     const bad = path.join(dir, 'rollout-2026-10-13T11-00-00-01a13448-0000-7000-8000-000000000bad.jsonl.zst');
     fs.writeFileSync(bad, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07]));
-    zstd(path.join(SHARED_FIXTURES, 'codex', DAY, MAIN), path.join(dir, `${MAIN}.zst`));
-    fs.copyFileSync(path.join(SHARED_FIXTURES, 'codex', TRUNCATED), path.join(dir, path.basename(TRUNCATED)));
+    placeZst(MAIN, path.join(dir, `${MAIN}.zst`));
+    fs.copyFileSync(path.join(CODEX, TRUNCATED), path.join(dir, path.basename(TRUNCATED)));
 
     const s = await harvest();
     expect(s.errors).toHaveLength(1);

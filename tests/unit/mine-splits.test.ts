@@ -1,27 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/records.js';
+import { makeTask } from '../helpers/tasks.js';
 import { assignSplit, checkSplitIntegrity, SPLIT_FRACTIONS, splitBucket, thinProjects } from '../../src/mine/splits.js';
 import { optimizerView } from '../../src/mine/view.js';
 import { makeCheck } from '../../src/mine/judge-synth.js';
 
-const task = (id: string, over: Partial<Task> = {}): Task => ({
-  id,
-  project: '/p',
-  intent: `ask ${id}`,
-  context: '',
-  judge: { checks: [makeCheck({ op: 'no_refusal' })], reference: { kind: 'rule' } },
-  split: assignSplit(id, over.origin ?? 'real'),
-  origin: 'real',
-  skillHint: null,
-  occurrences: 2,
-  firstSeen: null,
-  lastSeen: null,
-  status: 'active',
-  reviewed: false,
-  corrections: [],
-  agents: [],
-  ...over,
-});
+const task = (id: string, over: Partial<Task> = {}): Task =>
+  makeTask({
+    id,
+    project: '/p',
+    intent: `ask ${id}`,
+    judge: { checks: [makeCheck({ op: 'no_refusal' })], reference: { kind: 'rule' } },
+    split: assignSplit(id, over.origin ?? 'real'),
+    occurrences: 2,
+    ...over,
+  });
 
 describe('split assignment', () => {
   it('is a stable function of the id, near the configured fractions', () => {

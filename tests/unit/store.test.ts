@@ -9,7 +9,7 @@ import { kvGet, kvSet } from '../../src/store/repos/kv.js';
 import { listEvents } from '../../src/store/repos/events.js';
 import { sessionSid, upsertSession } from '../../src/store/repos/sessions.js';
 import { SleepError } from '../../src/core/errors.js';
-import { makeTempDir, REPO_ROOT } from '../helpers/sandbox.js';
+import { makeTempDir } from '../helpers/sandbox.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -128,27 +128,5 @@ describe('store', () => {
     db.prepare('DELETE FROM sessions WHERE id = ?').run('s1');
     expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 }); // cascade still holds: only s2's is left
     db.close();
-  });
-});
-
-describe('several processes opening one new store at once', () => {
-  it('all succeed: each migration is applied once, by whichever gets the write lock first', async () => {
-    const { spawn } = await import('node:child_process');
-    const dir = makeTempDir();
-    const file = path.join(dir, 'sleep.db');
-    // separate processes, so they load the compiled store (`npm test` builds first, as for the CLI tests)
-    const target = path.join(REPO_ROOT, 'dist/src/store/db.js');
-    const script = `import(${JSON.stringify(target)}).then(({ openDb, schemaVersion }) => { const db = openDb(${JSON.stringify(file)}); process.stdout.write(String(schemaVersion(db))); db.close(); })`;
-    const runs = await Promise.all(
-      Array.from({ length: 6 }, () => new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['-e', script]);
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-        child.on('close', (code) => resolve({ code, out }));
-      })),
-    );
-    for (const r of runs) expect(r, r.out).toEqual({ code: 0, out: String(LATEST_VERSION) });
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

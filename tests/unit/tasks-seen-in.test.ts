@@ -2,24 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { listTasks, upsertTask, addOccurrences } from '../../src/store/repos/tasks.js';
 import type { Task } from '../../src/core/records.js';
+import { makeTask } from '../helpers/tasks.js';
 
 function task(id: string, project: string | null): Task {
-  return {
-    id,
-    project,
-    intent: `ask ${id}`,
-    context: '',
-    judge: { checks: [], reference: { kind: 'rule' } },
-    split: 'train',
-    origin: 'real',
-    occurrences: 1,
-    firstSeen: 1,
-    lastSeen: 1,
-    status: 'active',
-    reviewed: false,
-    corrections: [],
-    agents: ['codex'],
-  };
+  return makeTask({ id, project, intent: `ask ${id}`, judge: { checks: [], reference: { kind: 'rule' } }, split: 'train', firstSeen: 1, lastSeen: 1, agents: ['codex'] });
 }
 
 describe('listTasks seenIn (what `tasks list --project P` shows)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/records.js';
+import { makeTask } from '../helpers/tasks.js';
 import type { MetaSkillPayload, SlowUpdatePayload } from '../../src/core/protocol.js';
 import { comparePairs, slowUpdate, updateMetaSkill } from '../../src/trainer/epoch.js';
 import { UsageMeter } from '../../src/trainer/optimizer.js';
@@ -7,22 +8,7 @@ import { getGuidance, setGuidance } from '../../src/trainer/skilldoc.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import type { SplitScores } from '../../src/trainer/gate.js';
 
-const task = (id: string): Task => ({
-  id,
-  project: null,
-  intent: `intent ${id}`,
-  context: '',
-  judge: { checks: [], reference: { kind: 'rule' } },
-  split: 'train',
-  origin: 'real',
-  occurrences: 1,
-  firstSeen: null,
-  lastSeen: null,
-  status: 'active',
-  reviewed: false,
-  corrections: [],
-  agents: [],
-});
+const task = (id: string): Task => makeTask({ id, intent: `intent ${id}`, judge: { checks: [], reference: { kind: 'rule' } }, split: 'train' });
 const sc = (rows: Array<[string, number, number]>): SplitScores => ({ hard: 0, soft: 0, perTask: rows.map(([taskId, hard, soft]) => ({ taskId, hard, soft })) });
 const tasks = ['a', 'b', 'c', 'd'].map(task);
 const before = sc([

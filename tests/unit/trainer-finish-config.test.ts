@@ -8,7 +8,6 @@
  * check, and "keep answers tidy" changes nothing.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Edit, Task } from '../../src/core/records.js';
 import type { PerformPayload, RoleBackends } from '../../src/core/protocol.js';
@@ -17,17 +16,14 @@ import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { DEFAULT_TRAIN_OPTIONS, resolveTrainOptions, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/train.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
-import { CLI_BIN, makeSandbox, makeTempDir, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { makeTempDir } from '../helpers/sandbox.js';
 import { makeTask } from '../helpers/tasks.js';
 
 const dirs: string[] = [];
 const dbs: Db[] = [];
-let sb: Sandbox | undefined;
 afterEach(() => {
   for (const d of dbs.splice(0)) d.close();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-  sb?.cleanup();
-  sb = undefined;
 });
 
 const task = (id: string, split: Task['split']): Task =>
@@ -188,29 +184,5 @@ describe('finishing-pass config keys', () => {
     expect(Object.values(status(r))).toEqual(['rejected', 'rejected']);
     expect(r.bestSkill).toBe(r.baselineSkill);
     expect(r.usage.stages.rescue).toBeUndefined();
-  });
-});
-
-describe('skillopt-sleep train --no-rescue / --no-prune / --no-simplify (built CLI)', () => {
-  it('override the config for one run, shown in the dry-run plan', () => {
-    if (!fs.existsSync(CLI_BIN)) throw new Error('run `npm run build` before the CLI tests');
-    sb = makeSandbox();
-    const tasksFile = path.join(sb.root, 'tasks.jsonl');
-    fs.writeFileSync(tasksFile, [...tasks.train, ...tasks.val].map((t) => JSON.stringify(t)).join('\n') + '\n');
-    const base = ['train', '--tasks', tasksFile, '--project', sb.root, '--backend', 'sim', '--dry-run'];
-    const plan = (args: string[], env: NodeJS.ProcessEnv = {}) => {
-      const r = runCli([...base, ...args, '--json'], { ...sb!.env, ...env });
-      expect(r.status, r.stderr).toBe(0);
-      return (JSON.parse(r.stdout) as { options: TrainOptions }).options;
-    };
-    expect(plan([])).toMatchObject({ rescue: true, prune: true, simplify: true, attributionMaxEdits: 12 });
-    expect(plan(['--no-prune', '--no-simplify'])).toMatchObject({ rescue: true, prune: false, simplify: false });
-    expect(plan(['--no-rescue'], { SKILLOPT_SLEEP_TRAINING_ATTRIBUTION_MAX_EDITS: '5' })).toMatchObject({ rescue: false, prune: true, simplify: true, attributionMaxEdits: 5 });
-    // a flag only turns a pass off: it never turns on one the config turned off
-    expect(plan([], { SKILLOPT_SLEEP_TRAINING_PRUNE: 'false' })).toMatchObject({ prune: false });
-    const text = runCli([...base, '--no-rescue'], sb.env);
-    expect(text.stdout).toMatch(/^finish: rescue off, prune on, simplify on; attribution of up to 12 edit\(s\)$/m);
-    const help = runCli(['train', '--help'], sb.env);
-    expect(help.stdout).toMatch(/--no-rescue[\s\S]*--no-prune[\s\S]*--no-simplify/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit, Rollout, Task } from '../../src/core/records.js';
+import { makeTask } from '../helpers/tasks.js';
 import type { MergePayload, RankPayload, ReflectPayload } from '../../src/core/protocol.js';
 import { reflect, type Patch, type ProposedEdit } from '../../src/trainer/reflect.js';
 import { aggregate, dedupeEdits } from '../../src/trainer/aggregate.js';
@@ -7,28 +8,19 @@ import { decideBudget, pickIndices, selectEdits } from '../../src/trainer/select
 import { UsageMeter, type CallContext } from '../../src/trainer/optimizer.js';
 import { scriptedBackend, type Handler } from '../helpers/scripted-backend.js';
 
-const task = (id: string, sealed = false): Task => ({
-  id,
-  project: null,
-  intent: `do ${id}`,
-  context: '',
-  judge: {
-    checks: [
-      { id: 'c1', op: 'contains', value: 'OK', weight: 1, sealed: false, description: 'says OK' },
-      { id: 'c2', op: 'contains', value: 'SECRET-CHECK', weight: 1, sealed, description: 'the hidden one' },
-    ],
-    reference: { kind: 'rule' },
-  },
-  split: 'train',
-  origin: 'real',
-  occurrences: 1,
-  firstSeen: null,
-  lastSeen: null,
-  status: 'active',
-  reviewed: false,
-  corrections: [],
-  agents: [],
-});
+const task = (id: string, sealed = false): Task =>
+  makeTask({
+    id,
+    intent: `do ${id}`,
+    judge: {
+      checks: [
+        { id: 'c1', op: 'contains', value: 'OK', weight: 1, sealed: false, description: 'says OK' },
+        { id: 'c2', op: 'contains', value: 'SECRET-CHECK', weight: 1, sealed, description: 'the hidden one' },
+      ],
+      reference: { kind: 'rule' },
+    },
+    split: 'train',
+  });
 const rollout = (taskId: string, hard: number, extra: Partial<Rollout> = {}): Rollout => ({
   taskId,
   skillHash: 'h',

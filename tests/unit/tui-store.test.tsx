@@ -1,6 +1,7 @@
 /**
  * The review's real services on a real store: proposals staged by the trainer, decisions through
- * apply/reject/revert, re-scoring from the rollout cache, evidence and report read back, $EDITOR.
+ * apply/reject/revert, re-scoring from the rollout cache, evidence and report read back. (The
+ * $EDITOR launcher runs real processes: tests/integration/tui-editor.test.ts.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,6 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { createStoreServices, nextNightFrom } from '../../src/tui/store-services.js';
-import { editInEditor } from '../../src/core/editor.js';
 import type { ReviewServices } from '../../src/tui/services.js';
 import { App } from '../../src/tui/App.js';
 
@@ -148,17 +148,6 @@ describe('store services', () => {
     const n = nextNightFrom('30 2 * * *', 'UTC');
     expect(n.at!.getUTCHours()).toBe(2);
     expect(n.at!.getUTCMinutes()).toBe(30);
-  });
-});
-
-describe('$EDITOR', () => {
-  it('returns the saved text, or null when the editor fails or changes nothing', () => {
-    const editor = path.join(sb.root, 'ed.sh');
-    fs.writeFileSync(editor, '#!/bin/sh\necho "added by editor" >> "$1"\n', { mode: 0o755 });
-    expect(editInEditor('hello\n', 'SKILL.md', { ...sb.env, EDITOR: editor })).toBe('hello\nadded by editor\n');
-    expect(editInEditor('hello\n', 'SKILL.md', { ...sb.env, EDITOR: 'true' })).toBeNull();
-    expect(editInEditor('hello\n', 'SKILL.md', { ...sb.env, EDITOR: 'false' })).toBeNull();
-    expect(() => editInEditor('x', 'SKILL.md', { ...sb.env, EDITOR: path.join(sb.root, 'no-such-editor') })).toThrow(/could not start the editor/);
   });
 });
 

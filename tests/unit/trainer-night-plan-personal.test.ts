@@ -5,6 +5,7 @@ import { makeTempDir } from '../helpers/sandbox.js';
 import type { SkillTarget, Task } from '../../src/core/records.js';
 import { assertWritableTarget, managedSkillTarget, personalManagedSkillTarget, resolveSkillTarget } from '../../adapters/skills-registry.js';
 import { countTasks, planNight } from '../../src/night/plan.js';
+import { makeTask } from '../helpers/tasks.js';
 import { thinProjects } from '../../src/mine/splits.js';
 
 const dirs: string[] = [];
@@ -61,23 +62,16 @@ describe('personal managed skill', () => {
 let n = 0;
 function task(p: Partial<Task> & { split: Task['split'] }): Task {
   n++;
-  return {
+  return makeTask({
     id: `t${n}`,
     project: '/p',
     intent: `distinct ask number ${n} about topic${n}`,
-    context: '',
     judge: { checks: [], reference: { kind: 'rule' } },
-    origin: 'real',
-    skillHint: null,
-    occurrences: 1,
     firstSeen: 1,
     lastSeen: 2,
-    status: 'active',
-    reviewed: false,
-    corrections: [],
     agents: ['claude-code'],
     ...p,
-  };
+  });
 }
 const managed = (project: string): SkillTarget => managedSkillTarget({ project, env: { HOME: '/home/dana' } }, { agentsUsed: ['claude-code'] });
 const personal = (agents: Task['agents']): SkillTarget => personalManagedSkillTarget({ env: { HOME: '/home/dana' } }, { agentsUsed: agents });

@@ -1,27 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { SkillTarget, Task } from '../../src/core/records.js';
 import { capTasks, checkItem, countTasks, forecastCalls, planNight } from '../../src/night/plan.js';
+import { makeTask } from '../helpers/tasks.js';
 
 let n = 0;
 function task(p: Partial<Task> & { split: Task['split'] }): Task {
   n++;
-  return {
+  return makeTask({
     id: p.id ?? `t${n}`,
     project: p.project === undefined ? '/p' : p.project,
     intent: p.intent ?? `do distinct thing number ${n} with words ${'abcdefghij'.charAt(n % 10)}${n}`,
-    context: '',
     judge: { checks: [], reference: { kind: 'rule' } },
     split: p.split,
-    origin: 'real',
     skillHint: p.skillHint ?? null,
     occurrences: p.occurrences ?? 2,
     firstSeen: 1,
     lastSeen: p.lastSeen ?? 2,
-    status: 'active',
-    reviewed: false,
-    corrections: [],
     agents: p.agents ?? ['claude-code'],
-  };
+  });
 }
 const target = (name: string, project: string | null, kind: SkillTarget['kind'] = 'skill'): SkillTarget => ({
   agent: null,
