@@ -30,10 +30,9 @@ export function register(program: Command): void {
         // React and Ink load only for this command, in production mode: the development build
         // renders several times slower and no other command should pay for loading them
         process.env.NODE_ENV ??= 'production';
-        // Ink renders nothing until exit when it believes it runs in CI (is-in-ci reads CI / CI_*
-        // when ink is first imported). review only runs on a real terminal, so that mode never applies.
-        process.env.CI = 'false';
-        delete process.env.CONTINUOUS_INTEGRATION;
+        // before Ink and chalk are first imported: they read CI / NO_COLOR / FORCE_COLOR once
+        const { prepareReviewEnv } = await import('../../tui/terminal-env.js');
+        prepareReviewEnv(process.env);
         const { runReview } = await import('../../tui/run.js');
         const { createStoreServices } = await import('../../tui/store-services.js');
         await runReview((suspend) => createStoreServices({ db, paths, config, env, suspend }), { initialId });
