@@ -3,7 +3,7 @@
  * (harvest, llm, daemon, …) exports its own `doctorChecks(ctx)`; the doctor command calls them in
  * one fixed order, so what doctor prints never depends on which modules happened to be imported.
  */
-import type { Config } from './config.js';
+import type { Config } from './config-schema.js';
 import type { SleepPaths } from './paths.js';
 import { errorMessage } from './errors.js';
 

@@ -83,8 +83,12 @@ function parseDocument(text: string, source: string): { items: unknown[]; review
   return { items, reviewed: false };
 }
 
-/** Builds a full task from a loose one; throws a SleepError naming the problem. */
-export function completeTask(raw: unknown, opts: { reviewed?: boolean; seed?: number; existing?: Task } = {}): Task {
+/**
+ * Builds a full task from a loose one; throws a SleepError naming the problem. `syntheticHeldOut`:
+ * a file given to one training run (`train --tasks`, benchmarks with synthetic personas) may hold
+ * synthetic tasks in validation and test; an import into the store may not.
+ */
+export function completeTask(raw: unknown, opts: { reviewed?: boolean; seed?: number; existing?: Task; syntheticHeldOut?: boolean } = {}): Task {
   const parsed = LooseTask.safeParse(raw);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
@@ -103,7 +107,7 @@ export function completeTask(raw: unknown, opts: { reviewed?: boolean; seed?: nu
     throw new SleepError('INVALID_INPUT', `task ${id} has no checks and no rubric or exact reference: nothing could score it`);
   }
   const split = opts.existing?.split ?? t.split ?? assignSplit(id, origin, opts.seed);
-  if (origin === 'dream' && split !== 'train') throw new SleepError('INVALID_INPUT', `task ${id}: a synthetic (dream) task can only be in train`);
+  if (origin === 'dream' && split !== 'train' && !opts.syntheticHeldOut) throw new SleepError('INVALID_INPUT', `task ${id}: a synthetic (dream) task can only be in train`);
   return TaskSchema.parse({
     id,
     project,
@@ -128,7 +132,11 @@ export function completeTask(raw: unknown, opts: { reviewed?: boolean; seed?: nu
  * Parses and validates a whole task file. `existing(id)` gives the stored task of that id, so
  * an import never moves a task between splits.
  */
-export function parseTaskFile(text: string, source: string, opts: { seed?: number; existing?: (id: string) => Task | undefined } = {}): ParsedTaskFile {
+export function parseTaskFile(
+  text: string,
+  source: string,
+  opts: { seed?: number; existing?: (id: string) => Task | undefined; syntheticHeldOut?: boolean } = {},
+): ParsedTaskFile {
   const { items, reviewed } = parseDocument(text, source);
   const tasks: Task[] = [];
   const problems: string[] = [];
@@ -136,7 +144,7 @@ export function parseTaskFile(text: string, source: string, opts: { seed?: numbe
   items.forEach((item, i) => {
     try {
       const id = (item as { id?: unknown })?.id;
-      const task = completeTask(item, { reviewed, seed: opts.seed, existing: typeof id === 'string' ? opts.existing?.(id) : undefined });
+      const task = completeTask(item, { reviewed, seed: opts.seed, existing: typeof id === 'string' ? opts.existing?.(id) : undefined, syntheticHeldOut: opts.syntheticHeldOut });
       if (seen.has(task.id)) throw new SleepError('INVALID_INPUT', `duplicate task id ${task.id}`);
       seen.add(task.id);
       tasks.push(task);

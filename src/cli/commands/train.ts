@@ -64,7 +64,8 @@ export function readTasksFile(file: string, seed?: number): Task[] {
   } catch (err) {
     throw new SleepError('NOT_FOUND', `cannot read tasks file ${file}: ${(err as Error).message}`, { hint: 'pass a task file (`skillopt-sleep tasks export` writes one)' });
   }
-  return parseTaskFile(text, file, { seed }).tasks;
+  // the file's splits are used as given for this one run (nothing is stored), synthetic held-out tasks included
+  return parseTaskFile(text, file, { seed, syntheticHeldOut: true }).tasks;
 }
 
 /** Picks the tasks: the file, else the store (project filter; tasks hinted for this skill when any). */
