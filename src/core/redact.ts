@@ -26,7 +26,7 @@ export interface Redaction {
  */
 const KEY_VALUE =
   /(?<![A-Za-z0-9_])((?:export[ \t]+)?[A-Za-z0-9_.-]{0,40}?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|credentials?)[A-Za-z0-9_.-]{0,40}["']?[ \t]*[:=][ \t]*)(["']?)([^\s"'`,;)}\]]{1,400})/gi;
-const KEY_VALUE_HINT = /pass|pwd|secret|token|key|credential/i;
+const KEY_VALUE_HINT = /(?:pass|pwd|secret|token|key|credential)[A-Za-z0-9_.-]*["']?[ \t]*[:=]/i;
 
 /** Names that hold a setting about a secret, not the secret (`PASSWORD_MIN_LENGTH`, `SECRET_NAME`). */
 const SETTING_SUFFIX =
@@ -43,7 +43,7 @@ const DIGEST_BEFORE = /(?:sha\d{1,3}[-:]|base64,|sha\d{1,3}=|integrity["']?\s*[:
 
 const RULE_HINTS = PROVIDER_RULES.map((r) => new RegExp(r.hint));
 /** One pass that every named or prefixed shape must hit: most texts have none, and then no rule runs. */
-const ANY_HINT = new RegExp([...PROVIDER_RULES.map((r) => r.hint), KEY_VALUE_HINT.source].join('|'), 'i');
+const ANY_HINT = new RegExp(PROVIDER_RULES.map((r) => r.hint).join('|'));
 
 export function redactSecrets(text: string): Redaction {
   const state = { count: 0, kinds: new Set<string>() };
@@ -53,8 +53,8 @@ export function redactSecrets(text: string): Redaction {
       if (!RULE_HINTS[i].test(out)) continue;
       out = applyRule(out, PROVIDER_RULES[i], state);
     }
-    if (KEY_VALUE_HINT.test(out)) out = redactKeyValues(out, state);
   }
+  if (KEY_VALUE_HINT.test(out)) out = redactKeyValues(out, state);
   out = redactBareKeys(out, state);
   return { text: out, count: state.count, kinds: [...state.kinds] };
 }
