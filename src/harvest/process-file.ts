@@ -206,7 +206,8 @@ export function processFile(task: FileTask): FileResult {
     }
     if (out.session?.title) out.session.title = redactSecrets(out.session.title).text;
     res.output = { ...out, skipped: {} };
-    const saved = parser.saveState();
+    // parser state is stored too (files.state): the session title and any carried text in it are redacted
+    const saved = redactStrings(parser.saveState());
     res.state = saved === null || saved === undefined ? null : JSON.stringify(saved);
     return res;
   } catch (err) {
@@ -219,6 +220,18 @@ export function processFile(task: FileTask): FileResult {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** A JSON value with every string redacted (parser state is small: a walk is cheap). */
+function redactStrings(v: unknown): unknown {
+  if (typeof v === 'string') return v.length < 8 ? v : redactSecrets(v).text;
+  if (Array.isArray(v)) return v.map(redactStrings);
+  if (isObj(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = redactStrings(x);
+    return out;
+  }
+  return v;
 }
 
 /** Moves a result's events into flat row values (see `FileResult.packed`). */
