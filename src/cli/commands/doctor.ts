@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { loadConfig } from '../../core/config.js';
 import { openDb, schemaVersion } from '../../store/db.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage, isSleepError } from '../../core/errors.js';
+import { configProblems } from '../../core/config-validate.js';
 import { DOCTOR_PROBES, type DoctorCheck } from '../doctor-probes.js';
 
 /** Runs every check, prints one line each (ok / warn / fail) with what to do. */
@@ -24,6 +25,7 @@ export function register(program: Command): void {
         try {
           const loaded = loadConfig(ctx.paths, ctx.env);
           configOk = true;
+          for (const p of configProblems(loaded.config)) checks.push({ name: 'config', status: 'fail', detail: `${p.key}: ${p.message}`, fix: `${p.hint} (\`skillopt-sleep config set ${p.key} …\`)` });
           checks.push({
             name: 'config',
             status: 'ok',
@@ -39,7 +41,8 @@ export function register(program: Command): void {
           db.close();
           checks.push({ name: 'database', status: 'ok', detail: `${ctx.paths.database} (schema v${v}${existed ? '' : ', created now'})` });
         } catch (err) {
-          checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix: 'move the damaged file away; it is rebuilt from transcripts' });
+          const fix = isSleepError(err) && err.code === 'DB_LOCKED' ? (err.hint ?? 'wait for the other process') : 'move the damaged file away; it is rebuilt from transcripts';
+          checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix });
         }
         if (configOk) {
           for (const probe of DOCTOR_PROBES) {
