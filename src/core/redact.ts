@@ -141,3 +141,23 @@ function shannon(s: string): number {
   }
   return h;
 }
+
+/** A JSON-like value with every string redacted (payloads, parser state, imported task files). */
+export function redactValue<T>(v: T, onCount?: (n: number) => void): T {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === 'string') {
+      if (x.length < 3) return x;
+      const r = redactSecrets(x);
+      if (r.count) onCount?.(r.count);
+      return r.text;
+    }
+    if (Array.isArray(x)) return x.map(walk);
+    if (x !== null && typeof x === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, y] of Object.entries(x)) out[k] = walk(y);
+      return out;
+    }
+    return x;
+  };
+  return walk(v) as T;
+}

@@ -10,7 +10,7 @@ import { getAdapter } from '../../adapters/index.js';
 import type { ParseOutput } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit.js';
 import { eventRowValues } from '../store/repos/events.js';
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets, redactValue } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';
 import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp } from './tailer.js';
 import { CompressedFileError, isCompressedTranscript, tailCompressed } from './compressed.js';
@@ -207,7 +207,7 @@ export function processFile(task: FileTask): FileResult {
     if (out.session?.title) out.session.title = redactSecrets(out.session.title).text;
     res.output = { ...out, skipped: {} };
     // parser state is stored too (files.state): the session title and any carried text in it are redacted
-    const saved = redactStrings(parser.saveState());
+    const saved = redactValue(parser.saveState());
     res.state = saved === null || saved === undefined ? null : JSON.stringify(saved);
     return res;
   } catch (err) {
@@ -220,18 +220,6 @@ export function processFile(task: FileTask): FileResult {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** A JSON value with every string redacted (parser state is small: a walk is cheap). */
-function redactStrings(v: unknown): unknown {
-  if (typeof v === 'string') return v.length < 8 ? v : redactSecrets(v).text;
-  if (Array.isArray(v)) return v.map(redactStrings);
-  if (isObj(v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = redactStrings(x);
-    return out;
-  }
-  return v;
 }
 
 /** Moves a result's events into flat row values (see `FileResult.packed`). */

@@ -9,7 +9,7 @@ import type { Backend, LlmReply, LlmRequest, Operation, PerformPayload, Role } f
 import { SleepError, isSleepError, errorMessage } from '../core/errors.js';
 import { sha256 } from '../core/fsutil.js';
 import type { Db } from '../store/db.js';
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets, redactValue } from '../core/redact.js';
 import type { BudgetTracker } from './budget.js';
 import { cacheDelete, cacheGet, cachePut, responseCacheKey } from './cache.js';
 import { recordEgress } from './ledger.js';
@@ -48,20 +48,9 @@ export function redactRequest<O extends Operation>(req: LlmRequest<O>): { req: L
   };
   const out: LlmRequest<O> = { ...req, prompt: clean(req.prompt), ...(req.system !== undefined ? { system: clean(req.system) } : {}) };
   // every string of the payload leaves too (skill text, rollouts, tasks, edits): all of it is redacted
-  out.payload = redactDeep(req.payload, clean) as LlmRequest<O>['payload'];
+  out.payload = redactValue(req.payload, (n) => (redactions += n));
   const skillContent = req.operation === 'perform' ? (out.payload as PerformPayload).skill.content : '';
   return { req: out, redactions, wire: [out.system ?? '', out.prompt, skillContent].join('\u0000') };
-}
-
-function redactDeep(v: unknown, clean: (s: string) => string): unknown {
-  if (typeof v === 'string') return v.length < 8 ? v : clean(v);
-  if (Array.isArray(v)) return v.map((x) => redactDeep(x, clean));
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = redactDeep(x, clean);
-    return out;
-  }
-  return v;
 }
 
 /** An empty `200 OK` is a failed call: never scored, never cached (a tool-using agent may answer with tools only). */
