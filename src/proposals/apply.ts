@@ -15,6 +15,7 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { AgentId, Proposal } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
+import { assertDerivedTarget } from './targets.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
@@ -79,6 +80,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       throw new SleepError('INVALID_INPUT', `proposal ${p.id} was rejected${p.reason ? ` (${p.reason})` : ''}`, { hint: 'run another night to get a new proposal' });
     }
     const file = p.skillTarget.path;
+    assertDerivedTarget(db, p.skillTarget, { env });
     assertWritableTarget(file, ctxFor(p, env));
 
     const current = readIfExists(file);
@@ -165,6 +167,7 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
       .pop();
     if (!receipt) throw new SleepError('INTERNAL', `proposal ${p.id} is applied but has no apply receipt`, { hint: 'restore the file by hand from the backups folder' });
     const file = p.skillTarget.path;
+    assertDerivedTarget(db, p.skillTarget, { env });
     assertWritableTarget(file, ctxFor(p, env));
     const backupPath = receipt.backupPath ?? backupPathFor(paths, p);
     const absent = fs.existsSync(`${backupPath}.absent`) && !fs.existsSync(backupPath);

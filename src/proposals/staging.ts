@@ -16,6 +16,7 @@ import { createTwoFilesPatch } from 'diff';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { EditRecord, Proposal, SkillTarget, Split } from '../core/records.js';
+import { assertDerivedTarget } from './targets.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
 import { insertProposal } from '../store/repos/proposals.js';
@@ -53,6 +54,8 @@ export interface StageInput {
   evidence?: unknown[];
   notes?: string[];
   now?: number;
+  /** the `--skill <path>` the user typed, when the target came from it (targets.ts) */
+  userSkillPath?: string;
 }
 
 /** File name of the candidate inside the proposal folder: the live file's own name. */
@@ -93,6 +96,7 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
 }
 
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
+  assertDerivedTarget(db, input.target, { userSkillPath: input.userSkillPath });
   const now = input.now ?? Date.now();
   const id = newId('p');
   const base = input.baseContent ?? '';

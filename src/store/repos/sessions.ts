@@ -139,3 +139,9 @@ export function countSessionsByKind(db: Db): Record<string, number> {
   for (const r of db.prepare('SELECT kind, count(*) AS n FROM sessions GROUP BY kind').all() as Array<{ kind: string; n: number }>) out[r.kind] = r.n;
   return out;
 }
+
+/** Has the store seen a session in this project (its root or a folder inside it)? Write targets are derived from this. */
+export function hasSessionsInProject(db: Db, project: string): boolean {
+  const inside = project.endsWith('/') ? project : `${project}/`;
+  return db.prepare('SELECT 1 FROM sessions WHERE project = ? OR cwd = ? OR substr(cwd, 1, ?) = ? LIMIT 1').get(project, project, inside.length, inside) !== undefined;
+}
