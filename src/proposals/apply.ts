@@ -16,6 +16,7 @@ import type { SleepPaths } from '../core/paths.js';
 import type { AgentId, Proposal } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
 import { assertDerivedTarget } from './targets.js';
+import { describeRisk, lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
@@ -39,6 +40,8 @@ export interface ApplyOptions extends DecisionOptions {
   editIds?: string[];
   /** a user-edited candidate (from $EDITOR) */
   content?: string;
+  /** apply even though the risk lint flagged the edit (`apply --force-risky`) */
+  forceRisky?: boolean;
 }
 
 export interface ApplyOutcome {
@@ -97,6 +100,13 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const partial = !!opts.editIds && opts.editIds.length > 0;
     if (opts.content !== undefined) content = opts.content;
     else if (partial) content = contentForEdits(p, opts.editIds!, paths);
+    const risk = lintEdit(current ?? '', content);
+    if (risk.length && !opts.forceRisky) {
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} was flagged by the risk lint:\n${describeRisk(risk)}`, {
+        hint: `read the flagged lines; if you trust them, \`skillopt-sleep apply ${p.id} --force-risky\``,
+        details: { risk },
+      });
+    }
     const afterHash = sha256(content);
 
     const backupPath = backupPathFor(paths, p);

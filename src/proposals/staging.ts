@@ -17,6 +17,7 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { EditRecord, Proposal, SkillTarget, Split } from '../core/records.js';
 import { assertDerivedTarget } from './targets.js';
+import { lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
 import { insertProposal } from '../store/repos/proposals.js';
@@ -97,6 +98,7 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
 
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
   assertDerivedTarget(db, input.target, { userSkillPath: input.userSkillPath });
+  const risk = lintEdit(input.baseContent ?? '', input.candidate);
   const now = input.now ?? Date.now();
   const id = newId('p');
   const base = input.baseContent ?? '';
@@ -147,7 +149,8 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     },
     budget: input.budget ?? null,
     backends: input.backends ?? {},
-    notes: [...(input.result.notes ?? []), ...(input.notes ?? [])],
+    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
+    risk,
   };
 
   ensurePrivateDir(paths.proposalsDir);
