@@ -77,3 +77,22 @@ describe('harvest never loses stored history', () => {
     );
   }, 120_000);
 });
+
+describe('VS Code chat mutation log', () => {
+  it('a line without a numeric kind costs that line, not the session', async () => {
+    const { VscodeChatParser } = await import('../../adapters/copilot/vscode.js');
+    const file = path.join(sb.root, 'ws/chatSessions/9e5d3c1b-7a2f-4d6e-b8c0-1f2e3d4c5b6a.jsonl');
+    const request = (id: string, text: string) => ({ requestId: id, timestamp: 1791969300000, message: { text }, response: [{ value: `done: ${text}` }], modelState: { value: 1, completedAt: 1791969310000 } });
+    const lines = [
+      { kind: 0, v: { version: 3, sessionId: 'vs-1', creationDate: 1791969000000, requests: [request('r1', 'add the CSV export')] } },
+      { kind: 'oops', k: ['requests'], v: [] },
+      { requests: [] },
+      { kind: 2, k: ['requests'], v: [request('r2', 'now run the tests')] },
+    ];
+    const p = new VscodeChatParser(file);
+    for (const l of lines) p.line(l as Record<string, unknown>);
+    const out = p.flush();
+    expect(out.events.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['add the CSV export', 'now run the tests']);
+    expect(out.skipped['replay-error']).toBe(2);
+  });
+});
