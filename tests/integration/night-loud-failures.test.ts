@@ -83,3 +83,27 @@ describe('a night that cannot work fails loudly', () => {
     }, 120_000);
   }
 });
+
+describe('config and doctor say what is wrong', () => {
+  it('`config set schedule.cron "not a cron"` exits non-zero with a hint and leaves the config alone', () => {
+    const r = runCli(['config', 'set', 'schedule.cron', 'not a cron'], sb.env);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/not a cron expression/);
+    expect(r.stderr).toMatch(/0 3 \* \* \*/);
+    expect(runCli(['config', 'get', 'schedule.cron'], sb.env).stdout).not.toMatch(/not a cron/);
+    expect(runCli(['config', 'set', 'schedule.timezone', 'Mars/Olympus'], sb.env).status).not.toBe(0);
+  });
+
+  it('`doctor --live` makes one call per role and names what failed', async () => {
+    reply = (body) => (/Grade the response/.test(body) ? { text: '{"score": 1, "feedback": "ok"}' } : { text: 'OK' });
+    const ok = await runAsync(['doctor', '--live', '--json'], sb.env);
+    const live = (JSON.parse(ok.stdout) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.filter((c) => c.name.startsWith('live:'));
+    expect(live.map((c) => c.name).sort()).toEqual(['live:judge', 'live:miner', 'live:optimizer', 'live:target']);
+    expect(live.every((c) => c.status === 'ok'), JSON.stringify(live)).toBe(true);
+    reply = () => ({ status: 404 });
+    const bad = await runAsync(['doctor', '--live', '--json'], sb.env);
+    expect(bad.status).not.toBe(0);
+    const failed = (JSON.parse(bad.stdout) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.filter((c) => c.name.startsWith('live:'));
+    expect(failed.every((c) => c.status === 'fail' && /404/.test(c.detail)), JSON.stringify(failed)).toBe(true);
+  }, 60_000);
+});

@@ -6,14 +6,16 @@ import { openDb, schemaVersion } from '../../store/db.js';
 import { errorMessage, isSleepError } from '../../core/errors.js';
 import { configProblems } from '../../core/config-validate.js';
 import { DOCTOR_PROBES, type DoctorCheck } from '../doctor-probes.js';
+import { liveChecks } from '../doctor-live.js';
 
 /** Runs every check, prints one line each (ok / warn / fail) with what to do. */
 export function register(program: Command): void {
   program
     .command('doctor')
     .description('check Node, config, database, agent transcript folders and backends; say what to fix')
+    .option('--live', 'also make one minimal real call per configured role and say what answered')
     .action(
-      action(async (ctx) => {
+      action(async (ctx, opts: { live?: boolean }) => {
         const checks: DoctorCheck[] = [];
         const major = Number(process.versions.node.split('.')[0]);
         checks.push(
@@ -53,6 +55,7 @@ export function register(program: Command): void {
             }
           }
         }
+        if (opts.live && configOk) checks.push(...(await liveChecks(loadConfig(ctx.paths, ctx.env).config, ctx.env)));
         const failed = checks.some((c) => c.status === 'fail');
         ctx.emit({ ok: !failed, checks }, () => {
           const width = Math.max(16, ...checks.map((c) => c.name.length)); // one column for every name
