@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentId, SessionEvent } from '../src/core/records.js';
 import type { DirReader, FinalUpdate, ParseOutput, SessionSnapshot } from './types.js';
+import { redactSecrets } from '../src/core/redact.js';
 
 /**
  * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
@@ -41,13 +42,18 @@ export function toMs(v: unknown): number | null {
   return null;
 }
 
+// A cut text is redacted first: a secret cut in half no longer matches any rule downstream.
 export function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  text = redactSecrets(text).text;
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[… ${text.length - max} more chars]`;
 }
 
 /** Head and tail of a long output (errors and exit markers are usually at the end). */
 export function capEnds(text: string, max: number): string {
+  if (text.length <= max) return text;
+  text = redactSecrets(text).text;
   if (text.length <= max) return text;
   const tail = Math.floor(max / 4);
   return `${text.slice(0, max - tail)}\n[…]\n${text.slice(text.length - tail)}`;

@@ -139,6 +139,9 @@ export class VscodeChatParser implements LineParser {
         // one bad entry must not kill the session (vscode-session-trace does the same)
         this.badEntries++;
       }
+    } else if (this.filePath.endsWith('.jsonl') && this.state !== undefined) {
+      // a mutation log line without a numeric kind is a bad line: it costs itself, not the session
+      this.badEntries++;
     } else {
       this.state = o; // legacy .json: the whole state
     }

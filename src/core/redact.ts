@@ -1,75 +1,15 @@
 /**
- * Secret redaction, applied at ingest before anything is stored (and by the LLM layer to outbound
- * payloads). Each rule replaces the secret (only the secret: a key name or URL around it stays) with
- * a typed placeholder `[REDACTED:<kind>]`. Rules aim at high-confidence shapes; look-alikes such as
- * `sk-` prose, `pk_test_` publishable keys or `${VAR}` references are left alone.
+ * Secret redaction, applied before anything is stored, cut or sent (at ingest, on imported tasks,
+ * on every outbound model payload). Each rule replaces the secret only (a key name or URL around
+ * it stays) with a typed placeholder `[REDACTED:<kind>]`. Three families:
+ *  - provider shapes with a known prefix (data in `secret-rules.ts`, adapted from gitleaks);
+ *  - key names: `KEY=value`, `key: value` (YAML, kubectl, JSON, kwargs), where a password-like key
+ *    redacts any real value and a token-like key redacts a value with some entropy;
+ *  - bare high-entropy keys with no name and no prefix (AWS secret keys, Azure storage keys).
+ * Look-alikes (git SHAs, UUIDs, checksums, npm integrity hashes, base64 images, `${VAR}`
+ * references, placeholders) are left alone.
  */
-
-interface Rule {
-  kind: string;
-  re: RegExp;
-  /** index of the capture group holding the secret; 0 = the whole match */
-  group?: number;
-  /** cheap substring test before running the regex */
-  hint?: string | RegExp;
-}
-
-const RULES: Rule[] = [
-  {
-    kind: 'private-key',
-    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    hint: 'PRIVATE KEY',
-  },
-  { kind: 'anthropic-api-key', re: /\bsk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}/g, hint: 'sk-ant-' },
-  { kind: 'openai-api-key', re: /\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g, hint: 'sk-' },
-  { kind: 'openai-api-key', re: /\bsk-(?!ant-)[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b/g, hint: 'T3BlbkFJ' },
-  { kind: 'openai-api-key', re: /\bsk-(?!ant-|proj-|svcacct-|admin-)[A-Za-z0-9]{40,}\b/g, hint: 'sk-' },
-  { kind: 'aws-access-key', re: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g, hint: /A[KSBC][IC]A/ },
-  {
-    kind: 'aws-secret-key',
-    re: /\b(aws_?secret_?access_?key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)(["']?\s*[:=]\s*["']?)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
-    group: 3,
-    hint: /secret/i,
-  },
-  { kind: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, hint: 'gh' },
-  { kind: 'github-token', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, hint: 'github_pat_' },
-  { kind: 'gitlab-token', re: /\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b/g, hint: 'gl' },
-  { kind: 'slack-token', re: /\bxox[abposr]-(?:\d+-)?[A-Za-z0-9-]{10,}\b/g, hint: 'xox' },
-  { kind: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{20,}/g, hint: 'hooks.slack.com' },
-  { kind: 'stripe-key', re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g, hint: /[sr]k_(?:live|test)_/ },
-  { kind: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, hint: 'AIza' },
-  { kind: 'google-oauth-secret', re: /\bGOCSPX-[A-Za-z0-9_-]{28}\b/g, hint: 'GOCSPX-' },
-  {
-    kind: 'azure-connection-string',
-    re: /\b(AccountKey|SharedAccessKey|SharedAccessSignature|Password)=([A-Za-z0-9+/=%&:._-]{20,}?)(?=;|"|'|\s|$)/g,
-    group: 2,
-    hint: /AccountKey|SharedAccess|;Password=/,
-  },
-  { kind: 'huggingface-token', re: /\bhf_[A-Za-z]{34}\b/g, hint: 'hf_' },
-  { kind: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, hint: 'npm_' },
-  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/g, hint: 'eyJ' },
-  {
-    kind: 'url-password',
-    re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{1,100}:)([^\s@/"'<>]{3,200})(@[^\s/"'<>]+)/gi,
-    group: 2,
-    hint: '://',
-  },
-  { kind: 'bearer-token', re: /\b(Authorization:\s*Bearer\s+|Bearer\s+)([A-Za-z0-9._~+/-]{20,}=*)/g, group: 2, hint: 'Bearer' },
-  {
-    kind: 'env-secret',
-    // SECRET=…, API_KEY: "…", export GITHUB_TOKEN=… ; not $VAR / ${VAR} references or empty values
-    re: /\b((?:export\s+)?[A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CLIENT_?SECRET|AUTH_?KEY|CREDENTIALS?)[A-Za-z0-9_]*\s*[=:]\s*["']?)(?!\$|\[REDACTED|<|process\.env|os\.environ|null\b|undefined\b|true\b|false\b|None\b)([^\s"'`,;)}\]]{8,})/g,
-    group: 2,
-    hint: /SECRET|TOKEN|PASSW|PWD|KEY|CREDENTIAL/,
-  },
-  {
-    kind: 'env-secret',
-    // config files and code: api_token: "…", password = '…', clientSecret: "…" (quoted values only)
-    re: /\b([A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|private_?key|access_?key|auth_?key)[A-Za-z0-9_]*["']?\s*[=:]\s*["'])(?!\$|\[REDACTED)([^\s"'`]{8,})(?=["'])/gi,
-    group: 2,
-    hint: /(?:secret|token|passw|api_?key|private_?key|access_?key|auth_?key)[A-Za-z0-9_]*["']?\s*[=:]\s*["']/i,
-  },
-];
+import { PROVIDER_RULES, type SecretRule } from './secret-rules.js';
 
 const PLACEHOLDER = /^\[REDACTED:/;
 
@@ -80,44 +20,144 @@ export interface Redaction {
 }
 
 /**
- * One pass that every secret shape must hit (a union of the rules' hints): most texts have none,
- * and then no rule runs at all. Lower-case names (`token`, `passw…`, `…key`) only matter followed by
- * `=`/`:` (the quoted env-secret rule), so prose such as "token count" does not wake every rule.
+ * `name <sep> value` where the name carries a secret word. The name is matched from a word start
+ * so the lookbehind keeps the scan linear; the separator stays on one line (a YAML key with an
+ * empty value does not swallow the next line).
  */
-const ANY_HINT =
-  /PRIVATE KEY|\bsk-|T3BlbkFJ|\bA[KSBC][IC]A|[Ss]ecret|SECRET|\bgh[pousr]_|github_pat_|\bgl(?:pat|dt|ptt|rt|cbt|oas)-|\bxox|hooks\.slack\.com|[sr]k_(?:live|test)_|AIza|GOCSPX-|AccountKey|SharedAccess|Password|\bhf_|\bnpm_|eyJ|:\/\/[^\s/@"'<>]+:[^\s/@"'<>]+@|Bearer|TOKEN|PASSW|PWD|KEY|CREDENTIAL|(?:[Tt]oken|[Pp]assw|[Kk]ey)[A-Za-z0-9_]*["']?\s*[=:]/;
+const KEY_VALUE =
+  /(?<![A-Za-z0-9_])((?:export[ \t]+)?[A-Za-z0-9_.-]{0,40}?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|credentials?)[A-Za-z0-9_.-]{0,40}["']?[ \t]*[:=][ \t]*)(["']?)([^\s"'`,;)}\]]{1,400})/gi;
+const KEY_VALUE_HINT = /(?:pass|pwd|secret|token|key|credential)[A-Za-z0-9_.-]*["']?[ \t]*[:=]/i;
+
+/** Names that hold a setting about a secret, not the secret (`PASSWORD_MIN_LENGTH`, `SECRET_NAME`). */
+const SETTING_SUFFIX =
+  /(?:^|[_.-])(?:name|names|length|len|limit|limits|count|file|path|dir|type|env|header|url|uri|id|ids|endpoint|mode|ttl|expiry|expires|size|var|field|policy|prompt|hint|label|max|min|enabled|required|format|version|source|ref|kind|rotation)$/i;
+const SETTING_SUFFIX_CAMEL = /[a-z0-9](?:Name|Length|Limit|Count|File|Path|Dir|Type|Header|Url|Id|Endpoint|Mode|Size|Field|Policy|Prompt|Label|Max|Min|Enabled|Required|Format|Version|Source|Ref|Kind)$/;
+const PASSWORD_NAME = /pass(?:word|wd|phrase)?$|pwd$|secret$|^secret|_secret|secret_|Secret|credentials?$/i;
+const PLACEHOLDER_VALUE =
+  /^(?:\$|<|\{|%|\[REDACTED|process\.env|os\.environ|env\(|getenv|your[-_ ]|xxx|\*{3}|\.{3}|(?:null|nil|none|undefined|true|false|yes|no|on|off|required|optional|string|str|number|int|bool|boolean|any|bytes|text|secret|password|token|redacted|hidden|placeholder|example|empty|changeme|todo|tbd|n\/a)$)/i;
+
+/** Bare keys with no name: 40-char AWS secret keys and 88-char Azure storage keys (base64). */
+const BARE_KEY = /(?<![A-Za-z0-9/+=_.~-])(?:[A-Za-z0-9/+]{40}|[A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=_~-])/g;
+/** A bare key candidate after these is a digest or inline data, not a credential. */
+const DIGEST_BEFORE = /(?:sha\d{1,3}[-:]|base64,|sha\d{1,3}=|integrity["']?\s*[:=]\s*["']?)$/i;
+
+const RULE_HINTS = PROVIDER_RULES.map((r) => new RegExp(r.hint));
+/** One pass that every named or prefixed shape must hit: most texts have none, and then no rule runs. */
+const ANY_HINT = new RegExp(PROVIDER_RULES.map((r) => r.hint).join('|'));
 
 export function redactSecrets(text: string): Redaction {
-  if (!ANY_HINT.test(text)) return { text, count: 0, kinds: [] };
+  const state = { count: 0, kinds: new Set<string>() };
   let out = text;
-  let count = 0;
-  const kinds = new Set<string>();
-  for (const rule of RULES) {
-    if (rule.hint !== undefined) {
-      if (typeof rule.hint === 'string' ? !out.includes(rule.hint) : !rule.hint.test(out)) continue;
+  if (ANY_HINT.test(text)) {
+    for (let i = 0; i < PROVIDER_RULES.length; i++) {
+      if (!RULE_HINTS[i].test(out)) continue;
+      out = applyRule(out, PROVIDER_RULES[i], state);
     }
-    rule.re.lastIndex = 0;
-    out = out.replace(rule.re, (...m: unknown[]) => {
-      const whole = m[0] as string;
-      const g = rule.group ?? 0;
-      const secret = m[g] as string | undefined;
-      if (!secret || PLACEHOLDER.test(secret)) return whole;
-      if (rule.kind === 'env-secret' && !looksSecret(secret)) return whole;
-      count++;
-      kinds.add(rule.kind);
-      if (g === 0) return `[REDACTED:${rule.kind}]`;
-      const groups = m.slice(1, -2) as Array<string | undefined>;
-      return groups.map((s, i) => (i + 1 === g ? `[REDACTED:${rule.kind}]` : (s ?? ''))).join('');
-    });
   }
-  return { text: out, count, kinds: [...kinds] };
+  if (KEY_VALUE_HINT.test(out)) out = redactKeyValues(out, state);
+  out = redactBareKeys(out, state);
+  return { text: out, count: state.count, kinds: [...state.kinds] };
 }
 
-/** Env-style values: a secret has some entropy; plain words, numbers and paths are not secrets. */
+type Tally = { count: number; kinds: Set<string> };
+
+function placeholder(kind: string, t: Tally): string {
+  t.count++;
+  t.kinds.add(kind);
+  return `[REDACTED:${kind}]`;
+}
+
+function applyRule(text: string, rule: SecretRule, t: Tally): string {
+  rule.re.lastIndex = 0;
+  return text.replace(rule.re, (...m: unknown[]) => {
+    const whole = m[0] as string;
+    const g = rule.group ?? 0;
+    const secret = m[g] as string | undefined;
+    if (!secret || PLACEHOLDER.test(secret)) return whole;
+    if (g === 0) return placeholder(rule.kind, t);
+    const groups = m.slice(1).filter((x) => typeof x === 'string' || x === undefined).slice(0, countGroups(rule.re)) as Array<string | undefined>;
+    return groups.map((s, i) => (i + 1 === g ? placeholder(rule.kind, t) : (s ?? ''))).join('');
+  });
+}
+
+const groupCounts = new WeakMap<RegExp, number>();
+function countGroups(re: RegExp): number {
+  let n = groupCounts.get(re);
+  if (n === undefined) {
+    n = (new RegExp(`${re.source}|`).exec('')?.length ?? 1) - 1;
+    groupCounts.set(re, n);
+  }
+  return n;
+}
+
+function redactKeyValues(text: string, t: Tally): string {
+  KEY_VALUE.lastIndex = 0;
+  return text.replace(KEY_VALUE, (whole: string, lead: string, quote: string, value: string) => {
+    const name = lead.replace(/^export[ \t]+/, '').replace(/["']?[ \t]*[:=][ \t]*$/, '');
+    if (SETTING_SUFFIX.test(name) || SETTING_SUFFIX_CAMEL.test(name)) return whole;
+    let v = value;
+    if (quote && v.endsWith(quote)) v = v.slice(0, -1);
+    if (!v || PLACEHOLDER.test(v) || PLACEHOLDER_VALUE.test(v)) return whole;
+    if (/^[A-Za-z_$][\w$]*(?:\.[\w$]+)+$/.test(v) && !/\d/.test(v)) return whole; // `form.password`, `this.token`
+    if (v.startsWith('/') || v.startsWith('./') || v.startsWith('~/')) return whole; // PWD=/home/…, key files
+    if (/^https?:\/\//.test(v)) return whole; // a URL (its password, if any, has its own rule)
+    const passwordLike = PASSWORD_NAME.test(name);
+    if (/^[a-z_$][\w$]*$/.test(v) && /[A-Z_]/.test(v.slice(1)) && /pass|pwd|secret|token|key/i.test(v)) return whole; // `password: userPassword`
+    if (passwordLike ? v.length < 3 || /^\d{1,3}$/.test(v) : !looksSecret(v)) return whole;
+    if (!passwordLike && v.length < 8) return whole;
+    if (!passwordLike && name === v) return whole;
+    return `${lead}${quote}${placeholder('env-secret', t)}${value.slice(v.length)}`;
+  });
+}
+
+/** A token-like value: some entropy; plain words, numbers, identifiers and paths are not secrets. */
 function looksSecret(v: string): boolean {
   if (/^\d+$/.test(v)) return false;
   if (/^[a-z]+(?:[-_][a-z]+)*$/.test(v)) return false; // "changeme", "your-api-key"
-  if (v.startsWith('/') || v.startsWith('./') || v.startsWith('http')) return false;
+  if (/^[A-Z][a-z]+(?:[A-Z][a-z]+)*$/.test(v)) return false; // a type name: `token: AccessToken`
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(v)).length;
   return classes >= 2;
+}
+
+function redactBareKeys(text: string, t: Tally): string {
+  if (text.length < 40) return text;
+  BARE_KEY.lastIndex = 0;
+  return text.replace(BARE_KEY, (m: string, offset: number) => {
+    if (!/[A-Z]/.test(m) || !/[a-z]/.test(m) || !/\d/.test(m)) return m; // hex digests, words
+    if (DIGEST_BEFORE.test(text.slice(Math.max(0, offset - 24), offset))) return m;
+    if (shannon(m) < (m.length === 40 ? 4.2 : 4.8)) return m;
+    return placeholder(m.length === 40 ? 'aws-secret-key' : 'azure-storage-key', t);
+  });
+}
+
+/** Bits per character: random base64 of this length scores ~4.6 (40 chars) / ~5.4 (88 chars). */
+function shannon(s: string): number {
+  const freq = new Map<string, number>();
+  for (const c of s) freq.set(c, (freq.get(c) ?? 0) + 1);
+  let h = 0;
+  for (const n of freq.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/** A JSON-like value with every string redacted (payloads, parser state, imported task files). */
+export function redactValue<T>(v: T, onCount?: (n: number) => void): T {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === 'string') {
+      if (x.length < 3) return x;
+      const r = redactSecrets(x);
+      if (r.count) onCount?.(r.count);
+      return r.text;
+    }
+    if (Array.isArray(x)) return x.map(walk);
+    if (x !== null && typeof x === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, y] of Object.entries(x)) out[k] = walk(y);
+      return out;
+    }
+    return x;
+  };
+  return walk(v) as T;
 }

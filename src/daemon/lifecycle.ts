@@ -232,7 +232,8 @@ export async function stopDaemon(paths: SleepPaths, db: Db, opts: { timeoutMs?: 
     return { wasRunning: false, forced: false, cleanedStale, stillRunning: false };
   }
   const startTime = rec?.startTime ?? null;
-  const gone = () => recordLiveness({ pid, startTime }) !== 'live';
+  // gone = the process itself has exited (it releases its lease and pid file ~1 s before it does)
+  const gone = () => recordLiveness({ pid, startTime }) !== 'live' && !pidAlive(pid);
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -316,9 +316,18 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     summary.skipped['duplicate-file'] = (summary.skipped['duplicate-file'] ?? 0) + 1;
     return;
   }
+  // A re-read from byte 0 replaces the stored events only when it holds at least as much: a file
+  // that shrank (zero-filled after a crash, emptied, truncated, rewritten shorter) starts a new read
+  // but never deletes stored history. Its events are added where their seq is free.
+  const readPrompts = r.packed?.prompts ?? r.output.events.filter((e) => e.kind === 'prompt').length;
+  const keepHistory = !!existing && existing.file === r.path && r.reset && readPrompts < existing.promptCount;
+  if (keepHistory) {
+    summary.skipped['shrunk-kept-history'] = (summary.skipped['shrunk-kept-history'] ?? 0) + 1;
+    summary.errors.push({ file: r.path, message: `the transcript shrank (${existing.promptCount} → ${readPrompts} prompts): stored history kept, reading it anew` });
+  }
   // a session with no row has no events yet: the lookup is skipped (it was ~2% of a cold pass)
-  if (existing && (r.reset || existing.file !== r.path)) deleteSessionEvents(db, snap.id);
-  if (r.reset || (existing && existing.file !== r.path)) {
+  if (existing && !keepHistory && (r.reset || existing.file !== r.path)) deleteSessionEvents(db, snap.id);
+  if (!keepHistory && (r.reset || (existing && existing.file !== r.path))) {
     const prevSession = ctx.known.has(r.path) ? getFileRow(db, r.path)?.sessionId : null; // (rewritten below)
     if (prevSession && prevSession !== snap.id) deleteSessionEvents(db, prevSession);
   }
@@ -334,9 +343,9 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     kind,
     parentId: snap.parentId,
     file: r.path,
-    title: snap.title,
-    promptCount: snap.promptCount,
-    toolErrorCount: snap.toolErrorCount,
+    promptCount: keepHistory ? Math.max(existing.promptCount, snap.promptCount) : snap.promptCount,
+    toolErrorCount: keepHistory ? Math.max(existing.toolErrorCount, snap.toolErrorCount) : snap.toolErrorCount,
+    title: keepHistory ? (existing.title ?? snap.title) : snap.title,
   };
   const sid = upsertSession(db, session);
   if (r.packed) insertEventRows(db, sid, r.packed.rows);

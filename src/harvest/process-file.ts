@@ -10,7 +10,7 @@ import { getAdapter } from '../../adapters/index.js';
 import type { ParseOutput } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit.js';
 import { eventRowValues } from '../store/repos/events.js';
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets, redactValue } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';
 import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp } from './tailer.js';
 import { CompressedFileError, isCompressedTranscript, tailCompressed } from './compressed.js';
@@ -206,7 +206,8 @@ export function processFile(task: FileTask): FileResult {
     }
     if (out.session?.title) out.session.title = redactSecrets(out.session.title).text;
     res.output = { ...out, skipped: {} };
-    const saved = parser.saveState();
+    // parser state is stored too (files.state): the session title and any carried text in it are redacted
+    const saved = redactValue(parser.saveState());
     res.state = saved === null || saved === undefined ? null : JSON.stringify(saved);
     return res;
   } catch (err) {

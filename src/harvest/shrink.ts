@@ -55,6 +55,35 @@ export function shrinkLongStringsUtf8(buf: Buffer, start: number, view: string, 
   return decode(0, view.length);
 }
 
+/** Token characters: what a key, token or password is made of (ASCII, so byte and char views agree). */
+function isTokenChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 43 || c === 47 || c === 61 || c === 46 || c === 126 || c === 37;
+}
+
+/** Longest token that is moved whole rather than cut: longer ones are no secret shape but data. */
+const TOKEN_SNAP = 160;
+
+/** The token around `pos` (from, to) when it is shorter than TOKEN_SNAP, else null. */
+function tokenAround(s: string, pos: number, floor: number, ceil: number): [number, number] | null {
+  let a = pos;
+  while (a > floor && isTokenChar(s.charCodeAt(a - 1))) if (pos - --a >= TOKEN_SNAP) return null;
+  let b = pos;
+  while (b < ceil && isTokenChar(s.charCodeAt(b))) if (++b - a >= TOKEN_SNAP) return null;
+  return [a, b];
+}
+
+/** `pos` moved back to the start of the token it falls in (the head keeps less rather than half a token). */
+function tokenStart(s: string, pos: number, floor: number, ceil: number): number {
+  if (pos >= ceil || !isTokenChar(s.charCodeAt(pos))) return pos; // a token ending here is whole
+  return tokenAround(s, pos, floor, ceil)?.[0] ?? pos;
+}
+
+/** `pos` moved forward to the end of the token it falls in (the tail keeps less rather than half a token). */
+function tokenEnd(s: string, pos: number, floor: number, ceil: number): number {
+  if (pos <= floor || !isTokenChar(s.charCodeAt(pos - 1))) return pos; // a token starting here is whole
+  return tokenAround(s, pos, floor, ceil)?.[1] ?? pos;
+}
+
 /** null when nothing was cut (or the line is malformed: JSON.parse will say so on the original). */
 function shrinkWith(
   line: string,
@@ -73,11 +102,12 @@ function shrinkWith(
     const e = stringEnd(line, q);
     if (e < 0) return null;
     if (e - q - 1 > threshold) {
-      let h = q + 1 + head;
+      // a cut never splits a token: a secret's surviving half would escape redaction after parse
+      let h = tokenStart(line, q + 1 + head, q + 1, e);
       const hs = escapeStartCovering(line, h, q + 1);
       if (hs >= 0) h = hs;
       h = Math.max(q + 1, boundary(h, true)); // (invalid UTF-8 could walk back to the quote)
-      let t = e - tail;
+      let t = tokenEnd(line, e - tail, q + 1, e);
       const ts = escapeStartCovering(line, t, h);
       if (ts >= 0) t = ts + (line.charCodeAt(ts + 1) === 117 ? 6 : 2);
       if (t < h) t = h;

@@ -6,61 +6,103 @@
  */
 import type { z } from 'zod';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../core/protocol.js';
+import { jsonrepair } from 'jsonrepair';
 import { SleepError } from '../core/errors.js';
 
-/** Every balanced {...} / [...] span in `text`, in order, with strings and escapes respected. */
-function balancedSpans(text: string): string[] {
-  const spans: string[] = [];
-  for (let start = 0; start < text.length; start++) {
-    const open = text[start];
-    if (open !== '{' && open !== '[') continue;
-    const stack: string[] = [];
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const c = text[i];
-      if (inString) {
-        if (c === '\\') i++;
-        else if (c === '"') inString = false;
+/** Replies longer than this are not searched for JSON: no structured reply of ours is near it. */
+export const MAX_JSON_REPLY_CHARS = 200_000;
+
+/**
+ * The outermost balanced {...} / [...] spans of `text`, in order, in ONE linear pass (a stack of
+ * open brackets; strings are tracked inside a span). A closer that does not match empties the
+ * stack, and a bracket that never closes simply yields no span: a reply full of unclosed brackets
+ * costs one scan, where trying every start was quadratic. Also returns the first opener that
+ * never closed (a truncated reply, for the repairer).
+ */
+function outerSpans(text: string): { spans: Array<[number, number]>; unclosed: number } {
+  const closed: Array<[number, number]> = [];
+  const stack: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 123 || c === 91) stack.push(i);
+    else if (c === 125 || c === 93) {
+      const open = stack.pop();
+      if (open === undefined || text.charCodeAt(open) !== (c === 125 ? 123 : 91)) {
+        stack.length = 0;
         continue;
       }
-      if (c === '"') inString = true;
-      else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
-      else if (c === '}' || c === ']') {
-        if (stack.pop() !== c) break;
-        if (stack.length === 0) {
-          spans.push(text.slice(start, i + 1));
-          start = i; // continue after this span
-          break;
-        }
-      }
+      closed.push([open, i + 1]);
+    } else if (c === 34 && stack.length > 0) inString = true;
+  }
+  // spans close inner-first: keep those no later-closing span contains
+  closed.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const spans: Array<[number, number]> = [];
+  let reach = -1;
+  for (const sp of closed) {
+    if (sp[1] <= reach) continue;
+    spans.push(sp);
+    reach = sp[1];
+  }
+  return { spans, unclosed: stack.length ? stack[0] : -1 };
+}
+
+/** Strict parse, then one repair (trailing commas, single quotes, comments, unquoted keys). */
+function parseOrRepair(slice: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(slice) };
+  } catch (err) {
+    try {
+      return { ok: true, value: JSON.parse(jsonrepair(slice)) };
+    } catch {
+      return { ok: false, error: `invalid JSON: ${(err as Error).message}` };
     }
   }
-  return spans;
 }
 
 /** Parses the JSON value in a model reply; throws an Error saying why not. */
 export function extractJson(text: string): unknown {
-  const candidates: string[] = [text.trim()];
-  for (const m of text.matchAll(/```[a-zA-Z0-9_-]*[^\n]*\n([\s\S]*?)```/g)) candidates.push(m[1].trim());
-  // objects first: a reply like `Here are [2] edits: {...}` must not parse as [2]
-  const spans = balancedSpans(text);
-  candidates.push(...spans.filter((s) => s.startsWith('{')), ...spans.filter((s) => s.startsWith('[')));
-  let lastError = 'no JSON value found in the reply';
-  for (const c of candidates) {
-    if (!c) continue;
+  if (text.trim() === '') throw new Error('the reply was empty');
+  if (text.length > MAX_JSON_REPLY_CHARS) throw new Error(`the reply is too long to hold the expected JSON (${text.length} chars > ${MAX_JSON_REPLY_CHARS})`);
+  const whole = text.trim();
+  try {
+    return JSON.parse(whole);
+  } catch {
+    /* look inside */
+  }
+  for (const m of text.matchAll(/```[a-zA-Z0-9_-]*[^\n]*\n([\s\S]*?)```/g)) {
     try {
-      return JSON.parse(c);
-    } catch (err) {
-      if (/^[[{]/.test(c)) lastError = `invalid JSON: ${(err as Error).message}`;
+      return JSON.parse(m[1].trim());
+    } catch {
+      /* the next candidate */
     }
   }
-  throw new Error(text.trim() === '' ? 'the reply was empty' : lastError);
+  // objects first: a reply like `Here are [2] edits: {...}` must not parse as [2]
+  const { spans, unclosed } = outerSpans(text);
+  const ordered = [...spans.filter(([a]) => text[a] === '{'), ...spans.filter(([a]) => text[a] === '[')].slice(0, 32);
+  let lastError = 'no JSON value found in the reply';
+  for (const [a, b] of ordered) {
+    const r = parseOrRepair(text.slice(a, b));
+    if (r.ok) return r.value;
+    lastError = r.error;
+  }
+  // a value cut off mid-way is not completed: a truncated edit list or verdict is not what was meant
+  if (unclosed >= 0 && ordered.length === 0) lastError = 'the JSON value in the reply never closes (cut off?)';
+  throw new Error(lastError);
 }
 
 /** Optional cache hooks a backend may offer (ManagedBackend does). */
 interface ReplyCacheHooks {
   rememberReply?(req: LlmRequest, reply: LlmReply): void;
   forgetReply?(req: LlmRequest): void;
+  /** the night's infrastructure guard (src/night/infra-guard.ts) counts usable and unusable replies */
+  usableReply?(): void;
+  unusableReply?(err: unknown): void;
 }
 
 export interface JsonResult<T> {
@@ -112,24 +154,32 @@ export async function completeJson<O extends Operation, S extends z.ZodType>(
     return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: `the JSON does not match the expected shape: ${describeIssues(parsed.error)}` };
   };
 
+  const hooks = backend as Backend & ReplyCacheHooks;
   const first = await backend.complete(req, signal);
   replies.push(first);
   const r1 = attempt(first);
-  if (r1.ok) return { value: r1.value, replies, repaired: false };
+  if (r1.ok) {
+    hooks.usableReply?.();
+    return { value: r1.value, replies, repaired: false };
+  }
 
   // the repair is never served from (or stored in) the response cache: its prompt embeds a bad reply
   const second = await backend.complete({ ...req, cacheable: false, prompt: repairPrompt(req.prompt, first.text, r1.problem) }, signal);
   replies.push(second);
   const r2 = attempt(second);
-  const hooks = backend as Backend & ReplyCacheHooks;
   if (req.cacheable) {
     // never keep an unusable reply in the response cache; keep the repaired one under the original request
     if (r2.ok) hooks.rememberReply?.(req, second);
     else hooks.forgetReply?.(req);
   }
-  if (r2.ok) return { value: r2.value, replies, repaired: true };
-  throw new SleepError('BACKEND_BAD_REPLY', `${backend.name}/${backend.model} gave an unusable ${req.operation} reply twice: ${r2.problem}`, {
+  if (r2.ok) {
+    hooks.usableReply?.();
+    return { value: r2.value, replies, repaired: true };
+  }
+  const err = new SleepError('BACKEND_BAD_REPLY', `${backend.name}/${backend.model} gave an unusable ${req.operation} reply twice: ${r2.problem}`, {
     hint: 'try a stronger model for this role (config roles.<role>.model) or check the backend',
     details: { operation: req.operation, firstProblem: r1.problem, secondProblem: r2.problem },
   });
+  hooks.unusableReply?.(err);
+  throw err;
 }

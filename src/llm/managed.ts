@@ -9,7 +9,7 @@ import type { Backend, LlmReply, LlmRequest, Operation, PerformPayload, Role } f
 import { SleepError, isSleepError, errorMessage } from '../core/errors.js';
 import { sha256 } from '../core/fsutil.js';
 import type { Db } from '../store/db.js';
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets, redactValue } from '../core/redact.js';
 import type { BudgetTracker } from './budget.js';
 import { cacheDelete, cacheGet, cachePut, responseCacheKey } from './cache.js';
 import { recordEgress } from './ledger.js';
@@ -47,13 +47,19 @@ export function redactRequest<O extends Operation>(req: LlmRequest<O>): { req: L
     return r.text;
   };
   const out: LlmRequest<O> = { ...req, prompt: clean(req.prompt), ...(req.system !== undefined ? { system: clean(req.system) } : {}) };
-  let skillContent = '';
-  if (req.operation === 'perform') {
-    const p = req.payload as PerformPayload;
-    skillContent = clean(p.skill.content);
-    out.payload = { ...p, skill: { ...p.skill, content: skillContent } } as LlmRequest<O>['payload'];
-  }
+  // every string of the payload leaves too (skill text, rollouts, tasks, edits): all of it is redacted
+  out.payload = redactValue(req.payload, (n) => (redactions += n));
+  const skillContent = req.operation === 'perform' ? (out.payload as PerformPayload).skill.content : '';
   return { req: out, redactions, wire: [out.system ?? '', out.prompt, skillContent].join('\u0000') };
+}
+
+/** An empty `200 OK` is a failed call: never scored, never cached (a tool-using agent may answer with tools only). */
+function checkNotEmpty(r: LlmReply, label: string): void {
+  if (r.text.trim() !== '' || (r.toolsCalled?.length ?? 0) > 0) return;
+  throw new SleepError('BACKEND_BAD_REPLY', `${label} sent an empty reply`, {
+    hint: 'check the model name and the backend (an empty answer is usually a proxy or a model that is not served)',
+    details: { retryable: true, empty: true },
+  });
 }
 
 async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, ms: number, parent: AbortSignal | undefined, label: string): Promise<T> {
@@ -152,6 +158,7 @@ export class ManagedBackend implements Backend {
               this.outboundCalls++;
               try {
                 const r = await withTimeout((s) => o.inner.complete(req, s), o.timeoutMs, signal, `${this.name}/${this.model}`);
+                if (!o.local) checkNotEmpty(r, `${this.name}/${this.model}`);
                 spent.tokens += r.tokensIn + r.tokensOut;
                 spent.usd += r.costUsd;
                 this.ledger({ ts: t0, runId, ok: true, error: null, reply: r, bytesSent, redactions, contentHash });

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { CheckSchema, JudgeSchema, ReferenceSchema, Split, TaskSchema, type Check, type Task } from '../core/records.js';
 import { SleepError, errorMessage } from '../core/errors.js';
 import { stableId } from '../core/ids.js';
+import { redactValue } from '../core/redact.js';
 import { makeCheck, validateJudge } from './judge-synth.js';
 import { assignSplit } from './splits.js';
 
@@ -147,7 +148,8 @@ export function parseTaskFile(
       const task = completeTask(item, { reviewed, seed: opts.seed, existing: typeof id === 'string' ? opts.existing?.(id) : undefined, syntheticHeldOut: opts.syntheticHeldOut });
       if (seen.has(task.id)) throw new SleepError('INVALID_INPUT', `duplicate task id ${task.id}`);
       seen.add(task.id);
-      tasks.push(task);
+      // an imported task is stored and sent to models: its text is redacted like a transcript's
+      tasks.push(redactValue(task));
     } catch (err) {
       problems.push(`task ${i + 1}: ${errorMessage(err)}`);
     }

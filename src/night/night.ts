@@ -35,6 +35,7 @@ import { forecastCalls, planNight, type PlanItem } from './plan.js';
 import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './report.js';
 import { recoverInterrupted } from '../proposals/recover.js';
 import { describeBackends, trainItem, CLI_BACKENDS } from './item.js';
+import { InfraGuard } from './infra-guard.js';
 
 export const NIGHT_LEASE = 'night';
 const LEASE_TTL_MS = 10 * 60_000;
@@ -121,6 +122,18 @@ function forecastFor(items: PlanItem[], config: Config, budget: BudgetTracker, b
   return budget.forecast(calls);
 }
 
+/** A role's backend failed for infrastructure reasons: the night is `failed`, whatever scored 0. */
+function failOnInfrastructure(report: NightReport, reason: string): void {
+  report.status = 'failed';
+  if (!report.notes.includes(`failed: ${reason}`)) report.notes.push(`failed: ${reason}`);
+  for (const it of report.items) {
+    if (it.status === 'not_improved' || it.status === 'stopped') {
+      it.status = 'stopped';
+      it.reason = `not trained: ${reason}`;
+    }
+  }
+}
+
 export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, opts: NightOptions = {}): Promise<NightReport> {
   const clock = opts.clock ?? systemClock;
   const env = opts.env ?? process.env;
@@ -133,6 +146,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
   heartbeat.unref();
 
   const budget = budgetFromConfig(config.budget, clock);
+  const guard = new InfraGuard(opts.signal);
   const dir = path.join(paths.runsDir, id);
   const report: NightReport = {
     schema: 'skillopt-sleep.night.v1',
@@ -184,7 +198,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
 
     let backends: RoleBackends | null = null;
     try {
-      backends = createRoleBackends(config, { db, runId: id, budget, env, simAllowed: usesSim(config) });
+      backends = guard.wrap(createRoleBackends(config, { db, runId: id, budget, env, simAllowed: usesSim(config) }));
       report.backends = describeBackends(backends);
     } catch (err) {
       report.notes.push(`backend unavailable: ${errorMessage(err)}${isSleepError(err) && err.hint ? ` (${err.hint})` : ''}`);
@@ -238,9 +252,9 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       const item = plan.items[i];
       const ir = report.items[i];
       if (item.skip) continue;
-      if (opts.signal?.aborted) {
+      if (guard.signal.aborted) {
         ir.status = 'stopped';
-        ir.reason = 'the night was stopped before this skill';
+        ir.reason = guard.failure ? `not trained: ${guard.failure.reason}` : 'the night was stopped before this skill';
         continue;
       }
       const rem = budget.remaining();
@@ -251,13 +265,22 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
         continue;
       }
       renewLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS);
-      await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: opts.signal, progress });
+      try {
+        await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress });
+      } catch (err) {
+        if (!guard.failure) throw err;
+      }
       persist();
     }
-    if (opts.signal?.aborted) report.status = 'aborted';
+    if (guard.failure) failOnInfrastructure(report, guard.failure.reason);
+    else if (opts.signal?.aborted) report.status = 'aborted';
     else if (report.proposals.length === 0) report.status = 'nothing_staged';
     return report;
   } catch (err) {
+    if (guard.failure) {
+      failOnInfrastructure(report, guard.failure.reason);
+      return report;
+    }
     report.status = isSleepError(err) && err.code === 'ABORTED' ? 'aborted' : 'failed';
     report.notes.push(`${report.status === 'aborted' ? 'stopped' : 'failed'}: ${errorMessage(err)}`);
     if (isSleepError(err) && err.code === 'LEASE_HELD') throw err;
@@ -266,7 +289,8 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
     clearInterval(heartbeat);
     report.endedAt = new Date(clock.now()).toISOString();
     report.summary = summarizeNight(report);
-    if (report.status === 'failed' && report.proposals.length === 0) report.summary = `night failed, nothing staged: ${report.notes[report.notes.length - 1] ?? 'see the notes'}`;
+    if (guard.failure) report.summary = `night failed: ${guard.failure.reason}${report.proposals.length ? ` (${report.proposals.length} staged before it)` : '; nothing staged'}`;
+    else if (report.status === 'failed' && report.proposals.length === 0) report.summary = `night failed, nothing staged: ${report.notes[report.notes.length - 1] ?? 'see the notes'}`;
     persist();
     if (!report.dryRun) {
       updateRun(db, id, { status: report.status === 'failed' ? 'failed' : report.status === 'aborted' ? 'aborted' : 'done', endedAt: clock.now(), record: { ...report } as unknown as Record<string, unknown> });

@@ -15,6 +15,8 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { AgentId, Proposal } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
+import { assertDerivedTarget } from './targets.js';
+import { describeRisk, lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
@@ -38,6 +40,8 @@ export interface ApplyOptions extends DecisionOptions {
   editIds?: string[];
   /** a user-edited candidate (from $EDITOR) */
   content?: string;
+  /** apply even though the risk lint flagged the edit (`apply --force-risky`) */
+  forceRisky?: boolean;
 }
 
 export interface ApplyOutcome {
@@ -79,6 +83,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       throw new SleepError('INVALID_INPUT', `proposal ${p.id} was rejected${p.reason ? ` (${p.reason})` : ''}`, { hint: 'run another night to get a new proposal' });
     }
     const file = p.skillTarget.path;
+    assertDerivedTarget(db, p.skillTarget, { env });
     assertWritableTarget(file, ctxFor(p, env));
 
     const current = readIfExists(file);
@@ -95,6 +100,13 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const partial = !!opts.editIds && opts.editIds.length > 0;
     if (opts.content !== undefined) content = opts.content;
     else if (partial) content = contentForEdits(p, opts.editIds!, paths);
+    const risk = lintEdit(current ?? '', content);
+    if (risk.length && !opts.forceRisky) {
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} was flagged by the risk lint:\n${describeRisk(risk)}`, {
+        hint: `read the flagged lines; if you trust them, \`skillopt-sleep apply ${p.id} --force-risky\``,
+        details: { risk },
+      });
+    }
     const afterHash = sha256(content);
 
     const backupPath = backupPathFor(paths, p);
@@ -165,6 +177,7 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
       .pop();
     if (!receipt) throw new SleepError('INTERNAL', `proposal ${p.id} is applied but has no apply receipt`, { hint: 'restore the file by hand from the backups folder' });
     const file = p.skillTarget.path;
+    assertDerivedTarget(db, p.skillTarget, { env });
     assertWritableTarget(file, ctxFor(p, env));
     const backupPath = receipt.backupPath ?? backupPathFor(paths, p);
     const absent = fs.existsSync(`${backupPath}.absent`) && !fs.existsSync(backupPath);

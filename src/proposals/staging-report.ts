@@ -22,6 +22,8 @@ export interface ProposalReport {
   budget: { usd: number; tokens: number; calls: number; limits?: Record<string, unknown> } | null;
   backends: Record<string, { backend: string; model: string }>;
   notes: string[];
+  /** risk-lint flags on the lines the proposal adds (risk-lint.ts); applying needs --force-risky */
+  risk?: Array<{ rule: string; line: string; why: string }>;
 }
 
 /** One line of untrusted text, with ANSI/OSC escapes and control/format characters removed. */

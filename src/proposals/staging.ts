@@ -16,6 +16,8 @@ import { createTwoFilesPatch } from 'diff';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { EditRecord, Proposal, SkillTarget, Split } from '../core/records.js';
+import { assertDerivedTarget } from './targets.js';
+import { lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
 import { insertProposal } from '../store/repos/proposals.js';
@@ -53,6 +55,8 @@ export interface StageInput {
   evidence?: unknown[];
   notes?: string[];
   now?: number;
+  /** the `--skill <path>` the user typed, when the target came from it (targets.ts) */
+  userSkillPath?: string;
 }
 
 /** File name of the candidate inside the proposal folder: the live file's own name. */
@@ -93,6 +97,8 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
 }
 
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
+  assertDerivedTarget(db, input.target, { userSkillPath: input.userSkillPath });
+  const risk = lintEdit(input.baseContent ?? '', input.candidate);
   const now = input.now ?? Date.now();
   const id = newId('p');
   const base = input.baseContent ?? '';
@@ -143,7 +149,8 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     },
     budget: input.budget ?? null,
     backends: input.backends ?? {},
-    notes: [...(input.result.notes ?? []), ...(input.notes ?? [])],
+    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
+    risk,
   };
 
   ensurePrivateDir(paths.proposalsDir);

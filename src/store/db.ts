@@ -18,6 +18,29 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
+/**
+ * A valid database that is busy (another process holds a write lock past the busy timeout) or
+ * that we may not write (read-only file or folder) is named as such: the "damaged, move it away"
+ * advice would discard staged proposals and the receipts `revert` needs.
+ */
+function lockedOrReadOnly(err: unknown, file: string): SleepError | null {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const msg = (err as Error).message ?? '';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || /database is locked|database table is locked/i.test(msg)) {
+    return new SleepError('DB_LOCKED', `database ${file} is locked by another process: ${msg}`, {
+      hint: 'wait for the other skillopt-sleep process (a night, harvest or the daemon: see `skillopt-sleep status`) to finish, then run again; the file is fine',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || /readonly|read-only|attempt to write a readonly/i.test(msg)) {
+    return new SleepError('DB_LOCKED', `database ${file} cannot be written (read-only file or folder): ${msg}`, {
+      hint: `give your user write access to ${path.dirname(file)} and the database files in it; the file is fine, do not move it away`,
+      cause: err,
+    });
+  }
+  return null;
+}
+
 export function openDb(file: string, opts: OpenOptions = {}): Db {
   if (file !== ':memory:') {
     ensurePrivateDir(path.dirname(file));
@@ -30,6 +53,8 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   try {
     db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   } catch (err) {
+    const named = lockedOrReadOnly(err, file);
+    if (named) throw named;
     throw new SleepError('DB_CORRUPT', `cannot open database ${file}: ${(err as Error).message}`, {
       hint: 'run `skillopt-sleep doctor`; if the file is damaged, move it away (your transcripts are re-harvested)',
       cause: err,
@@ -49,6 +74,8 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   } catch (err) {
     db.close();
     if (err instanceof SleepError) throw err;
+    const named = lockedOrReadOnly(err, file);
+    if (named) throw named;
     throw new SleepError('DB_CORRUPT', `database ${file} is not a valid SQLite database: ${(err as Error).message}`, {
       hint: 'move the file away and run again; transcripts are re-harvested, but staged proposals in it are lost',
       cause: err,

@@ -5,6 +5,7 @@
  * rollouts for one edit subset (as leave-one-out attribution leaves them) so a partial apply can be
  * re-scored from the cache.
  */
+import { markProjectSeen } from './seen-project.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDb } from '../../src/store/db.js';
@@ -44,6 +45,7 @@ export function seedReview(env: NodeJS.ProcessEnv, projectDir: string, opts: { e
   const db = openDb(paths.database);
   const now = opts.now ?? Date.now();
   try {
+    markProjectSeen(db, projectDir);
     for (const t of [
       task('t-val-a', 'write a changelog entry for the parser fix', 'val', ['no, Keep a Changelog format']),
       task('t-val-b', 'add a changelog line that links the PR', 'val', ['link the PR']),

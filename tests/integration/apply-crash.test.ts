@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
+import { markProjectSeen } from '../helpers/seen-project.js';
 import { sha256 } from '../../src/core/fsutil.js';
 import type { SkillTarget } from '../../src/core/records.js';
 import { stageProposal } from '../../src/proposals/staging.js';
@@ -27,6 +28,7 @@ beforeAll(() => {
   project = path.join(sb.root, 'proj');
   fs.mkdirSync(path.join(project, '.git'), { recursive: true });
   db = openDb(resolvePaths({ env: sb.env }).database);
+  markProjectSeen(db, project);
 });
 afterAll(() => {
   db?.close();

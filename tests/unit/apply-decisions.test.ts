@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb } from '../../src/store/db.js';
+import { markProjectSeen } from '../helpers/seen-project.js';
 import { sha256 } from '../../src/core/fsutil.js';
 import type { EditRecord, SkillTarget } from '../../src/core/records.js';
 import { stageProposal } from '../../src/proposals/staging.js';
@@ -29,6 +30,7 @@ function setup() {
   const env: NodeJS.ProcessEnv = { HOME: home, SKILLOPT_SLEEP_HOME: path.join(root, 'sleep'), CLAUDE_CONFIG_DIR: path.join(root, 'claude'), CODEX_HOME: path.join(root, 'codex') };
   const paths = resolvePaths({ env });
   const db = openDb(paths.database);
+  markProjectSeen(db, project);
   cleanups.push(() => {
     db.close();
     fs.rmSync(root, { recursive: true, force: true });
@@ -147,8 +149,10 @@ describe('apply / revert', () => {
     fs.mkdirSync(path.join(s.project, '.claude/skills'), { recursive: true });
     fs.symlinkSync(evilDir, path.join(s.project, '.claude/skills/evil'));
     const target: SkillTarget = { agent: null, path: path.join(s.project, '.claude/skills/evil/SKILL.md'), name: 'evil', kind: 'skill', readBy: [], project: s.project };
-    const p = stageProposal(s.db, s.paths, { target, baseContent: null, candidate: 'x', runId: null, result: { accepted: true, baselineScore: 0, candidateScore: 1 } });
-    expect(() => applyProposal(s.db, s.paths, p.id, { env: s.env })).toThrow(expect.objectContaining({ code: 'PATH_ESCAPE' }));
+    // refused already when staged (src/proposals/targets.ts resolves the symlink), so apply has nothing to write
+    expect(() => stageProposal(s.db, s.paths, { target, baseContent: null, candidate: 'x', runId: null, result: { accepted: true, baselineScore: 0, candidateScore: 1 } })).toThrow(
+      expect.objectContaining({ code: 'PATH_ESCAPE' }),
+    );
     expect(fs.readdirSync(evilDir)).toEqual([]);
   });
 

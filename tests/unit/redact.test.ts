@@ -40,7 +40,7 @@ const NEGATIVES: Array<[string, string]> = [
   ['base64 prose', 'eyJ is how base64 JSON starts'],
   ['public key', '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----'],
   ['placeholder', 'OPENAI_API_KEY=your-api-key-here'],
-  ['code with key names', 'const opts = { key: someVariable, token: tok, password: "short" };'],
+  ['code with key names', 'const opts = { key: someVariable, token: tok, password: userPassword };'],
 ];
 
 describe('redactSecrets', () => {

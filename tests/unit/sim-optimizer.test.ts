@@ -118,7 +118,10 @@ describe('sim optimizer: reflect', () => {
     const payload: PayloadFor['reflect'] = { skill: '', mode: 'failures', rollouts: await failures(), rejectedEdits: [], metaSkill: '', maxEdits: 2 };
     const reply = await opt.complete(req('reflect', payload));
     expect(() => ReflectReply.parse(JSON.parse(reply.text))).toThrow();
-    await expect(completeJson(opt, req('reflect', payload), ReflectReply)).rejects.toMatchObject({ code: 'BACKEND_BAD_REPLY' });
+    // a trailing comma is repaired (jsonrepair in json.ts); a cut-off object or prose is a typed error
+    const out = await completeJson(opt, req('reflect', payload), ReflectReply).catch((e: unknown) => e);
+    if (/,\s*\}\s*$/.test(reply.text)) expect(out).toMatchObject({ value: { edits: expect.any(Array) } });
+    else expect(out).toMatchObject({ code: 'BACKEND_BAD_REPLY' });
   });
 
   it('a partly malformed optimizer recovers on the repair attempt (fresh draw per prompt)', async () => {

@@ -18,15 +18,16 @@ export function register(program: Command): void {
     .command('apply <id>')
     .description('write a proposal to the live skill file (atomic, with a backup; refuses if the file changed since)')
     .option('--force', 'apply even if the live file changed since the proposal was trained (a backup is kept)')
+    .option('--force-risky', 'apply even though the risk lint flagged the edit (read the flagged lines first)')
     .option('--only <editIds>', 'apply only these accepted edits (comma-separated ids from `proposals show`)')
     .action(
-      action((ctx, id: string, opts: { force?: boolean; only?: string }) => {
+      action((ctx, id: string, opts: { force?: boolean; forceRisky?: boolean; only?: string }) => {
         const recovery = recoverAndReport(ctx);
         const editIds = opts.only
           ?.split(',')
           .map((s) => s.trim())
           .filter(Boolean);
-        const out = applyProposal(ctx.db, ctx.paths, id, { force: opts.force, editIds, env: ctx.env });
+        const out = applyProposal(ctx.db, ctx.paths, id, { force: opts.force, forceRisky: opts.forceRisky, editIds, env: ctx.env });
         ctx.emit({ ok: true, id: out.proposal.id, path: out.path, backup: out.beforeHash ? out.backupPath : null, beforeHash: out.beforeHash, afterHash: out.afterHash, readBy: out.readBy, forced: out.forced, partial: out.partial, recovered: recovery.actions }, () => {
           ctx.print(`applied ${out.proposal.id}${out.partial ? ` (only ${editIds!.join(', ')})` : ''} to ${out.path}`);
           ctx.print(`read by: ${agentsLabel(out.readBy)}`);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
+import { assertConfigValue } from '../../core/config-validate.js';
 import { configJsonSchema, getPath, listLeafKeys, loadConfig, setConfigValue } from '../../core/config.js';
 import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/fsutil.js';
@@ -44,6 +45,7 @@ export function register(program: Command): void {
     .description('validate and write one key to config.json (arrays: comma-separated or JSON)')
     .action(
       action((ctx, key: string, value: string) => {
+        assertConfigValue(key, value);
         const next = setConfigValue(ctx.paths, key, value);
         ctx.emit({ key, value: getPath(next, key), file: ctx.paths.configFile }, () =>
           ctx.print(`${key} = ${JSON.stringify(getPath(next, key))}  (${ctx.paths.configFile})`),

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { loadConfig } from '../../core/config.js';
 import { openDb, schemaVersion } from '../../store/db.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage, isSleepError } from '../../core/errors.js';
+import { configProblems } from '../../core/config-validate.js';
+import { liveChecks } from '../doctor-live.js';
 import { formatDoctorChecks, runDoctorSections, type DoctorCheck, type DoctorSection } from '../../core/doctor.js';
 import type { CliContext } from '../context.js';
 import * as harvestDoctor from '../../harvest/doctor-probe.js';
@@ -25,8 +27,9 @@ export function register(program: Command): void {
   program
     .command('doctor')
     .description('check Node, config, database, agent transcript folders and backends; say what to fix')
+    .option('--live', 'also make one minimal real call per configured role and say what answered')
     .action(
-      action(async (ctx) => {
+      action(async (ctx, opts: { live?: boolean }) => {
         const checks: DoctorCheck[] = [];
         const major = Number(process.versions.node.split('.')[0]);
         checks.push(
@@ -38,6 +41,7 @@ export function register(program: Command): void {
         try {
           const loaded = loadConfig(ctx.paths, ctx.env);
           configOk = true;
+          for (const p of configProblems(loaded.config)) checks.push({ name: 'config', status: 'fail', detail: `${p.key}: ${p.message}`, fix: `${p.hint} (\`skillopt-sleep config set ${p.key} …\`)` });
           checks.push({
             name: 'config',
             status: 'ok',
@@ -53,9 +57,11 @@ export function register(program: Command): void {
           db.close();
           checks.push({ name: 'database', status: 'ok', detail: `${ctx.paths.database} (schema v${v}${existed ? '' : ', created now'})` });
         } catch (err) {
-          checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix: 'move the damaged file away; it is rebuilt from transcripts' });
+          const fix = isSleepError(err) && err.code === 'DB_LOCKED' ? (err.hint ?? 'wait for the other process') : 'move the damaged file away; it is rebuilt from transcripts';
+          checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix });
         }
         if (configOk) checks.push(...(await runDoctorSections(DOCTOR_SECTIONS, ctx)));
+        if (opts.live && configOk) checks.push(...(await liveChecks(loadConfig(ctx.paths, ctx.env).config, ctx.env)));
         const failed = checks.some((c) => c.status === 'fail');
         ctx.emit({ ok: !failed, checks }, () => {
           for (const line of formatDoctorChecks(checks)) ctx.print(line);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { terminalSafe } from '../../core/terminal-text.js';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { SessionKind } from '../../core/records.js';
@@ -12,7 +13,7 @@ function when(ms: number | null): string {
 }
 
 function oneLine(text: string, max: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
+  const t = terminalSafe(text).replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
@@ -71,7 +72,7 @@ export function register(program: Command): void {
           ctx.print(`${s.id}  (${s.agent}, ${s.kind}${s.parentId ? `, child of ${s.parentId}` : ''})`);
           ctx.print(`project  ${s.project ?? '-'}   cwd ${s.cwd ?? '-'}${s.gitBranch ? `   branch ${s.gitBranch}` : ''}`);
           ctx.print(`time     ${when(s.startedAt)} → ${when(s.endedAt)}   ${s.promptCount} prompts, ${s.toolErrorCount} tool errors`);
-          if (s.title) ctx.print(`title    ${s.title}`);
+          if (s.title) ctx.print(`title    ${terminalSafe(s.title)}`);
           ctx.print(`file     ${s.file}`);
           ctx.print('');
           for (const e of events) {

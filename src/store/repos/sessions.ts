@@ -151,3 +151,9 @@ export function countSessionsWithFilePrefix(db: Db, prefix: string): number {
   const row = db.prepare(`SELECT COUNT(*) AS n FROM sessions WHERE substr(file, 1, ?) = ?`).get(prefix.length, prefix) as { n: number };
   return row.n;
 }
+
+/** Has the store seen a session in this project (its root or a folder inside it)? Write targets are derived from this. */
+export function hasSessionsInProject(db: Db, project: string): boolean {
+  const inside = project.endsWith('/') ? project : `${project}/`;
+  return db.prepare('SELECT 1 FROM sessions WHERE project = ? OR cwd = ? OR substr(cwd, 1, ?) = ? LIMIT 1').get(project, project, inside.length, inside) !== undefined;
+}
