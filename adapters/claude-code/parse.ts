@@ -6,7 +6,8 @@
  * of the `end_turn` response (or the last text before the next real prompt).
  */
 import path from 'node:path';
-import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, stripLeadingBlocks, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { emptyBuilderState, SessionBuilder, stripLeadingBlocks, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { claudeSubagentInfo } from './paths.js';
 import { claudeSlashCommand, skillFromToolInput } from '../skill-signal.js';

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, segments, walkFiles } from '../kit.js';
+import { dirExists, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, RootEnv, TranscriptRoot } from '../types.js';
 
 export function claudeConfigRoots(config: Config, { env, homedir }: RootEnv): string[] {

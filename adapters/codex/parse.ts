@@ -6,7 +6,8 @@
  * Injected context blocks are stripped from user items; tool errors come from exit codes in the
  * output text; sub-agent rollouts and the replayed prefix of forks are recognized.
  */
-import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { emptyBuilderState, SessionBuilder, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { codexIdFromPath } from './paths.js';
 import { addSkillMeta, codexInjectedSkills } from '../skill-signal.js';

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, segments, walkFiles } from '../kit.js';
+import { dirExists, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, ReadMode, RootEnv, TranscriptRoot } from '../types.js';
 
 /** A rollout file name: `rollout-….jsonl`, or its compressed cold form `rollout-….jsonl.zst`. */

@@ -3,7 +3,7 @@
  * legacy Copilot CLI session documents (history-session-state).
  */
 import type { LineParser, ReadMode } from '../types.js';
-import { CopilotCliParser } from './cli.js';
+import { CopilotCliParser } from './cli-events.js';
 import { CopilotLegacyParser } from './legacy.js';
 import { isCopilotLegacyFile, isVscodeChatFile } from './paths.js';
 import { VscodeChatParser } from './vscode.js';
@@ -18,4 +18,4 @@ export function createCopilotParser(filePath: string, state: unknown): LineParse
   return new CopilotCliParser(filePath, state);
 }
 
-export { copilotCliPrefilter, copilotCliShrinkable } from './cli.js';
+export { copilotCliPrefilter, copilotCliShrinkable } from './cli-events.js';

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, readDirEntries, segments, walkFiles } from '../kit.js';
+import { dirExists, readDirEntries, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, RootEnv, TranscriptRoot } from '../types.js';
 import { copilotLegacyName } from './legacy.js';
 

@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { arr, isObj, obj, SessionBuilder, str, toMs, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { SessionBuilder } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { vscodeIndexTitle } from './vscdb.js';
 

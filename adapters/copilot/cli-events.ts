@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { emptyBuilderState, SessionBuilder, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { addSkillMeta, cleanSkillName, skillFromToolInput } from '../skill-signal.js';
 
