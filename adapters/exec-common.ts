@@ -52,9 +52,7 @@ export interface ExecAdapter {
 }
 
 /** Front matter with a `name:` marks an Agent Skill; anything else is an instruction file. */
-export function isAgentSkill(content: string): boolean {
-  return /^---\r?\n[\s\S]*?^name:\s*\S/m.test(content) && content.startsWith('---');
-}
+export { isAgentSkill } from '../src/core/skill-doc.js';
 
 /** Skill folder names are lowercase-hyphenated (Agent Skills convention); never a path. */
 export function safeSkillName(name: string): string {

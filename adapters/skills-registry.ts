@@ -96,26 +96,7 @@ export function isValidSkillName(name: string): boolean {
   return /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) && name.length <= 64;
 }
 
-export interface FrontMatter {
-  name?: string;
-  description?: string;
-  applyTo?: string;
-}
-
-/** Reads the YAML front matter of a skill/instructions file; {} when absent or unparsable. */
-export function parseFrontMatter(text: string): FrontMatter {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text);
-  if (!m) return {};
-  try {
-    const data: unknown = YAML.parse(m[1]);
-    if (!data || typeof data !== 'object') return {};
-    const d = data as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    return { name: str(d.name), description: str(d.description), applyTo: str(d.applyTo) };
-  } catch {
-    return {};
-  }
-}
+export { parseFrontMatter, type FrontMatter } from '../src/core/skill-doc.js';
 
 /** A new skill document with valid front matter (name matches the folder; description decides pickup). */
 export function scaffoldSkill(name: string, description: string): string {
