@@ -25,6 +25,8 @@ export interface ExecInvocation {
   stdin?: string;
   /** added to the inherited environment */
   env: Record<string, string>;
+  /** files the CLI needs in the workspace before it starts (relative path → content), e.g. its isolated settings */
+  files?: Record<string, string>;
 }
 
 export interface ExecResult {
@@ -41,8 +43,10 @@ export interface ExecResult {
 }
 
 export interface ExecAdapter {
-  /** backend name in config: claude | codex | copilot */
-  readonly backend: 'claude' | 'codex' | 'copilot';
+  /** backend name in config (`roles.*.backend`), e.g. claude */
+  readonly backend: string;
+  /** the model whose price stands in when the CLI reports no cost and no model is configured */
+  readonly defaultPriceModel?: string;
   /** executable looked up on PATH */
   readonly binary: string;
   buildInvocation(input: ExecInput): ExecInvocation;

@@ -11,12 +11,12 @@ import { SleepError } from './errors.js';
 import { ensurePrivateDir, writeFileAtomic } from './fsutil.js';
 import type { SleepPaths } from './paths.js';
 
-export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'openai', 'anthropic', 'sim']);
+export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'gemini', 'openai', 'anthropic', 'sim']);
 export type BackendName = z.infer<typeof BackendName>;
 
 const RoleConfig = z
   .object({
-    backend: BackendName.default('auto').describe('Backend for this role; auto = detect (claude, codex, copilot, ANTHROPIC_API_KEY, OPENAI_API_KEY).'),
+    backend: BackendName.default('auto').describe('Backend for this role; auto = detect (the agent CLIs on PATH, ANTHROPIC_API_KEY, OPENAI_API_KEY).'),
     model: z.string().optional().describe('Model name for this role; the backend default when unset.'),
   })
   .strict();
@@ -50,12 +50,20 @@ export const ConfigSchema = z
           })
           .strict()
           .default({ enabled: true, vscodeUserDirs: [], cliRoots: [] }),
+        gemini: z
+          .object({
+            enabled: z.boolean().default(true).describe('Harvest Gemini CLI chats.'),
+            roots: z.array(z.string()).default([]).describe('Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
+          })
+          .strict()
+          .default({ enabled: true, roots: [] }),
       })
       .strict()
       .default({
         claudeCode: { enabled: true, roots: [] },
         codex: { enabled: true, roots: [] },
         copilot: { enabled: true, vscodeUserDirs: [], cliRoots: [] },
+        gemini: { enabled: true, roots: [] },
       }),
     roles: z
       .object({

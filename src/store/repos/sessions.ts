@@ -1,4 +1,5 @@
 /** The `sessions` table: one row per transcript session (`<agent>:<vendor id>`). */
+import fs from 'node:fs';
 import type { Db } from '../db.js';
 import { cachedStatement } from './cached.js';
 import type { AgentId, Session, SessionKind } from '../../core/records.js';
@@ -138,4 +139,20 @@ export function countSessionsByKind(db: Db): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of db.prepare('SELECT kind, count(*) AS n FROM sessions GROUP BY kind').all() as Array<{ kind: string; n: number }>) out[r.kind] = r.n;
   return out;
+}
+
+/**
+ * What the store keeps of one agent's sessions beyond the agent's own retention: how many stored
+ * sessions ended before `cutoffMs` (the agent deletes those transcripts), and how many of the
+ * stored sessions' files are already gone from disk.
+ */
+export function retainedSessions(db: Db, agent: string, cutoffMs: number): { total: number; older: number; fileGone: number } {
+  const rows = db.prepare(`SELECT file, COALESCE(ended_at, started_at, updated_at) AS t FROM sessions WHERE agent = ?`).all(agent) as Array<{ file: string; t: number | null }>;
+  let older = 0;
+  let fileGone = 0;
+  for (const r of rows) {
+    if (r.t !== null && r.t < cutoffMs) older++;
+    if (!fs.existsSync(r.file)) fileGone++;
+  }
+  return { total: rows.length, older, fileGone };
 }
