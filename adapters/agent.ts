@@ -65,6 +65,8 @@ export interface AgentRecord {
   aliases: readonly string[];
   /** its section in the config file, `agents.<configKey>` */
   configKey: keyof Config['agents'];
+  /** env vars that move the agent's home (the daemon's supervisor passes them on) */
+  homeEnv: readonly string[];
   /** the agent's home folders (config roots, then its env var, else the default) */
   homes(ctx: HomeContext): string[];
   harvest: HarvestAdapter;

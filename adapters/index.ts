@@ -87,6 +87,11 @@ export function primaryCommandTools(): Record<string, string> {
   return Object.fromEntries(AGENTS.map((a) => [a.id, a.vocabulary.primaryCommandTool]));
 }
 
+/** Every env var that moves an agent's home (CLAUDE_CONFIG_DIR, CODEX_HOME, …). */
+export function agentHomeEnvVars(): string[] {
+  return AGENTS.flatMap((a) => a.homeEnv);
+}
+
 export function rootEnvFrom(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): RootEnv {
   return { env, platform, homedir: env.HOME && platform !== 'win32' ? env.HOME : (env.USERPROFILE ?? os.homedir()) };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import type { HarvestAdapter } from '../types.js';
 import { claudeExec } from './exec.js';
-import { claudeHomes } from './home.js';
+import { CLAUDE_HOME_ENV, claudeHomes } from './home.js';
 import { ClaudeParser, claudePrefilter, claudeShrinkable } from './parse.js';
 import { claudeRoots, isClaudeTranscript, listClaudeFiles } from './paths.js';
 import { claudeConfigDirs, claudeInstructionFiles, claudeSkillRoots } from './skills.js';
@@ -29,6 +29,7 @@ export const claudeCode: AgentRecord = {
   shortName: 'claude',
   aliases: ['claude'],
   configKey: 'claudeCode',
+  homeEnv: [CLAUDE_HOME_ENV],
   homes: claudeHomes,
   harvest: claudeCodeAdapter,
   skills: {

@@ -4,7 +4,7 @@ import type { AgentRecord } from '../agent.js';
 import { homeOf } from '../skills-common.js';
 import type { HarvestAdapter } from '../types.js';
 import { codexExec } from './exec.js';
-import { codexHomes } from './home.js';
+import { CODEX_HOME_ENV, codexHomes } from './home.js';
 import { CodexParser, codexPrefilter, codexShrinkable } from './parse.js';
 import { codexPreferFile, codexReadMode, codexRoots, isCodexTranscript, listCodexFiles } from './paths.js';
 import { codexInstructionFiles, codexSkillRoots } from './skills.js';
@@ -30,6 +30,7 @@ export const codex: AgentRecord = {
   shortName: 'codex',
   aliases: [],
   configKey: 'codex',
+  homeEnv: [CODEX_HOME_ENV],
   homes: codexHomes,
   harvest: codexAdapter,
   skills: {

@@ -4,7 +4,7 @@ import type { AgentRecord } from '../agent.js';
 import { homeOf } from '../skills-common.js';
 import type { HarvestAdapter } from '../types.js';
 import { copilotExec } from './exec.js';
-import { copilotHomes } from './home.js';
+import { COPILOT_HOME_ENV, copilotHomes } from './home.js';
 import { copilotCliPrefilter, copilotCliShrinkable, copilotReadMode, createCopilotParser } from './parse.js';
 import { copilotPreferFile, copilotRoots, isCopilotCliFile, isCopilotTranscript, listCopilotFiles } from './paths.js';
 import { copilotInstructionFiles, copilotSkillRoots, isCopilotInstructionsPath } from './skills.js';
@@ -32,6 +32,7 @@ export const copilot: AgentRecord = {
   shortName: 'copilot',
   aliases: [],
   configKey: 'copilot',
+  homeEnv: [COPILOT_HOME_ENV],
   homes: copilotHomes,
   harvest: copilotAdapter,
   skills: {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import type { HarvestAdapter } from '../types.js';
 import { geminiExec } from './exec.js';
-import { geminiHomes } from './home.js';
+import { GEMINI_HOME_ENV, geminiHomes } from './home.js';
 import { createGeminiParser } from './parse.js';
 import { geminiPreferFile, geminiReadMode, geminiRoots, isGeminiTranscript, isGeminiWholeJson, listGeminiFiles } from './paths.js';
 import { geminiHomeDirs, geminiInstructionFiles, geminiSkillRoots } from './skills.js';
@@ -28,6 +28,7 @@ export const gemini: AgentRecord = {
   shortName: 'gemini',
   aliases: ['gemini-cli'],
   configKey: 'gemini',
+  homeEnv: [GEMINI_HOME_ENV],
   homes: geminiHomes,
   harvest: geminiAdapter,
   skills: {

@@ -38,6 +38,9 @@ export function backendRunsCommands(backend: string): boolean {
  */
 export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash', gemini: 'run_shell_command' };
 
+/** The command tool a check names when no agent is known: the first agent's of the registry. */
+export const DEFAULT_COMMAND_TOOL = COMMAND_TOOL_OF_AGENT['claude-code'];
+
 export type VerifyKind = 'test' | 'lint' | 'typecheck' | 'format';
 
 /**

@@ -70,3 +70,15 @@ describe('one home resolver per agent: CODEX_HOME=/a,/b is two homes everywhere'
     expect(() => assertWritableTarget(path.join(`${a},${b}`, 'skills', 'x', 'SKILL.md'), ctx)).toThrow(SleepError);
   });
 });
+
+describe('the vendor-name lint rule', () => {
+  it('fails a vendor literal in src/ and passes it in adapters/', async () => {
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: path.resolve(import.meta.dirname, '../..') });
+    const code = "export const tool = 'run_in_terminal';\nexport const home = `${process.env.HOME}/x`;\n";
+    const [inSrc] = await eslint.lintText(code, { filePath: 'src/mine/vendor-probe.ts' });
+    expect(inSrc.messages.map((m) => m.ruleId)).toContain('no-restricted-syntax');
+    const [inAdapters] = await eslint.lintText(code, { filePath: 'adapters/copilot/vendor-probe.ts' });
+    expect(inAdapters.messages.filter((m) => m.ruleId === 'no-restricted-syntax')).toEqual([]);
+  }, 60_000);
+});
