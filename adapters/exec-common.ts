@@ -17,6 +17,8 @@ export interface ExecInput {
   workspace: string;
   /** 'agent' = perform a task with file tools confined to the workspace; 'text' = plain completion, no tools */
   mode: 'agent' | 'text';
+  /** the environment the CLI will inherit (read-only: for adapters whose isolated settings depend on it) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ExecInvocation {

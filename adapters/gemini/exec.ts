@@ -26,17 +26,29 @@ export const GEMINI_QUIET_SETTINGS = {
   general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, checkpointing: { enabled: false } },
 };
 
+/**
+ * The auth type the isolated settings select, from the environment: without a selected type the
+ * CLI takes GOOGLE_GEMINI_BASE_URL as a "gateway" login, which 0.61 refuses in headless mode.
+ */
+export function geminiAuthType(env: NodeJS.ProcessEnv = {}): string | undefined {
+  if (env.GOOGLE_GENAI_USE_VERTEXAI === 'true') return 'vertex-ai';
+  if (env.GEMINI_API_KEY) return 'gemini-api-key';
+  return undefined;
+}
+
 export function buildGeminiInvocation(input: ExecInput): ExecInvocation {
   const argv = ['-p', '', '--output-format', 'stream-json', '--skip-trust'];
   if (input.model) argv.push('--model', input.model);
   argv.push('--approval-mode', input.mode === 'agent' ? 'auto_edit' : 'plan');
   const prompt = input.system ? `${input.system}\n\n${input.prompt}` : input.prompt;
+  const auth = geminiAuthType(input.env);
+  const settings = auth ? { ...GEMINI_QUIET_SETTINGS, security: { auth: { selectedType: auth } } } : GEMINI_QUIET_SETTINGS;
   const home = `${input.workspace.replace(/[\\/]+$/, '')}/${GEMINI_ISOLATED_HOME}`;
   return {
     argv,
     stdin: prompt,
     env: { GEMINI_CLI_HOME: home, GEMINI_TELEMETRY_ENABLED: 'false', GEMINI_CLI_NO_RELAUNCH: 'true' },
-    files: { [`${GEMINI_ISOLATED_HOME}/.gemini/settings.json`]: `${JSON.stringify(GEMINI_QUIET_SETTINGS, null, 2)}\n` },
+    files: { [`${GEMINI_ISOLATED_HOME}/.gemini/settings.json`]: `${JSON.stringify(settings, null, 2)}\n` },
   };
 }
 
