@@ -8,7 +8,8 @@
  * 2. through our `gemini` backend (target role): the skill is installed in the workspace, the run
  *    is isolated (no chat recorded in the user's ~/.gemini), the answer parsed from stream-json.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,8 +55,8 @@ describe.skipIf(!!missing)('gemini CLI (real binary, fake Gemini API)', () => {
   });
 
   it('a print-mode run is recorded by the CLI, harvested and classified', async () => {
-    const run = spawnSync(GEMINI_BIN, ['-p', 'how do I tag the release?', '--skip-trust'], { cwd: project, env: sb.env, encoding: 'utf8', timeout: 120_000 });
-    expect(run.status, run.stderr).toBe(0);
+    // async: the fake server runs in this process and must keep serving while the CLI waits
+    const run = await promisify(execFile)(GEMINI_BIN, ['-p', 'how do I tag the release?', '--skip-trust'], { cwd: project, env: sb.env, encoding: 'utf8', timeout: 120_000 });
     expect(run.stdout).toContain('ANSWER_7731');
     expect(server.messageRequests().length).toBeGreaterThan(0);
 
