@@ -17,6 +17,8 @@ export interface ExecInput {
   workspace: string;
   /** 'agent' = perform a task with file tools confined to the workspace; 'text' = plain completion, no tools */
   mode: 'agent' | 'text';
+  /** the environment the CLI will inherit (read-only: for adapters whose isolated settings depend on it) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ExecInvocation {
@@ -25,6 +27,8 @@ export interface ExecInvocation {
   stdin?: string;
   /** added to the inherited environment */
   env: Record<string, string>;
+  /** files the CLI needs in the workspace before it starts (relative path → content), e.g. its isolated settings */
+  files?: Record<string, string>;
 }
 
 export interface ExecResult {
@@ -41,8 +45,10 @@ export interface ExecResult {
 }
 
 export interface ExecAdapter {
-  /** backend name in config: claude | codex | copilot */
-  readonly backend: 'claude' | 'codex' | 'copilot';
+  /** backend name in config (`roles.*.backend`), e.g. claude */
+  readonly backend: string;
+  /** the model whose price stands in when the CLI reports no cost and no model is configured */
+  readonly defaultPriceModel?: string;
   /** executable looked up on PATH */
   readonly binary: string;
   buildInvocation(input: ExecInput): ExecInvocation;
@@ -52,9 +58,7 @@ export interface ExecAdapter {
 }
 
 /** Front matter with a `name:` marks an Agent Skill; anything else is an instruction file. */
-export function isAgentSkill(content: string): boolean {
-  return /^---\r?\n[\s\S]*?^name:\s*\S/m.test(content) && content.startsWith('---');
-}
+export { isAgentSkill } from '../src/core/skill-doc.js';
 
 /** Skill folder names are lowercase-hyphenated (Agent Skills convention); never a path. */
 export function safeSkillName(name: string): string {

@@ -11,7 +11,7 @@
  *   invocation.
  * - Codex: a `<skill><name>…</name>…</skill>` item injected right after the prompt that named it.
  */
-import { isObj, str } from './kit.js';
+import { isObj, str } from './kit/json.js';
 
 /** A skill name as vendors write it: a plain identifier (no spaces, no paths). */
 const NAME_RE = /^[A-Za-z0-9][\w.:-]{0,99}$/;

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentId, SkillTarget } from '../src/core/records.js';
+import type { Config } from '../src/core/config.js';
+import type { HomeContext } from './agent.js';
 
 export interface SkillLocationContext {
   /** absolute project root (git root or cwd); null = personal roots only */
@@ -17,6 +19,8 @@ export interface SkillLocationContext {
   env: NodeJS.ProcessEnv;
   /** home directory; defaults to env.HOME, then os.homedir() */
   home?: string;
+  /** the config's extra agent homes (agents.*.roots), when the caller has a config */
+  config?: Config;
 }
 
 export interface SkillRoot {
@@ -37,6 +41,11 @@ export interface InstructionFile {
 
 export function homeOf(ctx: SkillLocationContext): string {
   return ctx.home ?? (ctx.env.HOME && ctx.env.HOME.trim() !== '' ? ctx.env.HOME : os.homedir());
+}
+
+/** The home context of an agent's home resolver, from a skill-location context. */
+export function homeContextOf(ctx: SkillLocationContext): HomeContext {
+  return { env: ctx.env, home: homeOf(ctx), config: ctx.config };
 }
 
 /** Splits a path-list env value (CLAUDE_CONFIG_DIR may hold a comma-separated list). */

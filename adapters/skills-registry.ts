@@ -4,11 +4,12 @@
  * instruction files, the managed learned skill of a project, and the write guard that keeps
  * `apply` inside the resolved roots (PATH_ESCAPE otherwise).
  *
- * The managed learned skill: `<project>/.claude/skills/skillopt-sleep-learned/SKILL.md` — read by
- * Claude Code and Copilot. When the project's transcripts come from Codex only, it goes to
- * `<project>/.agents/skills/skillopt-sleep-learned/SKILL.md` instead (read by Codex and Copilot).
- * No single project folder is read by all three agents (DESIGN.md table), so we pick the one that
- * reaches the agents the user actually works with there, and the review screen shows `readBy`.
+ * The managed learned skill goes to the folder, among the managed roots of the agents the user
+ * works with in that project (adapters/<agent>/index.ts `skills.projectManagedRoot`), that is read
+ * by the most of them; a tie goes to the earlier agent of the registry. So with Claude Code it is
+ * `<project>/.claude/skills/skillopt-sleep-learned/SKILL.md` (read by Claude Code and Copilot), with
+ * Codex alone `<project>/.agents/skills/…` (read by Codex, Copilot and Gemini CLI). No single
+ * project folder is read by every agent (DESIGN.md table); the review screen shows `readBy`.
  * Habits that recur across projects go to the personal managed skill (`personalManagedSkillTarget`).
  */
 import fs from 'node:fs';
@@ -16,15 +17,13 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type { AgentId, SkillTarget } from '../src/core/records.js';
 import { SleepError } from '../src/core/errors.js';
-import { claudeConfigDirs, claudeInstructionFiles, claudeSkillRoots } from './claude-code/skills.js';
-import { codexInstructionFiles, codexSkillRoots } from './codex/skills.js';
-import { copilotInstructionFiles, copilotSkillRoots, isCopilotInstructionsPath } from './copilot/skills.js';
-import { homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from './skills-common.js';
+import { AGENT_IDS, getAgent } from './index.js';
+import type { InstructionFile, SkillLocationContext } from './skills-common.js';
 
 export type { SkillLocationContext, SkillRoot, InstructionFile } from './skills-common.js';
 
 export const MANAGED_SKILL_NAME = 'skillopt-sleep-learned';
-export const ALL_AGENTS: AgentId[] = ['claude-code', 'codex', 'copilot'];
+export const ALL_AGENTS: AgentId[] = [...AGENT_IDS];
 
 /** A root folder with every agent that reads it. */
 export interface MergedRoot {
@@ -34,22 +33,17 @@ export interface MergedRoot {
   reserved: string[];
 }
 
-const perAgentRoots: Record<AgentId, (ctx: SkillLocationContext) => SkillRoot[]> = {
-  'claude-code': claudeSkillRoots,
-  codex: codexSkillRoots,
-  copilot: copilotSkillRoots,
-};
-const perAgentInstructions: Record<AgentId, (ctx: SkillLocationContext) => InstructionFile[]> = {
-  'claude-code': claudeInstructionFiles,
-  codex: codexInstructionFiles,
-  copilot: copilotInstructionFiles,
-};
+/** Whether some agent names `file` an instruction file by pattern (Copilot's `*.instructions.md`); which one. */
+function patternInstructionReaders(project: string | null, file: string): AgentId[] {
+  if (!project) return [];
+  return ALL_AGENTS.filter((a) => getAgent(a).skills.isInstructionPath?.(project, file) ?? false);
+}
 
 /** All skill roots of the given agents, deduplicated by folder, agents merged, in priority order. */
 export function skillRoots(ctx: SkillLocationContext, agents: AgentId[] = ALL_AGENTS): MergedRoot[] {
   const byDir = new Map<string, MergedRoot>();
   for (const agent of agents) {
-    for (const r of perAgentRoots[agent](ctx)) {
+    for (const r of getAgent(agent).skills.roots(ctx)) {
       const dir = path.resolve(r.dir);
       const cur = byDir.get(dir);
       if (cur) {
@@ -67,7 +61,7 @@ export function skillRoots(ctx: SkillLocationContext, agents: AgentId[] = ALL_AG
 export function instructionFiles(ctx: SkillLocationContext, agents: AgentId[] = ALL_AGENTS): Array<InstructionFile & { agents: AgentId[] }> {
   const byPath = new Map<string, InstructionFile & { agents: AgentId[] }>();
   for (const agent of agents) {
-    for (const f of perAgentInstructions[agent](ctx)) {
+    for (const f of getAgent(agent).skills.instructionFiles(ctx)) {
       const p = path.resolve(f.path);
       const cur = byPath.get(p);
       if (cur) {
@@ -87,7 +81,7 @@ export function readBy(file: string, ctx: SkillLocationContext): AgentId[] {
     for (const r of skillRoots(ctx)) if (r.dir === root) r.agents.forEach((a) => agents.add(a));
   }
   for (const f of instructionFiles(ctx)) if (f.path === abs) f.agents.forEach((a) => agents.add(a));
-  if (ctx.project && isCopilotInstructionsPath(ctx.project, abs)) agents.add('copilot');
+  for (const a of patternInstructionReaders(ctx.project, abs)) agents.add(a);
   return ALL_AGENTS.filter((a) => agents.has(a));
 }
 
@@ -96,26 +90,7 @@ export function isValidSkillName(name: string): boolean {
   return /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) && name.length <= 64;
 }
 
-export interface FrontMatter {
-  name?: string;
-  description?: string;
-  applyTo?: string;
-}
-
-/** Reads the YAML front matter of a skill/instructions file; {} when absent or unparsable. */
-export function parseFrontMatter(text: string): FrontMatter {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text);
-  if (!m) return {};
-  try {
-    const data: unknown = YAML.parse(m[1]);
-    if (!data || typeof data !== 'object') return {};
-    const d = data as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    return { name: str(d.name), description: str(d.description), applyTo: str(d.applyTo) };
-  } catch {
-    return {};
-  }
-}
+export { parseFrontMatter, type FrontMatter } from '../src/core/skill-doc.js';
 
 /** A new skill document with valid front matter (name matches the folder; description decides pickup). */
 export function scaffoldSkill(name: string, description: string): string {
@@ -182,36 +157,42 @@ function instructionName(file: string, ctx: SkillLocationContext): string {
   return path.basename(file);
 }
 
+/**
+ * Of the candidate files (one per agent used, in registry order), the one read by the most agents
+ * used; a tie goes to the earlier candidate. No agent used: the first agent of the registry's.
+ */
+function bestManagedFile(used: AgentId[], candidate: (a: AgentId) => string, readers: (file: string) => AgentId[]): string {
+  const agents = used.length ? ALL_AGENTS.filter((a) => used.includes(a)) : [ALL_AGENTS[0]];
+  let best: { file: string; reach: number } | null = null;
+  for (const a of agents) {
+    const file = candidate(a);
+    const reach = readers(file).filter((r) => agents.includes(r)).length;
+    if (!best || reach > best.reach) best = { file, reach };
+  }
+  return best!.file;
+}
+
 /** The project's managed learned skill (see the module comment for where and why). */
 export function managedSkillTarget(ctx: SkillLocationContext & { project: string }, opts: { agentsUsed?: AgentId[]; name?: string } = {}): SkillTarget {
   const name = opts.name ?? MANAGED_SKILL_NAME;
-  const used = opts.agentsUsed ?? [];
-  const codexOnly = used.length > 0 && used.every((a) => a === 'codex');
-  const file = path.join(ctx.project, codexOnly ? '.agents' : '.claude', 'skills', name, 'SKILL.md');
+  const file = bestManagedFile(opts.agentsUsed ?? [], (a) => path.join(getAgent(a).skills.projectManagedRoot(ctx.project), name, 'SKILL.md'), (f) => readBy(f, ctx));
   return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, ctx), project: ctx.project };
 }
 
 /**
  * The personal managed learned skill: where habits that recur across projects are learned (a
- * family of tasks seen in several projects belongs to no single project). Mirrors the project
- * rule with the personal roots of DESIGN.md's table:
- * - Claude Code was used → Claude's personal root, `$CLAUDE_CONFIG_DIR/skills` (first entry) when
- *   set, else `~/.claude/skills` (which Copilot reads too);
- * - else Copilot → `~/.claude/skills` (read by Copilot, and by Claude Code when it uses ~/.claude);
- * - Codex only → `~/.agents/skills` (read by Codex and Copilot).
- * `readBy` says which agents actually read the chosen file (the roots differ when
- * CLAUDE_CONFIG_DIR is set). HOME comes from the context's env, so sandboxes stay sandboxed.
+ * family of tasks seen in several projects belongs to no single project). The same rule as the
+ * project's, over each agent's personal managed root: Claude Code's is its config folder's
+ * `skills/` (`$CLAUDE_CONFIG_DIR/skills`, first entry, else `~/.claude/skills`, which Copilot reads
+ * too), Copilot's `~/.claude/skills`, Codex's `~/.agents/skills` (read by Codex, Copilot and
+ * Gemini CLI), Gemini CLI's `~/.gemini/skills`. `readBy` says which agents actually read the
+ * chosen file. HOME comes from the context's env, so sandboxes stay sandboxed.
  */
 export function personalManagedSkillTarget(ctx: Omit<SkillLocationContext, 'project'>, opts: { agentsUsed?: AgentId[]; name?: string } = {}): SkillTarget {
   const name = opts.name ?? MANAGED_SKILL_NAME;
-  const used = opts.agentsUsed ?? [];
-  const home = homeOf({ ...ctx, project: null });
-  let root: string;
-  if (used.length === 0 || used.includes('claude-code')) root = path.join(claudeConfigDirs({ ...ctx, project: null })[0], 'skills');
-  else if (used.includes('copilot')) root = path.join(home, '.claude', 'skills');
-  else root = path.join(home, '.agents', 'skills');
-  const file = path.join(root, name, 'SKILL.md');
-  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, { ...ctx, project: null }), project: null };
+  const personal = { ...ctx, project: null };
+  const file = bestManagedFile(opts.agentsUsed ?? [], (a) => path.join(getAgent(a).skills.personalManagedRoot(personal), name, 'SKILL.md'), (f) => readBy(f, personal));
+  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, personal), project: null };
 }
 
 /**
@@ -291,7 +272,7 @@ export function assertWritableTarget(file: string, ctx: SkillLocationContext): {
     if (realpathLoose(skillDir) !== expected) throw escape(abs, 'a symlink in the path leads outside the skill root');
     verdict = { kind: 'skill', root };
   } else {
-    const known = instructionFiles(ctx).some((f) => f.path === abs) || (ctx.project !== null && isCopilotInstructionsPath(ctx.project, abs));
+    const known = instructionFiles(ctx).some((f) => f.path === abs) || patternInstructionReaders(ctx.project, abs).length > 0;
     if (!known) throw escape(abs, 'it is neither a SKILL.md in a skill folder nor a known instruction file');
     const parentReal = realpathLoose(path.dirname(abs));
     const projectReal = ctx.project ? realpathLoose(ctx.project) : null;

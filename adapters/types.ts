@@ -104,4 +104,10 @@ export interface HarvestAdapter {
   shrinkable?(line: string): boolean;
   /** whole-mode files that are a single JSON document rather than JSONL */
   isWholeJson?(filePath: string): boolean;
+  /**
+   * When two files of this agent claim one session: whether `candidate` should replace `owner` as
+   * its source (an active copy over an archived one, a newer store over an older one). Absent: the
+   * first file read keeps it.
+   */
+  preferFile?(candidate: string, owner: string): boolean;
 }

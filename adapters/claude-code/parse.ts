@@ -6,12 +6,14 @@
  * of the `end_turn` response (or the last text before the next real prompt).
  */
 import path from 'node:path';
-import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, stripLeadingBlocks, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { emptyBuilderState, SessionBuilder, stripLeadingBlocks, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { claudeSubagentInfo } from './paths.js';
+import { CLAUDE_LEADING_ENVELOPES, CLAUDE_SKILL_TOOLS } from './vocabulary.js';
 import { claudeSlashCommand, skillFromToolInput } from '../skill-signal.js';
 
-const ENVELOPES = ['system-reminder', 'ide_opened_file', 'ide_selection', 'ide_diagnostics'] as const;
+const ENVELOPES = CLAUDE_LEADING_ENVELOPES;
 
 /** Harness-injected user text that is not something the human typed. */
 const INJECTED_PREFIXES = [
@@ -250,7 +252,7 @@ export class ClaudeParser implements LineParser {
         if (!this.b.appendToLastText(text, messageId)) this.b.text(text, ts, { candidate: true, meta: { messageId } });
       } else if (block.type === 'tool_use') {
         const name = str(block.name) ?? 'unknown';
-        const skill = name === 'Skill' || name === 'SlashCommand' ? skillFromToolInput(block.input) : null;
+        const skill = (CLAUDE_SKILL_TOOLS as readonly string[]).includes(name) ? skillFromToolInput(block.input) : null;
         this.b.toolCall(name, str(block.id), summarizeInput(block.input), ts, skill ? { skill } : undefined);
       }
     }

@@ -6,17 +6,13 @@
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, segments, walkFiles } from '../kit.js';
+import { dirExists, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, RootEnv, TranscriptRoot } from '../types.js';
+import { claudeHomes, claudeLegacyHomes } from './home.js';
 
 export function claudeConfigRoots(config: Config, { env, homedir }: RootEnv): string[] {
-  const list = [
-    ...config.agents.claudeCode.roots,
-    ...(env.CLAUDE_CONFIG_DIR ?? '').split(',').map((s) => s.trim()),
-    path.join(env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir, '.config'), 'claude'),
-    path.join(homedir, '.claude'),
-  ].filter(Boolean);
-  return [...new Set(list.map((p) => path.resolve(p)))];
+  const ctx = { env, home: homedir, config };
+  return [...new Set([...claudeHomes(ctx), ...claudeLegacyHomes(ctx)].map((p) => path.resolve(p)))];
 }
 
 export function claudeRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[] {

@@ -5,11 +5,11 @@
  * `CLAUDE.md` next to it.
  */
 import path from 'node:path';
-import { envDirs, homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
+import { claudeHomes } from './home.js';
+import { homeContextOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
 
 export function claudeConfigDirs(ctx: SkillLocationContext): string[] {
-  const dirs = envDirs(ctx.env.CLAUDE_CONFIG_DIR);
-  return dirs.length > 0 ? dirs : [path.join(homeOf(ctx), '.claude')];
+  return claudeHomes(homeContextOf(ctx));
 }
 
 export function claudeSkillRoots(ctx: SkillLocationContext): SkillRoot[] {

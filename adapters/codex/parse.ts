@@ -6,28 +6,14 @@
  * Injected context blocks are stripped from user items; tool errors come from exit codes in the
  * output text; sub-agent rollouts and the replayed prefix of forks are recognized.
  */
-import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { emptyBuilderState, SessionBuilder, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { codexIdFromPath } from './paths.js';
+import { CODEX_INJECTED_TAGS } from './vocabulary.js';
 import { addSkillMeta, codexInjectedSkills } from '../skill-signal.js';
 
-/** Whole user items that are harness context, never typed by the human. */
-const INJECTED_TAGS = [
-  'environment_context',
-  'INSTRUCTIONS',
-  'user_instructions',
-  'permissions instructions',
-  'collaboration_mode',
-  'multi_agent_mode',
-  'apps_instructions',
-  'skill',
-  'turn_aborted',
-  'subagent_notification',
-  'goal_context',
-  'codex_internal_context',
-  'recommended_plugins',
-  'user_shell_command',
-];
+const INJECTED_TAGS = CODEX_INJECTED_TAGS;
 
 /** Strips leading injected blocks; returns what the human typed ('' if nothing). */
 export function cleanCodexPrompt(raw: string): string {

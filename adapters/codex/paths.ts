@@ -7,8 +7,9 @@
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, segments, walkFiles } from '../kit.js';
+import { dirExists, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, ReadMode, RootEnv, TranscriptRoot } from '../types.js';
+import { codexHomes as resolveCodexHomes } from './home.js';
 
 /** A rollout file name: `rollout-….jsonl`, or its compressed cold form `rollout-….jsonl.zst`. */
 function isRolloutName(name: string): boolean {
@@ -20,10 +21,9 @@ export function codexReadMode(filePath: string): ReadMode {
   return filePath.endsWith('.zst') ? 'whole' : 'append';
 }
 
+/** The Codex homes the harvest reads (./home.ts is the one resolver; this is its harvest-side form). */
 export function codexHomes(config: Config, { env, homedir }: RootEnv): string[] {
-  const fromEnv = (env.CODEX_HOME ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const list = [...config.agents.codex.roots, ...(fromEnv.length ? fromEnv : [path.join(homedir, '.codex')])];
-  return [...new Set(list.map((p) => path.resolve(p)))];
+  return resolveCodexHomes({ env, home: homedir, config });
 }
 
 export function codexRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[] {
@@ -54,4 +54,15 @@ export function listCodexFiles(root: TranscriptRoot, readDir?: DirReader): strin
 export function codexIdFromPath(filePath: string): string | null {
   const m = path.basename(filePath).match(/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i);
   return m ? m[1].toLowerCase() : null;
+}
+
+/**
+ * When two rollouts claim one thread: the active copy beats the archived one, and the plain
+ * `.jsonl` beats its compressed `.zst` form (both exist while a cold session is resumed) — so one
+ * session is kept, from the file Codex still appends to.
+ */
+export function codexPreferFile(candidate: string, owner: string): boolean {
+  const archived = (p: string) => segments(p).includes('archived_sessions');
+  if (archived(owner) && !archived(candidate)) return true;
+  return owner.endsWith('.zst') && !candidate.endsWith('.zst') && archived(owner) === archived(candidate);
 }

@@ -6,13 +6,14 @@
  * never written.
  */
 import path from 'node:path';
-import { dirsUpToRepoRoot, homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
+import { codexHomes } from './home.js';
+import { dirsUpToRepoRoot, homeContextOf, homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
 
 export const CODEX_SYSTEM_SKILLS = '.system';
 
-export function codexHome(ctx: SkillLocationContext): string {
-  const v = ctx.env.CODEX_HOME;
-  return v && v.trim() !== '' ? path.resolve(v) : path.join(homeOf(ctx), '.codex');
+/** Every Codex home (one resolver with the harvest: ./home.ts). */
+export function codexHomeDirs(ctx: SkillLocationContext): string[] {
+  return codexHomes(homeContextOf(ctx));
 }
 
 function projectDirs(ctx: SkillLocationContext): string[] {
@@ -23,7 +24,7 @@ function projectDirs(ctx: SkillLocationContext): string[] {
 export function codexSkillRoots(ctx: SkillLocationContext): SkillRoot[] {
   const roots: SkillRoot[] = projectDirs(ctx).map((d) => ({ dir: path.join(d, '.agents', 'skills'), scope: 'project' as const, agent: 'codex' as const }));
   roots.push({ dir: path.join(homeOf(ctx), '.agents', 'skills'), scope: 'personal', agent: 'codex' });
-  roots.push({ dir: path.join(codexHome(ctx), 'skills'), scope: 'personal', agent: 'codex', reserved: [CODEX_SYSTEM_SKILLS] });
+  for (const home of codexHomeDirs(ctx)) roots.push({ dir: path.join(home, 'skills'), scope: 'personal', agent: 'codex', reserved: [CODEX_SYSTEM_SKILLS] });
   return roots;
 }
 
@@ -34,6 +35,6 @@ export function codexInstructionFiles(ctx: SkillLocationContext): InstructionFil
     agent: 'codex' as const,
     kind: 'agents-md' as const,
   }));
-  files.push({ path: path.join(codexHome(ctx), 'AGENTS.md'), scope: 'personal', agent: 'codex', kind: 'agents-md' });
+  for (const home of codexHomeDirs(ctx)) files.push({ path: path.join(home, 'AGENTS.md'), scope: 'personal', agent: 'codex', kind: 'agents-md' });
   return files;
 }

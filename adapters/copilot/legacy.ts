@@ -25,9 +25,10 @@
  * the last turn is final.
  */
 import path from 'node:path';
-import { arr, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { SessionBuilder, summarizeInput } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
-import { copilotExitIsError, HIDDEN_CONTENT } from './cli.js';
+import { copilotExitIsError, HIDDEN_CONTENT } from './cli-events.js';
 
 const LEGACY_NAME = /^session_(.+)_(\d+)\.json$/;
 

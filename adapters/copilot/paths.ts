@@ -1,6 +1,8 @@
 /**
  * Where GitHub Copilot keeps chats.
- * VS Code (chat persistence is VS Code core's): `<User>/workspaceStorage/<ws>/chatSessions/<id>.jsonl`
+ * VS Code: the Copilot Chat extension's own transcripts store,
+ * `<User>/workspaceStorage/<ws>/GitHub.copilot-chat/transcripts/<id>.jsonl` (≥ 0.51, ./vscode-transcripts.ts),
+ * and VS Code core's chat persistence `<User>/workspaceStorage/<ws>/chatSessions/<id>.jsonl`
  * (≥ 1.109 mutation log) or `.json` (older), empty-window chats in
  * `<User>/globalStorage/emptyWindowChatSessions/`. User dirs: stable, Insiders, VSCodium, Code - OSS
  * per OS, `$VSCODE_PORTABLE/user-data/User`, ~/.vscode-server/data/User, plus config
@@ -12,9 +14,11 @@
  */
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
-import { dirExists, readDirEntries, segments, walkFiles } from '../kit.js';
+import { dirExists, readDirEntries, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, RootEnv, TranscriptRoot } from '../types.js';
 import { copilotLegacyName } from './legacy.js';
+import { copilotHomes } from './home.js';
+import { COPILOT_CHAT_EXTENSION_DIR, isVscodeTranscriptFile } from './vscode-transcripts.js';
 
 const FLAVOURS = ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'];
 
@@ -31,9 +35,7 @@ export function vscodeUserDirs(config: Config, { env, platform, homedir }: RootE
 }
 
 export function copilotCliHomes(config: Config, { env, homedir }: RootEnv): string[] {
-  const fromEnv = (env.COPILOT_HOME ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const list = [...config.agents.copilot.cliRoots, ...(fromEnv.length ? fromEnv : [path.join(homedir, '.copilot')])];
-  return [...new Set(list.map((d) => path.resolve(d)))];
+  return copilotHomes({ env, home: homedir, config });
 }
 
 export function copilotRoots(config: Config, rootEnv: RootEnv): TranscriptRoot[] {
@@ -76,13 +78,13 @@ export function isCopilotLegacyFile(filePath: string): boolean {
 }
 
 export function isCopilotTranscript(filePath: string): boolean {
-  return isVscodeChatFile(filePath) || isCopilotCliFile(filePath) || isCopilotLegacyFile(filePath);
+  return isVscodeChatFile(filePath) || isVscodeTranscriptFile(filePath) || isCopilotCliFile(filePath) || isCopilotLegacyFile(filePath);
 }
 
 export function listCopilotFiles(root: TranscriptRoot, readDir: DirReader = readDirEntries): string[] {
   switch (root.kind) {
     case 'vscode-workspace-storage':
-      return walkFiles(root.path, isVscodeChatFile, 2, (_p, name) => !/^[0-9a-zA-Z_-]+$/.test(name) && name !== 'chatSessions', readDir);
+      return listWorkspaceStorage(root.path, readDir);
     case 'vscode-empty-window':
       return walkFiles(root.path, isVscodeChatFile, 0, undefined, readDir);
     case 'copilot-cli-history':
@@ -90,6 +92,35 @@ export function listCopilotFiles(root: TranscriptRoot, readDir: DirReader = read
     default:
       return listCliSessions(root.path, readDir);
   }
+}
+
+/**
+ * Both VS Code stores of every workspace: `<hash>/chatSessions/*.json[l]` and
+ * `<hash>/GitHub.copilot-chat/transcripts/*.jsonl`. Only those folders are opened below a
+ * workspace (a workspace folder holds every extension's storage).
+ */
+function listWorkspaceStorage(dir: string, readDir: DirReader): string[] {
+  const base = path.normalize(dir);
+  const depthOf = (p: string) => segments(p.slice(base.length)).length;
+  const keep = (p: string, name: string): boolean => {
+    const depth = depthOf(p);
+    if (depth === 1) return /^[0-9a-zA-Z_-]+$/.test(name); // <hash>
+    if (depth === 2) return name === 'chatSessions' || name.toLowerCase() === COPILOT_CHAT_EXTENSION_DIR;
+    return depth === 3 && name === 'transcripts' && path.basename(path.dirname(p)).toLowerCase() === COPILOT_CHAT_EXTENSION_DIR;
+  };
+  return walkFiles(base, (p) => isVscodeChatFile(p) || isVscodeTranscriptFile(p), 3, (p, name) => !keep(p, name), readDir);
+}
+
+/**
+ * When two files claim one session: the transcripts store beats `chatSessions/` (its sparse UI
+ * snapshot), VS Code's `.jsonl` beats its `.json`, the Copilot CLI directory layout beats the
+ * older flat file (and both beat a legacy history-session-state `.json`).
+ */
+export function copilotPreferFile(candidate: string, owner: string): boolean {
+  if (isVscodeTranscriptFile(candidate) && !isVscodeTranscriptFile(owner)) return true;
+  if (isVscodeTranscriptFile(owner)) return false;
+  if (owner.endsWith('.json') && candidate.endsWith('.jsonl')) return true;
+  return path.basename(candidate) === 'events.jsonl' && path.basename(owner) !== 'events.jsonl' && owner.endsWith('.jsonl');
 }
 
 /**

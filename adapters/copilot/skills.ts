@@ -7,11 +7,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
+import { copilotHomes } from './home.js';
+import { homeContextOf, homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
 
-export function copilotHome(ctx: SkillLocationContext): string {
-  const v = ctx.env.COPILOT_HOME;
-  return v && v.trim() !== '' ? path.resolve(v) : path.join(homeOf(ctx), '.copilot');
+/** Every Copilot CLI home (one resolver with the harvest: ./home.ts). */
+export function copilotHomeDirs(ctx: SkillLocationContext): string[] {
+  return copilotHomes(homeContextOf(ctx));
 }
 
 export function copilotSkillRoots(ctx: SkillLocationContext): SkillRoot[] {
@@ -22,7 +23,7 @@ export function copilotSkillRoots(ctx: SkillLocationContext): SkillRoot[] {
     }
   }
   const home = homeOf(ctx);
-  roots.push({ dir: path.join(copilotHome(ctx), 'skills'), scope: 'personal', agent: 'copilot' });
+  for (const h of copilotHomeDirs(ctx)) roots.push({ dir: path.join(h, 'skills'), scope: 'personal', agent: 'copilot' });
   roots.push({ dir: path.join(home, '.claude', 'skills'), scope: 'personal', agent: 'copilot' });
   roots.push({ dir: path.join(home, '.agents', 'skills'), scope: 'personal', agent: 'copilot' });
   return roots;

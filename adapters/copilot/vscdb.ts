@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { isObj, str } from '../kit.js';
+import { isObj, str } from '../kit/json.js';
 
 export const CHAT_INDEX_KEY = 'chat.ChatSessionStore.index';
 /** A busy database (VS Code mid-write) is given this long before the title is skipped. */

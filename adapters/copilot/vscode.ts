@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { arr, isObj, obj, SessionBuilder, str, toMs, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { SessionBuilder } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { vscodeIndexTitle } from './vscdb.js';
 
@@ -54,7 +55,11 @@ export function applyMutation(root: unknown, entry: Json): unknown {
 
 /** `workspace.json` next to `chatSessions/` → the folder (or workspace file's folder) it is for. */
 export function vscodeWorkspaceFolder(chatFile: string): string | null {
-  const wsDir = path.dirname(path.dirname(chatFile));
+  return vscodeWorkspaceFolderOf(path.dirname(path.dirname(chatFile)));
+}
+
+/** `<wsDir>/workspace.json` → the folder (or workspace file's folder) that workspace is for. */
+export function vscodeWorkspaceFolderOf(wsDir: string): string | null {
   let j: unknown;
   try {
     j = JSON.parse(fs.readFileSync(path.join(wsDir, 'workspace.json'), 'utf8'));

@@ -8,12 +8,12 @@
 import { z } from 'zod';
 import { GateMetric } from './scoring.js';
 
-export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'openai', 'anthropic', 'sim']);
+export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'gemini', 'openai', 'anthropic', 'sim']);
 export type BackendName = z.infer<typeof BackendName>;
 
 const RoleConfig = z
   .object({
-    backend: BackendName.default('auto').describe('Backend for this role; auto = detect (claude, codex, copilot, ANTHROPIC_API_KEY, OPENAI_API_KEY).'),
+    backend: BackendName.default('auto').describe('Backend for this role; auto = detect (the agent CLIs on PATH, ANTHROPIC_API_KEY, OPENAI_API_KEY).'),
     model: z.string().optional().describe('Model name for this role; the backend default when unset.'),
   })
   .strict();
@@ -42,6 +42,13 @@ export const ConfigSchema = z
             enabled: z.boolean().default(true).describe('Harvest GitHub Copilot (VS Code chat and Copilot CLI) transcripts.'),
             vscodeUserDirs: z.array(z.string()).default([]).describe('Extra VS Code `User/` dirs; empty = auto-discover stable/Insiders/VSCodium/portable.'),
             cliRoots: z.array(z.string()).default([]).describe('Extra Copilot CLI homes (like COPILOT_HOME); empty = auto-discover.'),
+          })
+          .strict()
+          .prefault({}),
+        gemini: z
+          .object({
+            enabled: z.boolean().default(true).describe('Harvest Gemini CLI chats.'),
+            roots: z.array(z.string()).default([]).describe('Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
           })
           .strict()
           .prefault({}),

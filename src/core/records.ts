@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 
-export const AgentId = z.enum(['claude-code', 'codex', 'copilot']);
+/** The agents of the registry (adapters/index.ts AGENTS; tests/unit/agent-registry.test.ts keeps the two equal). */
+export const AgentId = z.enum(['claude-code', 'codex', 'copilot', 'gemini']);
 export type AgentId = z.infer<typeof AgentId>;
 
 export const SessionKind = z.enum(['interactive', 'headless', 'subagent', 'self']);
@@ -171,7 +172,7 @@ export const SkillTargetSchema = z.object({
   agent: AgentId.nullable(), // null = a shared root read by several agents
   path: z.string(), // absolute path of the live file
   name: z.string(),
-  kind: z.enum(['skill', 'agents-md', 'claude-md', 'copilot-instructions', 'instructions', 'managed']),
+  kind: z.enum(['skill', 'agents-md', 'claude-md', 'copilot-instructions', 'gemini-md', 'instructions', 'managed']),
   readBy: z.array(AgentId).default([]),
   project: z.string().nullable().optional(),
 });

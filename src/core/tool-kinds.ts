@@ -1,14 +1,22 @@
 /**
  * What a tool call did, across agents: whether a tool runs shell commands, and whether a command
  * verifies the work (tests, linter, type checker, formatter). Each agent names its command tool
- * differently (Claude `Bash`, Codex `shell`/`shell_command`/`exec_command`/`local_shell`, Copilot CLI
- * `bash`, VS Code `run_in_terminal`, and `codex exec` reports `shell` for a command_execution item),
- * so mining (which reads transcripts of one agent) and replay (which may run another) compare
+ * differently (the registry's vocabularies, adapters/<agent>/vocabulary.ts), so mining (which reads transcripts of one agent) and replay (which may run another) compare
  * categories, not raw names. Shared by src/mine (evidence) and src/replay/checks.ts (scoring).
  */
 
-/** Tool names (lower-cased) that run an arbitrary shell command. */
-const COMMAND_TOOLS = new Set(['bash', 'shell', 'shell_command', 'exec_command', 'local_shell', 'run_in_terminal', 'command_execution', 'powershell']);
+/**
+ * Tool names (lower-cased) that run an arbitrary shell command: the union of every agent's
+ * `vocabulary.commandTools` in the agent registry (adapters/<agent>/vocabulary.ts). core cannot
+ * import adapters (it is below them), so this is a copy that tests/unit/agent-registry.test.ts
+ * keeps equal to the registry; add an agent's tools there first.
+ */
+const COMMAND_TOOLS = new Set(['bash', 'powershell', 'shell', 'shell_command', 'exec_command', 'local_shell', 'command_execution', 'run_in_terminal', 'run_shell_command']);
+
+/** The command tool names this module knows (for the registry test). */
+export function commandToolSet(): ReadonlySet<string> {
+  return COMMAND_TOOLS;
+}
 
 export function isCommandTool(name: string): boolean {
   return COMMAND_TOOLS.has(name.trim().toLowerCase());
@@ -24,8 +32,14 @@ export function backendRunsCommands(backend: string): boolean {
   return backend === 'sim';
 }
 
-/** The command tool each agent's transcripts and replays name (what a check on "ran a command" shows). */
-export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash' };
+/**
+ * The command tool each agent's transcripts and replays name (what a check on "ran a command"
+ * shows): each agent's `vocabulary.primaryCommandTool`, kept equal to the registry by the same test.
+ */
+export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash', gemini: 'run_shell_command' };
+
+/** The command tool a check names when no agent is known: the first agent's of the registry. */
+export const DEFAULT_COMMAND_TOOL = COMMAND_TOOL_OF_AGENT['claude-code'];
 
 export type VerifyKind = 'test' | 'lint' | 'typecheck' | 'format';
 

@@ -137,6 +137,7 @@ export class TranscriptWatcher {
     });
     this.main.on('raw', (ev, name, details) => this.onRaw(ev, String(name ?? ''), details as { watchedPath?: string }));
     this.main.on('unlinkDir', (dir) => this.onRootGone(dir));
+    this.main.on('addDir', (dir) => this.onDirAdded(dir));
     this.main.on('error', (err) => this.onError(err));
 
     const mainReady = once(this.main, 'ready');
@@ -209,6 +210,28 @@ export class TranscriptWatcher {
     }
   }
 
+  /**
+   * A folder that appears inside a root — a project folder moved (not written) into it, or a copy
+   * restored from a backup — brings its transcripts with it without one file event each: every
+   * transcript below it is handed on as if it had just been written.
+   */
+  private onDirAdded(dir: string): void {
+    const abs = path.resolve(dir);
+    if (this.isIgnoredPath(abs) || this.roots.some((r) => r.path === abs)) return;
+    const agent = this.agentOf(abs);
+    if (!agent) return;
+    let names: string[];
+    try {
+      names = fs.readdirSync(abs, { recursive: true, encoding: 'utf8' }).slice(0, MOVED_DIR_MAX_ENTRIES);
+    } catch {
+      return; // gone again, or unreadable: the next harvest pass looks anyway
+    }
+    for (const n of names) {
+      const file = path.join(abs, n);
+      if (this.opts.isTranscriptFile(agent, file)) this.opts.onFile(file, agent);
+    }
+  }
+
   private onRootGone(dir: string): void {
     const abs = path.resolve(dir);
     for (const r of this.roots) {
@@ -232,6 +255,9 @@ export class TranscriptWatcher {
     this.ancestors.clear();
   }
 }
+
+/** A moved-in folder is listed up to this many entries (a huge tree is left to the periodic pass). */
+const MOVED_DIR_MAX_ENTRIES = 20_000;
 
 function once(w: FSWatcher, event: 'ready'): Promise<void> {
   return new Promise((resolve) => w.once(event, () => resolve()));

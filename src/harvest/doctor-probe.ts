@@ -1,10 +1,15 @@
 /**
  * `doctor`: which agent transcript roots exist on this machine, how many session files each holds,
- * and which transcript files the last harvests could not use. The doctor command calls these.
+ * which transcript store each install writes, how long each agent keeps its own transcripts (and
+ * what our store keeps beyond that), and which transcript files the last harvests could not use.
+ * The doctor command calls `doctorChecks`.
  */
 import fs from 'node:fs';
+import type { Config } from '../core/config.js';
 import type { DoctorCheck, DoctorContext } from '../core/doctor.js';
-import { discoverRoots, getAdapter } from '../../adapters/index.js';
+import { AGENTS, AGENT_IDS, discoverRoots, getAdapter, rootEnvFrom } from '../../adapters/index.js';
+import { agentEnabled } from '../../adapters/agent.js';
+import { retainedSessions } from '../store/repos/sessions.js';
 import { openDb } from '../store/db.js';
 import { unreadableFiles } from '../store/repos/files.js';
 
@@ -19,7 +24,7 @@ export function transcriptRootChecks(ctx: DoctorContext): DoctorCheck[] {
     byAgent.set(r.agent, (byAgent.get(r.agent) ?? 0) + n);
     checks.push({ name: `transcripts:${r.agent}`, status: 'ok', detail: `${r.path} (${r.kind}, ${n} session file${n === 1 ? '' : 's'})` });
   }
-  for (const agent of ['claude-code', 'codex', 'copilot']) {
+  for (const agent of AGENT_IDS) {
     if (byAgent.has(agent)) continue;
     const where = roots.filter((r) => r.agent === agent).map((r) => r.path);
     if (!where.length) continue; // disabled in config
@@ -53,7 +58,45 @@ export function unreadableFileChecks(ctx: DoctorContext): DoctorCheck[] {
   }
 }
 
+/** Installation facts each agent's record reports (e.g. whether Copilot Chat writes its transcripts store). */
+export function storeNoteChecks(ctx: DoctorContext): DoctorCheck[] {
+  const rootEnv = rootEnvFrom(ctx.env);
+  const checks: DoctorCheck[] = [];
+  for (const a of AGENTS) {
+    if (!agentEnabled(ctx.config, a) || !a.doctorNotes) continue;
+    for (const n of a.doctorNotes(ctx.config, rootEnv)) checks.push({ name: `store:${a.id}`, status: n.status, detail: n.detail, ...(n.fix ? { fix: n.fix } : {}) });
+  }
+  return checks;
+}
+
+/** Agents that delete their own transcripts: what they keep, and what our store keeps beyond that. */
+export function retentionChecks(ctx: { config: Config; env: NodeJS.ProcessEnv; paths: { database: string } }, now = Date.now()): DoctorCheck[] {
+  const rootEnv = rootEnvFrom(ctx.env);
+  const checks: DoctorCheck[] = [];
+  const db = fs.existsSync(ctx.paths.database) ? openDb(ctx.paths.database, { readonly: true }) : null;
+  try {
+    for (const a of AGENTS) {
+      if (!agentEnabled(ctx.config, a) || !a.transcriptRetention) continue;
+      const r = a.transcriptRetention(ctx.config, rootEnv);
+      const kept = db ? retainedSessions(db, a.id, now - r.days * 86_400_000) : null;
+      const keeps = kept
+        ? `our store keeps all ${kept.total} harvested session${kept.total === 1 ? '' : 's'} (${kept.older} older than that, ${kept.fileGone} whose transcript is already gone)`
+        : 'nothing harvested yet';
+      const where = r.source ? ` (${r.source})` : ' (default)';
+      checks.push({
+        name: `retention:${a.id}`,
+        status: r.isDefault ? 'warn' : 'ok',
+        detail: `${a.displayName} deletes transcripts older than ${r.days} days at startup: ${r.setting} = ${r.days}${where}; ${keeps}`,
+        ...(r.isDefault ? { fix: `keep the daemon running so sessions are harvested before they go, or raise ${r.setting} in ${a.displayName}'s settings.json` } : {}),
+      });
+    }
+  } finally {
+    db?.close();
+  }
+  return checks;
+}
+
 /** Every harvest line of doctor, in order. */
 export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
-  return [...transcriptRootChecks(ctx), ...unreadableFileChecks(ctx)];
+  return [...transcriptRootChecks(ctx), ...storeNoteChecks(ctx), ...retentionChecks(ctx), ...unreadableFileChecks(ctx)];
 }

@@ -77,18 +77,9 @@ export interface HarvestSummary {
   durationMs: number;
 }
 
-/**
- * When two files claim one session: the active Codex copy beats the archived one, a plain Codex
- * rollout beats its compressed `.zst` form, VS Code's `.jsonl` beats its `.json`, the Copilot CLI
- * directory layout beats the older flat file (and both beat a legacy history-session-state `.json`).
- */
-function preferOver(candidate: string, owner: string): boolean {
-  const archived = (p: string) => p.split(/[\\/]/).includes('archived_sessions');
-  if (archived(owner) && !archived(candidate)) return true;
-  if (owner.endsWith('.zst') && !candidate.endsWith('.zst') && archived(owner) === archived(candidate)) return true;
-  if (owner.endsWith('.json') && candidate.endsWith('.jsonl')) return true;
-  if (path.basename(candidate) === 'events.jsonl' && path.basename(owner) !== 'events.jsonl' && owner.endsWith('.jsonl')) return true;
-  return false;
+/** When two files claim one session, the agent's adapter says which one is its source (adapters/<agent>/paths.ts). */
+function preferOver(agent: AgentId, candidate: string, owner: string): boolean {
+  return getAdapter(agent).preferFile?.(candidate, owner) ?? false;
 }
 
 function underProject(project: string | null, want: string): boolean {
@@ -309,7 +300,7 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   if (ctx.project && !underProject(project, ctx.project)) return; // not recorded: a full pass reads it later
   fileRow.sessionId = snap.id;
   const existing = getSession(db, snap.id);
-  if (existing && existing.file !== r.path && fs.existsSync(existing.file) && !preferOver(r.path, existing.file)) {
+  if (existing && existing.file !== r.path && fs.existsSync(existing.file) && !preferOver(r.agent, r.path, existing.file)) {
     // a copy of a session another file already provides (VS Code workspace copies, archived + active)
     fileRow.error = `duplicate of ${existing.file}`;
     upsertFileRow(db, fileRow);

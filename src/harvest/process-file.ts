@@ -8,7 +8,7 @@ import { isAscii } from 'node:buffer';
 import type { AgentId } from '../core/records.js';
 import { getAdapter } from '../../adapters/index.js';
 import type { ParseOutput } from '../../adapters/types.js';
-import { isObj } from '../../adapters/kit.js';
+import { isObj } from '../../adapters/kit/json.js';
 import { eventRowValues } from '../store/repos/events.js';
 import { redactSecrets, redactValue } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';

@@ -75,7 +75,10 @@ export class CliBackend implements Backend {
         model: this.opts.model,
         workspace,
         mode: req.operation === 'perform' ? 'agent' : 'text',
+        env: this.opts.env ?? process.env,
       });
+      // files the adapter needs beside the workspace's own (an isolated CLI home's settings)
+      for (const [rel, content] of Object.entries(inv.files ?? {})) installFile(workspace, rel, content);
       const proc = await runProcess(this.opts.binaryPath, inv.argv, {
         cwd: workspace,
         env: { ...(this.opts.env ?? process.env), ...inv.env },

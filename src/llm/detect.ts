@@ -1,11 +1,12 @@
 /**
  * Which backend serves each role. A role's configured backend wins; `auto` takes the first
- * available of: the `claude` CLI on PATH → `codex` → `copilot` → ANTHROPIC_API_KEY →
- * OPENAI_API_KEY (or a configured OpenAI-compatible baseURL). `sim` is never picked by `auto`
+ * available of: the agent CLIs on PATH (in the agent registry's order, adapters/index.ts) →
+ * ANTHROPIC_API_KEY → OPENAI_API_KEY (or a configured OpenAI-compatible baseURL). `sim` is never picked by `auto`
  * unless the caller explicitly allows it (demo, benchmarks) — and then it says so.
  */
 import type { BackendName, Config } from '../core/config.js';
 import { Role } from '../core/protocol.js';
+import { execAdapters } from '../../adapters/index.js';
 import { findOnPath } from './spawn.js';
 
 /** A backend that can serve a call: every configurable name but `auto`. */
@@ -33,13 +34,14 @@ export interface Detection {
   chosen: { name: ConcreteBackend; detail: string } | null;
 }
 
-export const AUTO_ORDER: ConcreteBackend[] = ['claude', 'codex', 'copilot', 'anthropic', 'openai'];
+export const AUTO_ORDER: ConcreteBackend[] = [...execAdapters().map((e) => e.backend as ConcreteBackend), 'anthropic', 'openai'];
 
 export function probeBackends(config: Config, env: NodeJS.ProcessEnv = process.env): BackendAvailability[] {
   const out: BackendAvailability[] = [];
-  for (const bin of ['claude', 'codex', 'copilot'] as const) {
-    const p = findOnPath(bin, env);
-    out.push(p ? { name: bin, available: true, detail: p, path: p } : { name: bin, available: false, detail: `\`${bin}\` not on PATH` });
+  for (const exec of execAdapters()) {
+    const name = exec.backend as ConcreteBackend;
+    const p = findOnPath(exec.binary, env);
+    out.push(p ? { name, available: true, detail: p, path: p } : { name, available: false, detail: `\`${exec.binary}\` not on PATH` });
   }
   const a = config.backends.anthropic;
   out.push(
@@ -80,7 +82,7 @@ export function detectBackends(config: Config, env: NodeJS.ProcessEnv = process.
     } else if (opts.simAllowed) {
       choice = { role, backend: 'sim', reason: 'no real backend found; using the simulated backend (allowed for this run)' };
     } else {
-      choice = { role, backend: null, reason: 'no backend found: install the claude, codex or copilot CLI, or set ANTHROPIC_API_KEY / OPENAI_API_KEY' };
+      choice = { role, backend: null, reason: `no backend found: install one of the ${execAdapters().map((e) => e.binary).join(', ')} CLIs, or set ANTHROPIC_API_KEY / OPENAI_API_KEY` };
     }
     if (choice.backend) choice.model = rc.model ?? defaultModelFor(config, choice.backend);
     roles[role] = choice;

@@ -8,7 +8,7 @@ import type { Backend, Role, RoleBackends } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
-import { EXEC_ADAPTERS } from '../../adapters/exec-registry.js';
+import { execAdapterFor, isCliBackend } from '../../adapters/index.js';
 import { AnthropicBackend } from './anthropic.js';
 import type { BudgetTracker } from './budget.js';
 import { CliBackend } from './cli.js';
@@ -80,16 +80,15 @@ export function createBackend(
       });
       return { backend: o, price: o.price, billable: true, local: false };
     }
-    case 'claude':
-    case 'codex':
-    case 'copilot': {
-      const adapter = EXEC_ADAPTERS[backend];
+    default: {
+      const adapter = execAdapterFor(backend);
+      if (!adapter) throw new SleepError('BACKEND_UNAVAILABLE', `unknown backend "${backend}"`, { hint: 'see `skillopt-sleep doctor` for the backends this build knows' });
       const binaryPath = findOnPath(adapter.binary, opts.env);
       if (!binaryPath) {
         throw new SleepError('BACKEND_UNAVAILABLE', `the ${adapter.binary} CLI is not on PATH`, { hint: `install it or pick another backend; \`skillopt-sleep doctor\` lists what is available` });
       }
       const cli = new CliBackend({ adapter, binaryPath, model, workspacesDir: opts.workspacesDir, env: opts.env, onWorkspace: opts.onWorkspace });
-      return { backend: cli, price: (model ? priceFor(model) : undefined) ?? (backend === 'claude' ? (priceFor('sonnet') ?? FALLBACK_PRICE) : FALLBACK_PRICE), billable: false, local: false };
+      return { backend: cli, price: (model ? priceFor(model) : undefined) ?? (adapter.defaultPriceModel ? (priceFor(adapter.defaultPriceModel) ?? FALLBACK_PRICE) : FALLBACK_PRICE), billable: false, local: false };
     }
     case 'sim': {
       const s = b.sim;
@@ -124,7 +123,7 @@ export function createRoleBackends(config: Config, opts: RoleBackendOptions = {}
       limiter = new Limiter(config.backends.concurrency);
       limiters.set(choice.backend, limiter);
     }
-    const isCli = choice.backend === 'claude' || choice.backend === 'codex' || choice.backend === 'copilot';
+    const isCli = isCliBackend(choice.backend);
     const m = new ManagedBackend({
       inner: made.backend,
       role,

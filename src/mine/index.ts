@@ -17,6 +17,12 @@ import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
+import { skillToolNames } from '../../adapters/index.js';
+
+/** The agents' skill-loading tool names as an SQL list (names are the registry's own constants). */
+const SKILL_TOOLS_SQL = skillToolNames()
+  .map((n) => `'${n.replace(/'/g, "''")}'`)
+  .join(', ');
 import { addOccurrences, listTasks, upsertTask } from '../store/repos/tasks.js';
 import { featuresOf } from './features.js';
 import { IntentClusterer, type ClusterState } from './cluster.js';
@@ -109,7 +115,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     .prepare(
       `SELECT seq, ts, role, kind, tool_name, is_error,
          CASE WHEN kind = 'prompt' THEN text
-           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN ('Skill', 'skill', 'SlashCommand') OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE '' END
+           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN (${SKILL_TOOLS_SQL}) OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE '' END
            ELSE substr(text, 1, 400) END AS text,
          json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill
        FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) ORDER BY seq`,

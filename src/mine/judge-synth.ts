@@ -9,7 +9,7 @@ import type { Check, Judge } from '../core/records.js';
 import { validateCheck } from '../core/checks.js';
 import { stableId } from '../core/ids.js';
 import { SleepError } from '../core/errors.js';
-import { COMMAND_TOOL_OF_AGENT, verifyKindsOfCommand, type VerifyKind } from '../core/tool-kinds.js';
+import { COMMAND_TOOL_OF_AGENT, DEFAULT_COMMAND_TOOL, verifyKindsOfCommand, type VerifyKind } from '../core/tool-kinds.js';
 import type { OutcomeLabel } from './outcome.js';
 
 type Draft = Omit<Check, 'id' | 'weight' | 'sealed'> & { sealed?: boolean; weight?: number };
@@ -286,7 +286,7 @@ function commandToolFor(agents: string[] | undefined): string {
   const counts = new Map<string, number>();
   for (const a of agents ?? []) if (COMMAND_TOOL_OF_AGENT[a]) counts.set(a, (counts.get(a) ?? 0) + 1);
   const best = [...counts].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0];
-  return COMMAND_TOOL_OF_AGENT[best?.[0] ?? 'claude-code'];
+  return best ? COMMAND_TOOL_OF_AGENT[best[0]] : DEFAULT_COMMAND_TOOL;
 }
 
 const listKinds = (kinds: VerifyKind[]) => {

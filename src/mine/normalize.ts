@@ -5,45 +5,13 @@
  * - `key`: a lower-cased form with the incidental detail stripped (paths, numbers, ids, URLs,
  *   code), so two asks of the same thing on different files look alike; used for similarity.
  */
+import { envelopeTags } from '../../adapters/index.js';
 
-/** Envelope blocks agents and IDEs wrap around what the user typed; their content is not the ask. */
-const ENVELOPE_TAGS = [
-  'system-reminder',
-  'system_reminder',
-  'ide_selection',
-  'ide_opened_file',
-  'ide_diagnostics',
-  'command-name',
-  'command-message',
-  'command-args',
-  'local-command-stdout',
-  'local-command-stderr',
-  'local-command-caveat',
-  'task-notification',
-  'bash-input',
-  'bash-stdout',
-  'bash-stderr',
-  'user-prompt-submit-hook',
-  'environment_context',
-  'environment_info',
-  'workspace_info',
-  'user_instructions',
-  'INSTRUCTIONS',
-  'permissions instructions',
-  'collaboration_mode',
-  'multi_agent_mode',
-  'apps_instructions',
-  'skill',
-  'turn_aborted',
-  'subagent_notification',
-  'context',
-  'editorContext',
-  'reminderInstructions',
-  'attachments',
-  'attachment',
-  'current_datetime',
-  'persisted-output',
-];
+/**
+ * Envelope blocks agents and IDEs wrap around what the user typed; their content is not the ask:
+ * every agent's `vocabulary.envelopeTags` in the agent registry.
+ */
+const ENVELOPE_TAGS = envelopeTags();
 
 /** Wrappers whose content IS the ask (VS Code Copilot, Cursor). */
 const REQUEST_TAGS = ['userRequest', 'user_query', 'user_request'];

@@ -13,6 +13,7 @@ import { errorMessage, isSleepError } from '../core/errors.js';
 import { readIfExists } from '../core/fsutil.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import { scaffoldSkill } from '../../adapters/skills-registry.js';
+import { cliBackendNames } from '../../adapters/index.js';
 import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import type { TrainResult } from '../trainer/types.js';
 import { countTasks, type PlanItem } from './plan.js';
@@ -20,7 +21,8 @@ import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
 import { applyProposal } from '../proposals/apply.js';
 
-export const CLI_BACKENDS = ['claude', 'codex', 'copilot'];
+/** Backend names that drive an agent CLI (from the agent registry). */
+export const CLI_BACKENDS: readonly string[] = cliBackendNames();
 
 export function describeBackends(b: RoleBackends): Record<string, { backend: string; model: string; destination: string }> {
   const out: Record<string, { backend: string; model: string; destination: string }> = {};

@@ -85,6 +85,13 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const file = p.skillTarget.path;
     assertDerivedTarget(db, p.skillTarget, { env });
     assertWritableTarget(file, ctxFor(p, env));
+    const project = p.skillTarget.project;
+    if (project && !fs.existsSync(project)) {
+      // never recreate the folder tree of a project that was moved or deleted
+      throw new SleepError('NOT_FOUND', `the project folder ${project} of proposal ${p.id} is gone (moved or deleted); refusing to create it`, {
+        hint: `if the repository moved, harvest and run a night there for a fresh proposal; \`skillopt-sleep reject ${p.id}\` drops this one`,
+      });
+    }
 
     const current = readIfExists(file);
     const beforeHash = current === undefined ? '' : sha256(current);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { SkillTarget } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
-import { assertWritableTarget } from '../../adapters/skills-registry.js';
+import { assertWritableTarget, instructionFiles } from '../../adapters/skills-registry.js';
 import { hasSessionsInProject } from '../store/repos/sessions.js';
 
 export interface TargetPolicyContext {
@@ -21,7 +21,12 @@ export interface TargetPolicyContext {
   userSkillPath?: string;
 }
 
-const INSTRUCTION_NAMES = new Set(['SKILL.md', 'AGENTS.md', 'CLAUDE.md', 'GEMINI.md', 'copilot-instructions.md']);
+/** A skill's SKILL.md or one of the instruction file names the agents read (from the agent registry). */
+function isKnownFileName(file: string, env: NodeJS.ProcessEnv): boolean {
+  const base = path.basename(file);
+  if (base === 'SKILL.md' || /\.instructions\.md$/.test(base)) return true;
+  return instructionFiles({ project: path.dirname(file), env }).some((f) => path.basename(f.path) === base);
+}
 
 function refuse(target: SkillTarget, why: string): SleepError {
   return new SleepError('PATH_ESCAPE', `refusing to write ${target.path}: ${why}`, {
@@ -43,7 +48,7 @@ export function assertDerivedTarget(db: Db, target: SkillTarget, ctx: TargetPoli
   const env = ctx.env ?? process.env;
   const file = target.path;
   if (!path.isAbsolute(file) || file.split(/[\\/]/).includes('..')) throw refuse(target, 'not a plain absolute path');
-  if (!INSTRUCTION_NAMES.has(path.basename(file)) && !/\.instructions\.md$/.test(file)) throw refuse(target, `"${path.basename(file)}" is not a skill or instruction file name`);
+  if (!isKnownFileName(file, env)) throw refuse(target, `"${path.basename(file)}" is not a skill or instruction file name`);
   if (ctx.userSkillPath && real(path.resolve(ctx.userSkillPath)) === real(file)) {
     if (fs.existsSync(file) && fs.lstatSync(file).isSymbolicLink()) throw refuse(target, 'the file is a symlink');
     return;

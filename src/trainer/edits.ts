@@ -7,7 +7,7 @@
  * an add whose content is already in the document is a `duplicate`; an add whose anchor is missing
  * is appended and says so (`note`).
  */
-import { parse as parseYaml } from 'yaml';
+import { isFrontMatterValid } from '../core/skill-doc.js';
 import type { Edit } from '../core/records.js';
 import { ensureLearnedRegion, normalizeText, parseSkill, renderSkill, escapeRe, stripMarkers, type EditScope, type Segment } from './skilldoc.js';
 
@@ -107,15 +107,6 @@ function lineBounds(text: string, m: Match): { lineStart: number; lineEnd: numbe
   return { lineStart, lineEnd: nl < 0 ? text.length : nl };
 }
 
-function frontMatterValid(front: string): boolean {
-  const inner = front.replace(/^---[ \t]*\r?\n/, '').replace(/^---[ \t]*(?:\r?\n)?$/m, '');
-  try {
-    const v: unknown = parseYaml(inner);
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  } catch {
-    return false;
-  }
-}
 
 function locate(segs: Segment[], anchor: string, opts: ApplyOptions): { index: number; match: Match } | null {
   for (const i of editableIndices(segs, opts)) {
@@ -175,7 +166,7 @@ function applyOne(segs: Segment[], edit: Edit, opts: ApplyOptions, original: str
       text = text.replace(/\n{3,}/g, '\n\n');
     }
     if (text === seg.text) return { segs, reason: 'no_change' };
-    if (seg.kind === 'front' && !frontMatterValid(text)) return { segs, reason: 'invalid_front_matter' };
+    if (seg.kind === 'front' && !isFrontMatterValid(text)) return { segs, reason: 'invalid_front_matter' };
     const out = segs.slice();
     out[hit.index] = { ...seg, text };
     return { segs: out, note: hit.match.ambiguous ? 'anchor occurs more than once; changed the first' : undefined };

@@ -11,10 +11,9 @@
  * Joining the segments gives back the document exactly, so untouched parts stay byte-identical,
  * and an anchor can never span a marker because no editable segment contains one.
  */
-export const LEARNED_START = '<!-- skillopt:learned:start -->';
-export const LEARNED_END = '<!-- skillopt:learned:end -->';
-export const GUIDANCE_START = '<!-- skillopt:guidance:start -->';
-export const GUIDANCE_END = '<!-- skillopt:guidance:end -->';
+import { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, splitFrontMatter } from '../core/skill-doc.js';
+
+export { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, splitFrontMatter } from '../core/skill-doc.js';
 /** The heading written when a learned region is created in a hand-written skill. */
 export const LEARNED_HEADING = '## Learned rules';
 
@@ -34,18 +33,6 @@ export type EditScope = 'learned' | 'document';
 
 export function stripMarkers(text: string): string {
   return text.replace(MARKER_RE, '').replace(FOREIGN_MARKER_RE, '');
-}
-
-/** Splits off YAML front matter: `---` first line through the next `---` line, newline included. */
-export function splitFrontMatter(text: string): { front: string; body: string } {
-  const m = /^---[ \t]*\r?\n/.exec(text);
-  if (!m) return { front: '', body: text };
-  const close = /^---[ \t]*(?:\r?\n|$)/m;
-  const rest = text.slice(m[0].length);
-  const c = close.exec(rest);
-  if (!c) return { front: '', body: text }; // unterminated: treat as body, never guess
-  const end = m[0].length + c.index + c[0].length;
-  return { front: text.slice(0, end), body: text.slice(end) };
 }
 
 export function parseSkill(text: string): Segment[] {

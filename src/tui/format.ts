@@ -4,11 +4,10 @@
 import os from 'node:os';
 import type { AgentId, Proposal } from '../core/records.js';
 import type { LedgerSummary } from './services.js';
-
-const AGENT_NAMES: Record<AgentId, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot' };
+import { agentDisplayName, agentShortName } from '../../adapters/index.js';
 
 export function agentName(a: AgentId): string {
-  return AGENT_NAMES[a] ?? a;
+  return agentDisplayName(a);
 }
 
 /** Who reads the file a proposal writes: readBy when known, else the owning agent, else "shared". */
@@ -20,7 +19,7 @@ export function readersOf(p: Proposal): AgentId[] {
 export function readersLabel(p: Proposal, short = false): string {
   const r = readersOf(p);
   if (r.length === 0) return 'shared';
-  if (short) return r.map((a) => (a === 'claude-code' ? 'claude' : a)).join(',');
+  if (short) return r.map(agentShortName).join(',');
   return r.map(agentName).join(', ');
 }
 

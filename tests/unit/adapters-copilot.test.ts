@@ -1,7 +1,7 @@
 /** Copilot pitfalls: VS Code mutation-log replay (reference/transcripts.md §3.2/3.5) and Copilot CLI events (§4.5). */
 import { describe, expect, it } from 'vitest';
 import { applyMutation, VscodeChatParser } from '../../adapters/copilot/vscode.js';
-import { CopilotCliParser, copilotExitIsError } from '../../adapters/copilot/cli.js';
+import { CopilotCliParser, copilotExitIsError } from '../../adapters/copilot/cli-events.js';
 import { copilotCliHomes, isCopilotTranscript, vscodeUserDirs } from '../../adapters/copilot/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
 

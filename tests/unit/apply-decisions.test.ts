@@ -219,3 +219,15 @@ describe('reject and recovery', () => {
     expect(fs.readdirSync(s.paths.proposalsDir).sort()).toEqual([p.id, 'p_young'].sort());
   });
 });
+
+describe('apply and a project that is gone', () => {
+  it('refuses with a clear error and creates no folder tree', () => {
+    const s = setup();
+    const { p, target } = stageManaged(s, null);
+    fs.rmSync(s.project, { recursive: true, force: true }); // the repo was moved or deleted
+    expect(() => applyProposal(s.db, s.paths, p.id, { env: s.env })).toThrow(/is gone \(moved or deleted\); refusing to create it/);
+    expect(fs.existsSync(s.project)).toBe(false);
+    expect(fs.existsSync(target.path)).toBe(false);
+    expect(getProposal(s.db, p.id)?.status).not.toBe('applied');
+  });
+});

@@ -56,6 +56,25 @@ describe('TranscriptWatcher (real chokidar)', () => {
     expect(files.some((f) => f.endsWith('notes.txt'))).toBe(false);
   });
 
+  it('picks up a project folder moved into a watched root (a rename brings no per-file events)', async () => {
+    const dir = makeTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const root = path.join(dir, 'projects');
+    fs.mkdirSync(root, { recursive: true });
+    const outside = path.join(dir, 'elsewhere', 'moved-project');
+    fs.mkdirSync(path.join(outside, 'sess', 'subagents'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'a.jsonl'), '{}\n');
+    fs.writeFileSync(path.join(outside, 'sess', 'subagents', 'agent-2.jsonl'), '{}\n');
+    fs.writeFileSync(path.join(outside, 'notes.txt'), 'x');
+    const { w, files } = setup([{ agent: 'claude-code', path: root, exists: true, kind: 'projects' }]);
+    await w.start();
+    fs.renameSync(outside, path.join(root, 'moved-project'));
+    const a = path.join(root, 'moved-project', 'a.jsonl');
+    const nested = path.join(root, 'moved-project', 'sess', 'subagents', 'agent-2.jsonl');
+    await until(() => files.includes(a) && files.includes(nested));
+    expect(files.some((f) => f.endsWith('notes.txt'))).toBe(false);
+  });
+
   it('watches for a root that does not exist yet and attaches when it (and its parents) appear', async () => {
     const dir = makeTempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DirListingCache, RACY_MS } from '../../src/harvest/dir-cache.js';
-import { walkFiles } from '../../adapters/kit.js';
+import { walkFiles } from '../../adapters/kit/walk.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 
 const dirs: string[] = [];

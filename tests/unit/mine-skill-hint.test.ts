@@ -21,7 +21,7 @@ import { addSession } from '../../bench/mine-corpus.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { ClaudeParser } from '../../adapters/claude-code/parse.js';
 import { CodexParser } from '../../adapters/codex/parse.js';
-import { CopilotCliParser } from '../../adapters/copilot/cli.js';
+import { CopilotCliParser } from '../../adapters/copilot/cli-events.js';
 import { claudeSlashCommand, codexInjectedSkills, skillFromToolInput } from '../../adapters/skill-signal.js';
 
 const dirs: string[] = [];

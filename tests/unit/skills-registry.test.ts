@@ -65,7 +65,7 @@ describe('skill roots per agent', () => {
     const merged = skillRoots(w.ctx);
     const claudeProject = merged.find((r) => r.dir === path.join(w.project, '.claude/skills'))!;
     expect(claudeProject.agents.sort()).toEqual(['claude-code', 'copilot']);
-    expect(readBy(path.join(w.project, '.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot']);
+    expect(readBy(path.join(w.project, '.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini']);
     expect(readBy(path.join(w.project, '.github/skills/x/SKILL.md'), w.ctx)).toEqual(['copilot']);
     expect(readBy(path.join(w.project, 'AGENTS.md'), w.ctx)).toEqual(['codex', 'copilot']);
     expect(readBy(path.join(w.project, 'CLAUDE.md'), w.ctx)).toEqual(['claude-code', 'copilot']);

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { AgentId } from '../../core/records.js';
+import type { AgentId } from '../../core/records.js';
+import { AGENT_IDS, resolveAgentName } from '../../../adapters/index.js';
 import { parseDuration } from '../../core/clock.js';
 import { UsageError } from '../../core/errors.js';
 import { runHarvest, type HarvestSummary } from '../../harvest/ingest.js';
@@ -10,10 +11,9 @@ export function parseAgentOption(v: string | undefined): AgentId[] | undefined {
   if (!v) return undefined;
   const out: AgentId[] = [];
   for (const a of v.split(',').map((s) => s.trim())) {
-    const alias = a === 'claude' ? 'claude-code' : a;
-    const parsed = AgentId.safeParse(alias);
-    if (!parsed.success) throw new UsageError(`unknown agent "${a}"`, 'use claude-code, codex or copilot');
-    out.push(parsed.data);
+    const id = resolveAgentName(a);
+    if (!id) throw new UsageError(`unknown agent "${a}"`, `use one of ${AGENT_IDS.join(', ')}`);
+    out.push(id);
   }
   return out;
 }

@@ -7,9 +7,9 @@ import { UsageError } from '../../core/errors.js';
 import { ProposalStatus, type Proposal } from '../../core/records.js';
 import { listProposals, listReceipts, requireProposal } from '../../store/repos/proposals.js';
 import { fmtScore } from '../../proposals/staging-report.js';
+import { agentDisplayName } from '../../../adapters/index.js';
 
-const AGENT_LABEL: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot' };
-export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map((a) => AGENT_LABEL[a] ?? a).join(', ') : 'no agent detected');
+export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map(agentDisplayName).join(', ') : 'no agent detected');
 
 /** One line per proposal for `proposals list`. */
 export function proposalLine(p: Proposal): string {

@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { cliPath, foregroundArgv } from '../../daemon/lifecycle.js';
 import { defaultKind, installSupervisor, removeSupervisor, showSupervisor, type SupervisorKind } from '../../daemon/schedule-install.js';
 import type { CliContext } from '../context.js';
+import { agentHomeEnvVars } from '../../../adapters/index.js';
 
 const KINDS: SupervisorKind[] = ['systemd', 'launchd', 'cron'];
 
@@ -17,7 +18,7 @@ function kindOf(opt: string | undefined): SupervisorKind {
 /** What the supervised daemon needs from this shell: where our state is, and PATH to find agent CLIs. */
 function daemonEnv(ctx: CliContext): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const k of ['SKILLOPT_SLEEP_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'COPILOT_HOME']) {
+  for (const k of ['SKILLOPT_SLEEP_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', ...agentHomeEnvVars()]) {
     const v = ctx.env[k];
     if (v) env[k] = path.isAbsolute(v) ? v : path.resolve(v);
   }

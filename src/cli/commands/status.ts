@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
+import { retentionChecks } from '../../harvest/doctor-probe.js';
 
 export function register(program: Command): void {
   program
@@ -33,6 +34,8 @@ export function register(program: Command): void {
               if (h.lastHarvestError) p('harvest:', `last error: ${h.lastHarvestError}`);
               if (h.watcherError) p('watcher:', h.watcherError);
             }
+            // agents that delete their own transcripts: how long they keep them, what our store keeps
+            for (const r of retentionChecks(ctx)) p('retention:', `${r.detail}${r.status === 'warn' && r.fix ? ` — ${r.fix}` : ''}`);
             p('backend:', h.backend.name ? h.backend.detail || h.backend.name : `none (${h.backend.detail}); nights are skipped until one is available`);
             if (s.running) p('memory:', `${Math.round(h.rssBytes / 1048576)} MB resident`);
           }

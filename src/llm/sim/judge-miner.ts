@@ -5,6 +5,7 @@
  */
 import type { JudgeRubricPayload, MineTaskPayload } from '../../core/protocol.js';
 import type { Check } from '../../core/records.js';
+import { DEFAULT_COMMAND_TOOL } from '../../core/tool-kinds.js';
 import { concepts, isNegated, overlap } from './semantics.js';
 import { rubricCriteria } from './target.js';
 
@@ -54,7 +55,7 @@ export function checkFromCorrection(correction: string): MinedCheck | null {
   if ((m = /\b(?:an?|the)\s+[`"“']?([\w][\w\s-]{1,40}?)[`"”']?\s+(?:section|heading)\b/i.exec(text)) && !negated) return { op: 'section_present', value: m[1].trim(), description };
   if (/\b(too long|shorter|concise|brief|terse)\b/i.test(text)) return { op: 'max_chars', value: 1500, description };
   if (/\bjson\b/i.test(text) && !negated) return { op: 'json_valid', description };
-  if (/\brun (?:the )?(?:tests?|linter|lint|build)\b/i.test(text)) return { op: 'tool_called', value: 'Bash', description };
+  if (/\brun (?:the )?(?:tests?|linter|lint|build)\b/i.test(text)) return { op: 'tool_called', value: DEFAULT_COMMAND_TOOL, description };
   if (quoted) return { op: negated ? 'not_contains' : 'contains', value: quoted, description };
   return null;
 }

@@ -8,6 +8,7 @@
  */
 import type { Check, Task, Split } from '../../core/records.js';
 import { stableId } from '../../core/ids.js';
+import { DEFAULT_COMMAND_TOOL } from '../../core/tool-kinds.js';
 import { Rng } from './rng.js';
 
 type RuleCheck = Omit<Check, 'weight' | 'sealed'> & { sealed?: boolean; description: string };
@@ -68,7 +69,7 @@ const FAMILIES: Family[] = [
     checks: [
       { id: 'lint-root-cause', op: 'section_present', value: 'Root cause', description: 'Explain the root cause under a Root cause heading' },
       { id: 'lint-no-disable', op: 'not_contains', value: 'eslint-disable', description: 'Never silence rules with eslint-disable comments' },
-      { id: 'lint-run', op: 'tool_called', value: 'Bash', description: 'Run the linter in the shell afterwards to verify the fix' },
+      { id: 'lint-run', op: 'tool_called', value: DEFAULT_COMMAND_TOOL, description: 'Run the linter in the shell afterwards to verify the fix' },
       { id: 'lint-concise', op: 'max_chars', value: 900, description: 'Keep the reply concise: at most 900 characters' },
     ],
     corrections: [],

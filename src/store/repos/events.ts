@@ -85,7 +85,7 @@ export function listEvents(db: Db, sessionId: string, opts: { kinds?: SessionEve
   const rows = db
     .prepare(`SELECT seq, ts, role, kind, tool_name, is_error, text, cwd, meta FROM events WHERE sid = ${SID_OF} ${kinds} ORDER BY seq LIMIT ?`)
     .all(sessionId, ...(opts.kinds ?? []), opts.limit ?? 1_000_000) as EventDbRow[];
-  const agent = (sessionId.split(':')[0] ?? 'claude-code') as AgentId;
+  const agent = sessionId.split(':')[0] as AgentId; // session ids are `<agent>:<vendor id>`
   return rows.map((r) => {
     const e: SessionEvent = {
       agent,

@@ -1,4 +1,5 @@
 /** The `sessions` table: one row per transcript session (`<agent>:<vendor id>`). */
+import fs from 'node:fs';
 import type { Db } from '../db.js';
 import { cachedStatement } from './cached.js';
 import type { AgentId, Session, SessionKind } from '../../core/records.js';
@@ -156,4 +157,20 @@ export function countSessionsWithFilePrefix(db: Db, prefix: string): number {
 export function hasSessionsInProject(db: Db, project: string): boolean {
   const inside = project.endsWith('/') ? project : `${project}/`;
   return db.prepare('SELECT 1 FROM sessions WHERE project = ? OR cwd = ? OR substr(cwd, 1, ?) = ? LIMIT 1').get(project, project, inside.length, inside) !== undefined;
+}
+
+/**
+ * What the store keeps of one agent's sessions beyond the agent's own retention: how many stored
+ * sessions ended before `cutoffMs` (the agent deletes those transcripts), and how many of the
+ * stored sessions' files are already gone from disk.
+ */
+export function retainedSessions(db: Db, agent: string, cutoffMs: number): { total: number; older: number; fileGone: number } {
+  const rows = db.prepare(`SELECT file, COALESCE(ended_at, started_at, updated_at) AS t FROM sessions WHERE agent = ?`).all(agent) as Array<{ file: string; t: number | null }>;
+  let older = 0;
+  let fileGone = 0;
+  for (const r of rows) {
+    if (r.t !== null && r.t < cutoffMs) older++;
+    if (!fs.existsSync(r.file)) fileGone++;
+  }
+  return { total: rows.length, older, fileGone };
 }

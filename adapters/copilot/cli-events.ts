@@ -7,11 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { arr, emptyBuilderState, isObj, obj, SessionBuilder, str, summarizeInput, toMs, type BuilderState, type Json } from '../kit.js';
+import { arr, isObj, obj, str, toMs, type Json } from '../kit/json.js';
+import { emptyBuilderState, SessionBuilder, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
+import { COPILOT_HIDDEN_CONTENT } from './vocabulary.js';
 import { addSkillMeta, cleanSkillName, skillFromToolInput } from '../skill-signal.js';
 
-export const HIDDEN_CONTENT = ['<skill-context', '<reminder>', '<system_notification>', '<system-reminder>'];
+export const HIDDEN_CONTENT = COPILOT_HIDDEN_CONTENT;
 
 export function copilotCliSessionId(filePath: string): string {
   const base = path.basename(filePath);
@@ -45,7 +47,15 @@ export function copilotExitIsError(content: string): boolean {
 interface CliState {
   b: BuilderState;
   yamlRead: boolean;
+  /** folders of absolute paths the session's tools touched (kept only while the cwd is unknown) */
+  touched?: string[];
 }
+
+/** Where a session ran when its log does not say (VS Code's transcripts store): see ./vscode-transcripts.ts. */
+export type CwdFallback = (filePath: string, vendorId: string, touchedDirs: readonly string[]) => string | null;
+
+const TOUCHED_CAP = 200;
+const PATH_KEYS = ['filePath', 'path', 'file_path', 'dirPath', 'cwd'];
 
 export class CopilotCliParser implements LineParser {
   private readonly b: SessionBuilder;
@@ -57,6 +67,7 @@ export class CopilotCliParser implements LineParser {
   constructor(
     private readonly filePath: string,
     state?: unknown,
+    private readonly cwdFallback?: CwdFallback,
   ) {
     const s = state as CliState | undefined;
     this.st = s && isObj(s) && isObj(s.b) ? s : { b: emptyBuilderState(), yamlRead: false };
@@ -111,6 +122,7 @@ export class CopilotCliParser implements LineParser {
           const name = str(r.name) ?? 'unknown';
           const skill = name === 'skill' ? skillFromToolInput(r.arguments) : null;
           if (skill) this.turnSkillCalls.add(skill);
+          if (this.cwdFallback && !this.st.b.cwd) this.noteTouched(r.arguments);
           this.b.toolCall(name, str(r.toolCallId), summarizeInput(r.arguments), ts, skill ? { skill } : undefined);
         }
         return;
@@ -130,7 +142,34 @@ export class CopilotCliParser implements LineParser {
     }
   }
 
+  /** Remembers the folders of absolute paths in a tool call's arguments (a project guess of last resort). */
+  private noteTouched(args: unknown): void {
+    let a: unknown = args;
+    if (typeof a === 'string') {
+      try {
+        a = JSON.parse(a);
+      } catch {
+        return;
+      }
+    }
+    if (!isObj(a)) return;
+    const touched = (this.st.touched ??= []);
+    for (const k of PATH_KEYS) {
+      const v = a[k];
+      if (typeof v !== 'string' || !path.isAbsolute(v) || touched.length >= TOUCHED_CAP) continue;
+      const dir = k === 'dirPath' || k === 'cwd' ? v : path.dirname(v);
+      if (!touched.includes(dir)) touched.push(dir);
+    }
+  }
+
   flush(): ParseOutput {
+    if (this.cwdFallback && !this.st.b.cwd) {
+      const cwd = this.cwdFallback(this.filePath, this.st.b.vendorId ?? '', this.st.touched ?? []);
+      if (cwd) {
+        this.st.b.cwd = cwd;
+        delete this.st.touched;
+      }
+    }
     if (!this.st.yamlRead && path.basename(this.filePath) === 'events.jsonl') {
       // workspace.yaml fills what session.start lacks (and names the session)
       this.st.yamlRead = true;

@@ -1,13 +1,12 @@
 /**
- * Shared building blocks for the transcript parsers: an event/session builder whose state is
- * plain JSON (so parsing can resume at a byte offset), the "final answer of a turn" bookkeeping,
- * and small defensive readers for untyped JSON.
+ * The event/session builder every transcript parser feeds: its state is plain JSON (so parsing can
+ * resume at a byte offset), it keeps the "final answer of a turn" bookkeeping, and it caps stored
+ * text (mining needs prompts and answers, not whole tool outputs).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import type { AgentId, SessionEvent } from '../src/core/records.js';
-import type { DirReader, FinalUpdate, ParseOutput, SessionSnapshot } from './types.js';
-import { redactSecrets } from '../src/core/redact.js';
+import type { AgentId, SessionEvent } from '../../src/core/records.js';
+import type { FinalUpdate, ParseOutput, SessionSnapshot } from '../types.js';
+import { isObj } from './json.js';
+import { redactSecrets } from '../../src/core/redact.js';
 
 /**
  * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
@@ -16,31 +15,6 @@ import { redactSecrets } from '../src/core/redact.js';
  * cut the store's event text by ~45% and the cold harvest's write time with it.
  */
 export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 320, toolError: 800 } as const;
-
-export type Json = Record<string, unknown>;
-
-export function isObj(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-export function obj(v: unknown): Json | undefined {
-  return isObj(v) ? v : undefined;
-}
-export function arr(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-/** ISO string, epoch ms or epoch seconds → epoch ms (null when unusable). */
-export function toMs(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.round(v < 1e11 ? v * 1000 : v);
-  if (typeof v === 'string' && v) {
-    const t = Date.parse(v);
-    return Number.isFinite(t) ? t : null;
-  }
-  return null;
-}
 
 // A cut text is redacted first: a secret cut in half no longer matches any rule downstream.
 export function cap(text: string, max: number): string {
@@ -300,55 +274,4 @@ export function stripLeadingBlocks(text: string, tags: readonly string[]): strin
     t = t.slice(end + tag.length + 3).trimStart();
   }
   return t;
-}
-
-/** The plain directory reader: one `readdir` per call. */
-export const readDirEntries: DirReader = (dir) => {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return null;
-  }
-};
-
-/**
- * Lists files below `dir` (depth-limited) that `accept` keeps. Missing or vanishing directories
- * and unreadable entries are skipped: a tree that changes while we walk is normal.
- */
-export function walkFiles(
-  dir: string,
-  accept: (p: string, name: string, depth: number) => boolean,
-  maxDepth: number,
-  prune?: (p: string, name: string) => boolean,
-  readDir: DirReader = readDirEntries,
-): string[] {
-  const out: string[] = [];
-  // children are joined by concatenation onto the normalized root (path.join per entry was a
-  // visible share of an unchanged pass over thousands of files)
-  const visit = (d: string, depth: number) => {
-    const entries = readDir(d);
-    if (!entries) return;
-    const prefix = d === '.' ? '' : d.endsWith(path.sep) ? d : d + path.sep;
-    for (const e of entries) {
-      const p = prefix + e.name;
-      if (e.isDirectory()) {
-        if (depth < maxDepth && !(prune && prune(p, e.name))) visit(p, depth + 1);
-      } else if ((e.isFile() || e.isSymbolicLink()) && accept(p, e.name, depth)) out.push(p);
-    }
-  };
-  visit(path.normalize(dir), 0);
-  return out;
-}
-
-export function dirExists(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Path helpers that work for either separator (transcript paths can come from any OS). */
-export function segments(p: string): string[] {
-  return p.split(/[\\/]+/).filter(Boolean);
 }

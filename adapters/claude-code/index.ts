@@ -1,0 +1,45 @@
+/** Claude Code, as one record: everything the rest of the product may know of it (see ../agent.ts). */
+import path from 'node:path';
+import type { AgentRecord } from '../agent.js';
+import type { HarvestAdapter } from '../types.js';
+import { claudeExec } from './exec.js';
+import { CLAUDE_HOME_ENV, claudeHomes } from './home.js';
+import { ClaudeParser, claudePrefilter, claudeShrinkable } from './parse.js';
+import { claudeRoots, isClaudeTranscript, listClaudeFiles } from './paths.js';
+import { claudeConfigDirs, claudeInstructionFiles, claudeSkillRoots } from './skills.js';
+import { claudeVocabulary } from './vocabulary.js';
+import { claudeRetention } from './retention.js';
+
+export { buildClaudeInvocation, claudeExec, claudeSkillPath, parseClaudeOutput, CLAUDE_QUIET_ENV, CLAUDE_TARGET_TOOLS } from './exec.js';
+
+export const claudeCodeAdapter: HarvestAdapter = {
+  id: 'claude-code',
+  roots: claudeRoots,
+  listFiles: listClaudeFiles,
+  isTranscriptFile: isClaudeTranscript,
+  readMode: () => 'append',
+  createParser: (file, state) => new ClaudeParser(file, state),
+  prefilter: claudePrefilter,
+  shrinkable: claudeShrinkable,
+};
+
+export const claudeCode: AgentRecord = {
+  id: 'claude-code',
+  displayName: 'Claude Code',
+  shortName: 'claude',
+  aliases: ['claude'],
+  configKey: 'claudeCode',
+  homeEnv: [CLAUDE_HOME_ENV],
+  homes: claudeHomes,
+  harvest: claudeCodeAdapter,
+  skills: {
+    roots: claudeSkillRoots,
+    instructionFiles: claudeInstructionFiles,
+    projectManagedRoot: (project) => path.join(project, '.claude', 'skills'),
+    personalManagedRoot: (ctx) => path.join(claudeConfigDirs(ctx)[0], 'skills'),
+  },
+  // the CLI reports its cost; when it does not and no model is set, Sonnet's price stands in
+  exec: { ...claudeExec, defaultPriceModel: 'sonnet' },
+  vocabulary: claudeVocabulary,
+  transcriptRetention: claudeRetention,
+};

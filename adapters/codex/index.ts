@@ -1,0 +1,44 @@
+/** Codex, as one record: everything the rest of the product may know of it (see ../agent.ts). */
+import path from 'node:path';
+import type { AgentRecord } from '../agent.js';
+import { homeOf } from '../skills-common.js';
+import type { HarvestAdapter } from '../types.js';
+import { codexExec } from './exec.js';
+import { CODEX_HOME_ENV, codexHomes } from './home.js';
+import { CodexParser, codexPrefilter, codexShrinkable } from './parse.js';
+import { codexPreferFile, codexReadMode, codexRoots, isCodexTranscript, listCodexFiles } from './paths.js';
+import { codexInstructionFiles, codexSkillRoots } from './skills.js';
+import { codexVocabulary } from './vocabulary.js';
+
+export { buildCodexInvocation, codexExec, codexSkillPath, parseCodexOutput } from './exec.js';
+
+export const codexAdapter: HarvestAdapter = {
+  id: 'codex',
+  roots: codexRoots,
+  listFiles: listCodexFiles,
+  isTranscriptFile: isCodexTranscript,
+  readMode: codexReadMode,
+  createParser: (file, state) => new CodexParser(file, state),
+  prefilter: codexPrefilter,
+  shrinkable: codexShrinkable,
+  preferFile: codexPreferFile,
+};
+
+export const codex: AgentRecord = {
+  id: 'codex',
+  displayName: 'Codex',
+  shortName: 'codex',
+  aliases: [],
+  configKey: 'codex',
+  homeEnv: [CODEX_HOME_ENV],
+  homes: codexHomes,
+  harvest: codexAdapter,
+  skills: {
+    roots: codexSkillRoots,
+    instructionFiles: codexInstructionFiles,
+    projectManagedRoot: (project) => path.join(project, '.agents', 'skills'),
+    personalManagedRoot: (ctx) => path.join(homeOf(ctx), '.agents', 'skills'),
+  },
+  exec: codexExec,
+  vocabulary: codexVocabulary,
+};
