@@ -313,25 +313,26 @@ export const JOBS: Job[] = [
 ];
 
 /**
- * Follow-up asks: a new request in the same session, right after an answer. Each is an ask
- * (of the job named, or a one-off when `job` is null), never a correction of the answer before.
+ * Follow-up asks: a new request in the same session, right after an answer. Each is an ask of
+ * the job named (a template asked in many sessions is a recurring job, even when it is a small
+ * one such as renaming a function), never a correction of the answer before.
  */
 export const FOLLOW_UPS: { dev: Array<{ text: string; job: string | null }>; heldout: Array<{ text: string; job: string | null }> } = {
   dev: [
-    { text: 'fix the null handling in {file} too', job: null },
+    { text: 'fix the null handling in {file} too', job: 'null-handling' },
     { text: 'now add tests for {fn2} as well', job: 'unit-tests' },
     { text: 'also write the changelog entry for it', job: 'changelog' },
     { text: 'and then a commit message for all of it', job: 'commit-message' },
     { text: 'can you also bump {pkg}', job: 'dependency-upgrade' },
-    { text: 'next: rename {fn2} to something clearer across {file}', job: null },
+    { text: 'next: rename {fn2} to something clearer across {file}', job: 'rename' },
   ],
   heldout: [
-    { text: 'handle the timeout case in {file} as well', job: null },
+    { text: 'handle the timeout case in {file} as well', job: 'timeout-handling' },
     { text: 'write tests for {fn2} too', job: 'unit-tests' },
     { text: 'then add it to the changelog', job: 'changelog' },
     { text: 'ok now the commit message', job: 'commit-message' },
     { text: 'while you are at it, upgrade {pkg}', job: 'dependency-upgrade' },
-    { text: 'split {fn2} out of {file} into its own module', job: null },
+    { text: 'split {fn2} out of {file} into its own module', job: 'split-module' },
   ],
 };
 
@@ -355,22 +356,22 @@ const TABLES = ['users', 'orders', 'invoices', 'accounts', 'payments'];
 const COLS = ['created_at', 'deleted_at', 'status', 'currency', 'tenant_id'];
 export const PARAPHRASE_PROJECTS = ['/home/dana/src/ledgerline', '/home/dana/src/atlas-web', '/home/dana/src/payments-api'];
 
-// one-offs: a request nobody makes twice (a domain word, a made-up name, an unusual action)
-const ONE_OFF_FRAMES = [
-  'sketch an architecture for {x} in {y}',
-  'why does {x} behave differently on {y}?',
-  'compare {x} with {y} for our use case',
-  'brainstorm names for the {x} {y} feature',
-  'estimate how long porting {x} to {y} would take',
-  'explain how {x} interacts with {y}',
-  'is {x} safe to use with {y}?',
-  'translate the {x} notes about {y} into German',
-];
+// one-offs: a request nobody makes twice. Only the verb (a weak word to the miner) and function
+// words are shared between two of them; every content word is drawn from a large pool, so no
+// one-off template recurs (a repeated frame such as "estimate how long porting X to Y would take"
+// would be a recurring job, not a one-off)
+const ONE_OFF_VERBS = ['explain', 'sketch', 'compare', 'brainstorm', 'estimate', 'outline', 'critique', 'prototype', 'evaluate', 'summarize'];
+const ONE_OFF_FRAMES = ['{v} {a} {b} for {c}', 'can you {v} {a} with {b} and {c}', '{v} the {a} {b} around {c}', 'how would you {v} {a} {b} given {c}?'];
 const ONE_OFF_WORDS = (
   'websocket kubernetes graphql terraform redis postgres oauth nginx kafka grpc webpack tailwind elasticsearch prometheus grafana ' +
   'openapi sqlite bloom-filter circuit-breaker feature-flags canary dns cors csp goroutines actors sagas outbox idempotency sharding ' +
-  'crdt debounce virtualization hydration monorepo semver sbom sigstore wasm webrtc geohash mqtt'
+  'crdt debounce virtualization hydration monorepo semver sbom sigstore wasm webrtc geohash mqtt reconnection heuristic ingress ' +
+  'annotation subscription batching drift eviction vacuum rotation multipart keepalive rebalance deadline precache purge audience ' +
+  'overlap analyzer synonyms histogram buckets alerting codegen checkpoint stampede thresholds rollout cutover preflight nonce collation ' +
+  'contention mailbox backpressure compensation polling conflict throttling anchoring mismatch suspense waterfall hoisting pinning ' +
+  'compliance provenance attestation tracing sampling quotas tenancy failover replicas snapshots'
 ).split(' ');
+const SYLLABLES = ['ka', 'zo', 'mi', 'ra', 'tu', 'ven', 'lor', 'qui', 'dex', 'nal', 'bo', 'sep', 'tra', 'ghu', 'fin', 'wel'];
 
 export interface ParaphraseCorpus extends Corpus {
   /** correction prompts (`sid#seq`) with the job they correct */
@@ -415,11 +416,12 @@ export function generateParaphraseCorpus(opts: ParaphraseOptions): ParaphraseCor
   const followUps = new Set<string>();
   const projects = new Map<string, string | null>();
   let oneOff = 0;
+  // a project-specific made-up name (a service, a code name) and two domain words nobody else uses together
+  const jargon = () => Array.from({ length: 3 + Math.floor(rand() * 2) }, () => pick(SYLLABLES)).join('');
   const oneOffAsk = () => {
-    const x = pick(ONE_OFF_WORDS);
-    let y = pick(ONE_OFF_WORDS);
-    while (y === x) y = pick(ONE_OFF_WORDS);
-    return pick(ONE_OFF_FRAMES).replace('{x}', x).replace('{y}', y);
+    const words = ONE_OFF_WORDS.slice();
+    const take = () => words.splice(Math.floor(rand() * words.length), 1)[0];
+    return pick(ONE_OFF_FRAMES).replace('{v}', pick(ONE_OFF_VERBS)).replace('{a}', take()).replace('{b}', jargon()).replace('{c}', take());
   };
   for (let i = 0; i < n; i++) {
     const r = rand();
