@@ -13,6 +13,9 @@
  */
 import { isObj, str } from './kit.js';
 
+/** Tool names whose call input names a skill (Claude Code `Skill`/`SlashCommand`, Copilot CLI `skill`). */
+export const SKILL_TOOL_NAMES: readonly string[] = ['Skill', 'skill', 'SlashCommand'];
+
 /** A skill name as vendors write it: a plain identifier (no spaces, no paths). */
 const NAME_RE = /^[A-Za-z0-9][\w.:-]{0,99}$/;
 

@@ -17,7 +17,18 @@ import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
-import { addOccurrences, listTasks, upsertTask } from '../store/repos/tasks.js';
+import { addOccurrences, deleteTask, listTasks, upsertTask } from '../store/repos/tasks.js';
+import {
+  clusterCounts,
+  clusterMinerReader,
+  curatedClusterCheck,
+  markSessionsMined,
+  sessionEventReader,
+  sessionsToMine,
+  setClusterTasks,
+  type MinedEventTuple,
+} from '../store/repos/mining.js';
+import { SKILL_TOOL_NAMES } from '../../adapters/skill-signal.js';
 import { featuresOf } from './features.js';
 import { IntentClusterer, type ClusterState } from './cluster.js';
 import { extractIntents, type MinedEvent } from './outcome.js';
@@ -71,14 +82,6 @@ export const OUTCOME_VERSION = 2;
 const KV_OUTCOME_VERSION = 'mine.outcomeVersion';
 const LEASE_TTL_MS = 15 * 60_000;
 
-interface SessionRow {
-  id: string;
-  agent: string;
-  project: string | null;
-  updated_at: number;
-  mined_at: number | null;
-}
-
 export async function runMining(db: Db, config: Config, opts: MineOptions = {}): Promise<MineSummary> {
   const t0 = performance.now();
   const now = opts.now ?? Date.now();
@@ -95,26 +98,8 @@ export async function runMining(db: Db, config: Config, opts: MineOptions = {}):
 async function mine(db: Db, config: Config, opts: MineOptions, now: number, progress: Progress, t0: number): Promise<MineSummary> {
   // (a run limited to one project does not refresh: the rest of the store would stay behind)
   const refresh = opts.project === undefined && (kvGet<number>(db, KV_OUTCOME_VERSION) ?? 1) < OUTCOME_VERSION;
-  const sessions = db
-    .prepare(
-      `SELECT id, agent, project, updated_at, mined_at FROM sessions
-       WHERE kind IN ('interactive','headless') ${refresh ? '' : 'AND (mined_at IS NULL OR mined_at < updated_at)'}
-       ${opts.project !== undefined ? 'AND project = @project' : ''}
-       ORDER BY COALESCE(started_at, 0), id`,
-    )
-    .all(opts.project !== undefined ? { project: opts.project } : {}) as SessionRow[];
-  // only what outcome inference needs: prompt text, heads of other texts, flags and skills from
-  // meta; a tool call's input only when it may name a skill (events stored before meta.skill)
-  const events = db
-    .prepare(
-      `SELECT seq, ts, role, kind, tool_name, is_error,
-         CASE WHEN kind = 'prompt' THEN text
-           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN ('Skill', 'skill', 'SlashCommand') OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE '' END
-           ELSE substr(text, 1, 400) END AS text,
-         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill
-       FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) ORDER BY seq`,
-    )
-    .raw();
+  const sessions = sessionsToMine(db, { refresh, project: opts.project });
+  const events = sessionEventReader(db, SKILL_TOOL_NAMES);
   const df = loadDf(db);
   // "ran the tests" checks only where the replay target can run a command at all (today: sim; the
   // agent CLIs replay with their shell switched off, see src/core/tool-kinds.ts)
@@ -126,7 +111,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   let prompts = 0;
   for (const [i, s] of sessions.entries()) {
     if (i % 200 === 0) throwIfAborted(opts.signal);
-    const evs = (events.all(s.id) as EventTuple[]).map(toEvent);
+    const evs = events(s.id).map(toEvent);
     // asks already clustered (a resumed session, or a run that stopped before marking sessions mined)
     const known = memberSeqs(db, s.id);
     for (const intent of extractIntents(evs)) {
@@ -147,10 +132,8 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     }
     progress.tick(1);
   }
-  const curated = db.prepare(
-    "SELECT 1 FROM tasks WHERE cluster_id = ? AND (origin = 'imported' OR json_extract(record, '$.reviewed') = 1) LIMIT 1",
-  ).pluck();
-  const merges = clusterer.mergePass((id) => curated.get(id) === undefined);
+  const curated = curatedClusterCheck(db);
+  const merges = clusterer.mergePass((id) => !curated(id));
   if (merges) progress.log(`merged ${merges} cluster${merges === 1 ? '' : 's'} that turned out to be the same ask`);
   clusterer.finalizeCentroids();
   const mergeList = [...clusterer.merged.keys()].map((drop) => [drop, clusterer.resolve(drop)] as [string, string]);
@@ -177,7 +160,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     newMembersByCluster.set(m.clusterId, set);
   }
   for (const id of absorbers) touched.add(id);
-  const minerOf = db.prepare('SELECT miner FROM clusters WHERE id = ?').pluck();
+  const minerOf = clusterMinerReader(db);
   const useLlm = config.mining.useLlm && !!opts.backends?.miner;
   const writes: Array<{ clusterId: string; miner: string; instances: InstanceWrite[]; superseded: string[]; newKeys: Set<string> }> = [];
   const recurring = [...touched].map((id) => clusterer.get(id)).filter((c): c is ClusterState => !!c && c.sessionCount >= config.mining.minSessions);
@@ -186,7 +169,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     throwIfAborted(opts.signal);
     const all = clusterMembers(db, c.id, 1_000_000);
     const existing = familyTasks(db, c.id);
-    let miner = (minerOf.get(c.id) as string | undefined) ?? 'heuristic';
+    let miner = minerOf(c.id) ?? 'heuristic';
     let definition: FamilyDefinition | undefined;
     const heuristic = familyJudge(all, { targetRunsCommands });
     const curatedOnly = existing.size > 0 && [...existing.values()].every((t) => t.reviewed || t.origin === 'imported');
@@ -216,12 +199,9 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     writes.push({ clusterId: c.id, miner, instances: fam.instances, superseded: fam.superseded, newKeys: newMembersByCluster.get(c.id) ?? new Set() });
   }
 
-  const setCluster = db.prepare('UPDATE clusters SET task_id = ?, miner = ? WHERE id = ?');
-  const markMined = db.prepare('UPDATE sessions SET mined_at = ? WHERE id = ?');
-  const dropTask = db.prepare('DELETE FROM tasks WHERE id = ?');
   db.transaction(() => {
     for (const w of writes) {
-      for (const id of w.superseded) dropTask.run(id);
+      for (const id of w.superseded) deleteTask(db, id);
       for (const inst of w.instances) {
         // unchanged tasks are not rewritten; their asks seen again in this run still update the outcome
         const rows = inst.changed ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
@@ -230,23 +210,21 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
         if (inst.isNew) summary.newTasks++;
         else if (inst.changed) summary.updatedTasks++;
       }
-      setCluster.run(w.instances[0]?.task.id ?? null, w.miner, w.clusterId);
     }
-    for (const s of sessions) markMined.run(Math.max(now, s.updated_at), s.id);
+    setClusterTasks(db, writes.map((w) => ({ clusterId: w.clusterId, taskId: w.instances[0]?.task.id ?? null, miner: w.miner })));
+    markSessionsMined(db, sessions.map((s) => ({ id: s.id, minedAt: Math.max(now, s.updated_at) })));
     if (refresh) kvSet(db, KV_OUTCOME_VERSION, OUTCOME_VERSION, now);
   }).immediate();
 
   const active = listTasks(db, { status: 'active' });
   const bySplit: Record<Split, number> = { train: 0, val: 0, test: 0 };
   for (const t of active) bySplit[t.split]++;
-  const counts = db
-    .prepare('SELECT COUNT(*) AS clusters, SUM(session_count >= ?) AS recurring FROM clusters')
-    .get(config.mining.minSessions) as { clusters: number; recurring: number | null };
+  const counts = clusterCounts(db, config.mining.minSessions);
   const result: MineSummary = {
     sessions: sessions.length,
     prompts,
     clusters: counts.clusters,
-    recurringTasks: counts.recurring ?? 0,
+    recurringTasks: counts.recurring,
     newTasks: summary.newTasks,
     updatedTasks: summary.updatedTasks,
     mergedClusters: merges,
@@ -260,9 +238,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   return result;
 }
 
-type EventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown, unknown];
-
-function toEvent(r: EventTuple): MinedEvent {
+function toEvent(r: MinedEventTuple): MinedEvent {
   const [seq, ts, role, kind, toolName, isError, text, final, interrupted, skill] = r;
   const meta: Record<string, unknown> = {};
   if (final === 1 || final === true) meta.final = true;
