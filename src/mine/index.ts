@@ -167,7 +167,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   if (recurring.length) progress.log(`${recurring.length} recurring ask${recurring.length === 1 ? '' : 's'} to (re)write as tasks`);
   for (const c of recurring) {
     throwIfAborted(opts.signal);
-    const all = clusterMembers(db, c.id, 1_000_000);
+    const all = withKnownProject(clusterMembers(db, c.id, 1_000_000));
     const existing = familyTasks(db, c.id);
     let miner = minerOf(c.id) ?? 'heuristic';
     let definition: FamilyDefinition | undefined;
@@ -255,6 +255,19 @@ function parseSkillMeta(v: string): unknown {
   } catch {
     return v;
   }
+}
+
+/**
+ * A session without a project (a legacy Copilot CLI session has no cwd) says nothing about where a
+ * job belongs: its asks take the family's one known project, so they never make a one-project job
+ * cross-project (and route it to the personal skill). A family seen in several projects stays
+ * cross-project; one seen only in project-less sessions keeps no project.
+ */
+export function withKnownProject<M extends { project: string | null }>(members: M[]): M[] {
+  const known = new Set(members.map((m) => m.project).filter((p): p is string => p !== null));
+  if (known.size !== 1 || members.every((m) => m.project !== null)) return members;
+  const [project] = known;
+  return members.map((m) => (m.project === null ? { ...m, project } : m));
 }
 
 /** The miner's checks replace the family's heuristic ones; the generic guards and sealed checks stay. */

@@ -24,12 +24,15 @@ export interface ConceptGroup {
   /** regular expressions (source, matched on word boundaries) for forms a phrase cannot spell */
   patterns?: string[];
   reason: string;
+  /** how a skill description names the job (a gerund phrase), by the action the ask names */
+  job?: { default: string } & Partial<Record<'write' | 'fix' | 'investigate' | 'explain', string>>;
 }
 
 export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'commit-message',
     kind: 'artefact',
+    job: { default: 'writing a commit message' },
     rank: 9,
     phrases: ['commit message', 'commit msg', 'commit text', 'git commit message', 'git commit', 'commit subject', 'commit body'],
     weak: ['commit'],
@@ -38,6 +41,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'pr-description',
     kind: 'artefact',
+    job: { default: 'writing a pull request description' },
     rank: 9,
     phrases: [
       'pr description',
@@ -59,6 +63,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'release-notes',
     kind: 'artefact',
+    job: { default: 'writing release notes' },
     rank: 9,
     phrases: ['release notes', 'release note', 'release text', 'github release', 'release description', 'what s new', 'whats new'],
     reason:
@@ -67,6 +72,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'changelog',
     kind: 'artefact',
+    job: { default: 'writing a CHANGELOG entry' },
     rank: 8,
     phrases: ['changelog', 'change log', 'changes file', 'changelog entry', 'changelog line'],
     weak: ['unreleased'],
@@ -75,6 +81,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'migration',
     kind: 'artefact',
+    job: { default: 'writing a database migration' },
     rank: 8,
     phrases: ['migration', 'schema migration', 'db migration', 'database migration', 'schema change', 'alter table', 'down migration', 'up migration'],
     weak: ['column', 'schema'],
@@ -83,6 +90,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'doc-comments',
     kind: 'artefact',
+    job: { default: 'writing doc comments (JSDoc) for code' },
     rank: 8,
     phrases: ['jsdoc', 'tsdoc', 'docstring', 'doc comment', 'doc-comment', 'javadoc'],
     reason: 'documentation written in the code next to a function, asked apart from README or docs pages',
@@ -90,6 +98,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'ci',
     kind: 'artefact',
+    job: { default: 'investigating a failing CI run' },
     rank: 7,
     phrases: ['ci', 'pipeline', 'github actions', 'github action', 'actions workflow', 'workflow', 'ci job', 'ci build', 'ci check', 'build pipeline'],
     weak: ['build', 'actions'],
@@ -98,6 +107,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'dependency',
     kind: 'artefact',
+    job: { default: 'upgrading a dependency' },
     rank: 7,
     phrases: ['dependency', 'dependencies', 'dep', 'deps', 'upgrade', 'bump', 'outdated', 'latest version', 'renovate', 'dependabot', 'lockfile', 'lock file', 'npm update', 'package version'],
     reason:
@@ -106,6 +116,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'lint',
     kind: 'artefact',
+    job: { default: 'fixing lint errors' },
     rank: 6,
     phrases: ['lint', 'linter', 'linting', 'eslint', 'prettier', 'lint error', 'lint warning', 'eslintrc', 'biome', 'stylelint'],
     reason: 'style and static-rule checks (eslint, prettier and their configs) and making them pass',
@@ -113,6 +124,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'types',
     kind: 'artefact',
+    job: { default: 'fixing TypeScript type errors' },
     rank: 6,
     phrases: ['typescript', 'tsc', 'typecheck', 'type check', 'type-check', 'type error', 'types', 'typing', 'ts', 'noemit', 'type checking', 'mypy', 'pyright'],
     patterns: ['ts\\d{4}'],
@@ -121,6 +133,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'test',
     kind: 'artefact',
+    job: { default: 'writing unit tests', fix: 'fixing failing tests', investigate: 'finding out why tests fail' },
     rank: 5,
     phrases: ['test', 'unit test', 'unit-test', 'spec', 'vitest', 'jest', 'mocha', 'pytest', 'coverage', 'test case', 'test file', 'testing', 'tested'],
     weak: ['cover'],
@@ -129,6 +142,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'stack-trace',
     kind: 'artefact',
+    job: { default: 'explaining a stack trace or an exception' },
     rank: 5,
     phrases: ['stack trace', 'stacktrace', 'traceback', 'exception', 'backtrace'],
     reason: 'an error report pasted to be explained or diagnosed',
@@ -136,6 +150,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'release',
     kind: 'artefact',
+    job: { default: 'cutting a release (version bump, tag, publish)' },
     rank: 4,
     phrases: ['release', 'patch release', 'minor release', 'major release', 'publish', 'version bump', 'bump the version', 'npm version', 'new version', 'tag'],
     reason:
@@ -144,6 +159,7 @@ export const VOCABULARY: ConceptGroup[] = [
   {
     concept: 'docs',
     kind: 'artefact',
+    job: { default: 'updating the README or the docs' },
     rank: 3,
     phrases: ['readme', 'docs', 'documentation', 'doc page', 'docs page', 'usage section'],
     weak: ['document'],
@@ -191,24 +207,35 @@ export interface ConceptMatch {
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-interface CompiledPhrase {
+interface PhraseEntry {
   group: ConceptGroup;
   weak: boolean;
-  re: RegExp;
-  length: number;
 }
 
-function compile(groups: ConceptGroup[]): CompiledPhrase[] {
-  const out: CompiledPhrase[] = [];
+/**
+ * All phrases in one alternation, longest first, so one left-to-right scan finds each phrase
+ * where it starts and prefers "release notes" to "release" and "pr description" to "pr"
+ * (mining runs this on every ask: one regex instead of one per phrase).
+ */
+function compile(groups: ConceptGroup[]): { re: RegExp; byPhrase: Map<string, PhraseEntry>; patterns: Array<{ re: RegExp; entry: PhraseEntry }> } {
+  const byPhrase = new Map<string, PhraseEntry>();
+  const sources: Array<{ source: string; length: number }> = [];
+  const patterns: Array<{ re: RegExp; entry: PhraseEntry }> = [];
   for (const g of groups) {
-    const add = (source: string, weak: boolean, length: number) =>
-      out.push({ group: g, weak, re: new RegExp(`(^|[^\\p{L}\\p{N}])(?:${source})(?=$|[^\\p{L}\\p{N}])`, 'gu'), length });
-    for (const p of g.phrases) add(phraseSource(p), false, p.length);
-    for (const p of g.weak ?? []) add(phraseSource(p), true, p.length);
-    for (const p of g.patterns ?? []) add(p, false, 4);
+    const add = (p: string, weak: boolean) => {
+      if (!byPhrase.has(p)) byPhrase.set(p, { group: g, weak });
+      sources.push({ source: phraseSource(p), length: p.length });
+    };
+    for (const p of g.phrases) add(p, false);
+    for (const p of g.weak ?? []) add(p, true);
+    for (const p of g.patterns ?? []) {
+      patterns.push({ re: new RegExp(`^(?:${p})$`, 'u'), entry: { group: g, weak: false } });
+      sources.push({ source: p, length: 4 });
+    }
   }
-  // longest phrases first, so "release notes" is taken before "release" and "pr description" before "pr"
-  return out.sort((a, b) => b.length - a.length);
+  sources.sort((a, b) => b.length - a.length);
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${sources.map((x) => x.source).join('|')})(?![\\p{L}\\p{N}])`, 'gu');
+  return { re, byPhrase, patterns };
 }
 
 function phraseSource(p: string): string {
@@ -220,30 +247,44 @@ function phraseSource(p: string): string {
 
 const COMPILED = compile(VOCABULARY);
 
+function entryOf(matched: string): PhraseEntry | undefined {
+  const t = matched.replace(/[\s_-]+/g, ' ');
+  const direct = COMPILED.byPhrase.get(t);
+  if (direct) return direct;
+  for (const suffix of ['ing', 'es', 'ed', 's']) {
+    if (!t.endsWith(suffix)) continue;
+    const e = COMPILED.byPhrase.get(t.slice(0, -suffix.length));
+    if (e) return e;
+  }
+  // a hyphenated phrase ("type-check") is stored with its hyphen
+  const hyphen = COMPILED.byPhrase.get(matched);
+  if (hyphen) return hyphen;
+  return COMPILED.patterns.find((p) => p.re.test(t))?.entry;
+}
+
 /** The concepts a normalized key names, and what is left of it (the object). */
 export function matchConcepts(key: string): ConceptMatch {
-  let rest = ` ${key} `;
   const strong = new Map<string, { rank: number; at: number }>();
   const weak = new Map<string, { rank: number; at: number }>();
   const actions: string[] = [];
-  for (const p of COMPILED) {
-    p.re.lastIndex = 0;
-    if (!p.re.test(rest)) continue;
-    p.re.lastIndex = 0;
-    let at = -1;
-    rest = rest.replace(p.re, (_m, lead: string, offset: number) => {
-      if (at < 0) at = offset;
-      return `${lead} `;
-    });
-    const g = p.group;
+  let rest = '';
+  let last = 0;
+  for (const m of key.matchAll(COMPILED.re)) {
+    const at = m.index;
+    rest += key.slice(last, at) + ' ';
+    last = at + m[0].length;
+    const e = entryOf(m[0]);
+    if (!e) continue;
+    const g = e.group;
     if (g.kind === 'action') {
       if (!actions.includes(g.concept)) actions.push(g.concept);
       continue;
     }
-    const into = p.weak ? weak : strong;
+    const into = e.weak ? weak : strong;
     const prev = into.get(g.concept);
     if (!prev || at < prev.at) into.set(g.concept, { rank: g.rank, at });
   }
+  rest += key.slice(last);
   for (const c of strong.keys()) weak.delete(c);
   const order = (m: Map<string, { rank: number; at: number }>) =>
     [...m.entries()].sort((a, b) => b[1].rank - a[1].rank || a[1].at - b[1].at).map((e) => e[0]);
@@ -255,4 +296,17 @@ export function matchConcepts(key: string): ConceptMatch {
     actions,
     rest: rest.replace(/\s+/g, ' ').trim(),
   };
+}
+
+/** The job an ask is, as a gerund phrase for a skill description ("writing a CHANGELOG entry"), if the vocabulary knows it. */
+export function jobPhrase(key: string): string | null {
+  const m = matchConcepts(key);
+  if (!m.artefacts.length) return null;
+  const group = VOCABULARY.find((g) => g.concept === m.artefacts[0]);
+  if (!group?.job) return null;
+  for (const a of m.actions) {
+    const phrase = group.job[a as 'write' | 'fix' | 'investigate' | 'explain'];
+    if (phrase) return phrase;
+  }
+  return group.job.default;
 }
