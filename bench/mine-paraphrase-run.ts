@@ -11,20 +11,25 @@ import { runMining, type MineOptions } from '../src/mine/index.js';
 import { insertCorpus } from './mine-corpus.js';
 import { generateParaphraseCorpus, type TemplateSet } from './mine-paraphrase.js';
 import { paraphraseScores, type ParaphraseScores } from './mine-quality.js';
+import { createSimBackend } from '../src/llm/sim/index.js';
 
 export async function mineParaphrase(
   templates: TemplateSet,
-  opts: { sessions?: number; seed?: number; config?: Config; mine?: MineOptions } = {},
-): Promise<ParaphraseScores> {
+  opts: { sessions?: number; seed?: number; config?: Config; mine?: MineOptions; review?: boolean } = {},
+): Promise<ParaphraseScores & { reviewCalls: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-mine-para-'));
   try {
     const db = openDb(path.join(dir, 'sleep.db'));
     const corpus = generateParaphraseCorpus({ templates, sessions: opts.sessions ?? 300, seed: opts.seed ?? 21 });
     insertCorpus(db, corpus, Date.UTC(2026, 10, 1));
-    await runMining(db, opts.config ?? defaultConfig(), { now: Date.UTC(2026, 10, 1), ...opts.mine });
+    const config = opts.config ?? defaultConfig();
+    // the LLM pass: the sim miner plays a careful reader (src/llm/sim/cluster-review.ts)
+    const miner = opts.review ? createSimBackend({ seed: opts.seed ?? 21, role: 'miner' }) : undefined;
+    if (miner) config.mining.useLlm = true;
+    await runMining(db, config, { now: Date.UTC(2026, 10, 1), ...(miner ? { backends: { miner } } : {}), ...opts.mine });
     const scores = paraphraseScores(db, corpus);
     db.close();
-    return scores;
+    return { ...scores, reviewCalls: miner?.calls.review_clusters ?? 0 };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -23,6 +23,9 @@ import {
   clusterMinerReader,
   curatedClusterCheck,
   markSessionsMined,
+  moveMembers,
+  moveTasksOfMembers,
+  recountSessions,
   sessionEventReader,
   sessionsToMine,
   setClusterTasks,
@@ -36,6 +39,7 @@ import { clusterMembers, dbClusterSource, familyTasks, loadDf, memberSeqs, persi
 import { taskIdFor } from './synthesize.js';
 import { familyJudge, synthesizeFamily, type FamilyDefinition, type InstanceWrite } from './family.js';
 import { mineWithLlm } from './llm-miner.js';
+import { apartKey, loadReviewState, reviewClusters, saveReviewState, type ReviewAsk, type ReviewCandidate, type ReviewOutcome } from './cluster-review.js';
 import { checkStoredSplitIntegrity, thinProjects, type SplitViolation, type ThinProject } from './splits.js';
 import { validateJudge } from './judge-synth.js';
 
@@ -68,6 +72,8 @@ export interface MineSummary {
   thin: ThinProject[];
   integrity: SplitViolation[];
   llm: { calls: number; failures: string[]; invalidChecks: string[] };
+  /** the LLM cluster review of this run, when a miner backend is configured */
+  review?: ReviewOutcome;
   durationMs: number;
 }
 
@@ -133,8 +139,62 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     progress.tick(1);
   }
   const curated = curatedClusterCheck(db);
-  const merges = clusterer.mergePass((id) => !curated(id));
+  const review = loadReviewState(db);
+  const apart = new Set(review.apart);
+  const merges = clusterer.mergePass((id) => !curated(id), (a, b) => apart.has(apartKey(a, b)));
   if (merges) progress.log(`merged ${merges} cluster${merges === 1 ? '' : 's'} that turned out to be the same ask`);
+  // ---- the optional LLM review of the clusters this run changed (one call)
+  const useLlm = config.mining.useLlm && !!opts.backends?.miner;
+  const storedMoves = new Map<string, { from: string; members: Array<{ sessionId: string; seq: number }> }>();
+  let reviewOutcome: ReviewOutcome | undefined;
+  if (useLlm) {
+    const changed = [...new Set([...touched].map((id) => clusterer.resolve(id)))];
+    const runAsks = new Map<string, ReviewAsk[]>();
+    for (const m of members) {
+      const id = clusterer.resolve(m.clusterId);
+      runAsks.set(id, [...(runAsks.get(id) ?? []), { key: `${m.sessionId}#${m.seq}`, prompt: m.prompt }]);
+    }
+    const inRun = new Set(members.map((m) => `${m.sessionId}#${m.seq}`));
+    const candidates: ReviewCandidate[] = changed.map((id) => {
+      const stored = clusterMembers(db, id, 50).map((m) => ({ key: `${m.sessionId}#${m.seq}`, prompt: m.prompt })).filter((a) => !inRun.has(a.key));
+      return { id, size: clusterer.get(id)?.size ?? 0, asks: [...(runAsks.get(id) ?? []), ...stored] };
+    });
+    const runMember = new Map(members.map((m) => [`${m.sessionId}#${m.seq}`, m]));
+    try {
+      reviewOutcome = await reviewClusters({
+        db,
+        backend: opts.backends!.miner!,
+        clusterer,
+        candidates,
+        state: review,
+        canAbsorb: (id) => !curated(id),
+        now,
+        signal: opts.signal,
+        onMove: (moved) => {
+          for (const [key, to] of moved) {
+            touched.add(to);
+            const m = runMember.get(key);
+            if (m) {
+              m.clusterId = to;
+              continue;
+            }
+            const at = key.lastIndexOf('#');
+            const from = candidates.find((c) => c.asks.some((a) => a.key === key))?.id ?? '';
+            const entry = storedMoves.get(to) ?? { from, members: [] };
+            entry.members.push({ sessionId: key.slice(0, at), seq: Number(key.slice(at + 1)) });
+            storedMoves.set(to, entry);
+          }
+        },
+      });
+      if (reviewOutcome.called) {
+        progress.log(`cluster review: ${reviewOutcome.reviewed} cluster(s), ${reviewOutcome.merges} merge(s), ${reviewOutcome.splits} split(s)${reviewOutcome.cached ? ' (cached)' : ''}`);
+      }
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ABORTED') throw err;
+      reviewOutcome = { called: true, cached: false, reviewed: 0, merges: 0, splits: 0, named: 0, failure: errorMessage(err) };
+      progress.log(`cluster review failed, kept the clusters as mined: ${errorMessage(err)}`);
+    }
+  }
   clusterer.finalizeCentroids();
   const mergeList = [...clusterer.merged.keys()].map((drop) => [drop, clusterer.resolve(drop)] as [string, string]);
   const absorbers = new Set(mergeList.map((m) => m[1]));
@@ -144,6 +204,18 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   for (const id of resolvedTouched) touched.add(id);
   db.transaction(() => {
     const counts = persistState(db, clusterer.changed(), members, df, now, mergeList);
+    // asks a review split off that were clustered on an earlier run move with their tasks
+    for (const [to, mv] of storedMoves) {
+      const from = clusterer.resolve(mv.from);
+      moveMembers(db, to, mv.members);
+      moveTasksOfMembers(db, from, to, mv.members);
+      counts.set(from, recountSessions(db, from));
+      counts.set(to, recountSessions(db, to));
+    }
+    if (reviewOutcome?.called) {
+      for (const [drop] of mergeList) delete review.names[drop];
+      saveReviewState(db, review, now);
+    }
     for (const [id, n] of counts) {
       const c = clusterer.get(id);
       if (c) c.sessionCount = n;
@@ -161,7 +233,6 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   }
   for (const id of absorbers) touched.add(id);
   const minerOf = clusterMinerReader(db);
-  const useLlm = config.mining.useLlm && !!opts.backends?.miner;
   const writes: Array<{ clusterId: string; miner: string; instances: InstanceWrite[]; superseded: string[]; newKeys: Set<string> }> = [];
   const recurring = [...touched].map((id) => clusterer.get(id)).filter((c): c is ClusterState => !!c && c.sessionCount >= config.mining.minSessions);
   if (recurring.length) progress.log(`${recurring.length} recurring ask${recurring.length === 1 ? '' : 's'} to (re)write as tasks`);
@@ -232,6 +303,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     thin: thinProjects(active, config.training.minValTasks),
     integrity: checkStoredSplitIntegrity(db),
     llm: summary.llm,
+    ...(reviewOutcome ? { review: reviewOutcome } : {}),
     durationMs: Math.round(performance.now() - t0),
   };
   progress.done(`mine: ${result.sessions ? `${result.sessions} session(s) read` : 'no new sessions'}; tasks ${result.newTasks} new, ${result.updatedTasks} updated`);

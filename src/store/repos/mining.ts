@@ -271,3 +271,14 @@ export function familyProjectsOfTasks(db: Db): Array<{ clusterId: string; taskPr
     memberProjects: members.all(f.cluster_id) as Array<string | null>,
   }));
 }
+
+/**
+ * Moves the tasks of some asks (by their occurrences) from one family to another, keeping their ids
+ * and splits, when a split moved those asks. Call inside a transaction.
+ */
+export function moveTasksOfMembers(db: Db, from: string, to: string, members: Array<{ sessionId: string; seq: number }>): void {
+  const stmt = db.prepare(
+    'UPDATE tasks SET cluster_id = ? WHERE cluster_id = ? AND id IN (SELECT task_id FROM task_occurrences WHERE session_id = ? AND event_seq = ?)',
+  );
+  for (const m of members) stmt.run(to, from, m.sessionId, m.seq);
+}
