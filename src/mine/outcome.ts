@@ -114,9 +114,9 @@ export interface AskContext {
 }
 
 /** Context of an ask for classifying what the user says next. */
-export function askContext(text: string): AskContext {
-  const key = keyOf(text);
-  return { words: new Set(contentWords(key)), artefact: jobArtefact(text), objects: codeObjects(text) };
+export function askContext(text: string, key = keyOf(text)): AskContext {
+  const m = matchConcepts(key);
+  return { words: new Set(contentWords(key)), artefact: m.strong ? m.artefacts[0] : null, objects: codeObjects(text) };
 }
 
 const toContext = (p: PreviousAsk): AskContext =>
@@ -125,9 +125,11 @@ const toContext = (p: PreviousAsk): AskContext =>
 // "a Testing section", "the Highlights heading": a part of the answer, not an artefact to produce
 const SECTION_NAME_RE = /\b(?:a|an|the|its|their)\s+(?:[\w#-]+\s+){1,3}(?:section|heading|header|paragraph|subsection|footer|block|column|line|bullet)s?\b/gi;
 
+const SECTION_HINT_RE = /section|heading|header|paragraph|footer|block|column|line|bullet/i;
+
 /** The artefact an ask names as its job (strong phrases only), section names aside. */
 function jobArtefact(text: string): string | null {
-  const m = matchConcepts(keyOf(text.replace(SECTION_NAME_RE, ' ')));
+  const m = matchConcepts(keyOf(SECTION_HINT_RE.test(text) ? text.replace(SECTION_NAME_RE, ' ') : text));
   return m.strong ? m.artefacts[0] : null;
 }
 
@@ -305,7 +307,7 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
         },
       };
       intents.push(current);
-      currentAsk = askContext(norm.clean);
+      currentAsk = askContext(norm.clean, norm.key);
       addSkills(current.outcome, ev);
       continue;
     }

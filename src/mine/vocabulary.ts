@@ -17,11 +17,11 @@ export interface ConceptGroup {
   kind: 'artefact' | 'action';
   /** higher wins when an ask names several artefacts */
   rank: number;
-  /** phrases (lower case, words separated by one space; a trailing plural s/es is matched too) */
+  /** phrases (lower case words; the last word also matches with an -s, -es, -ed or -ing ending) */
   phrases: string[];
   /** phrases that name the artefact only when no strong phrase of any group is present */
   weak?: string[];
-  /** regular expressions (source, matched on word boundaries) for forms a phrase cannot spell */
+  /** regular expressions matched against one whole word, for forms a phrase cannot spell (TS2345) */
   patterns?: string[];
   reason: string;
   /** how a skill description names the job (a gerund phrase), by the action the ask names */
@@ -205,61 +205,47 @@ export interface ConceptMatch {
   rest: string;
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 interface PhraseEntry {
   group: ConceptGroup;
   weak: boolean;
+  tokens: string[];
 }
 
+const TOKEN_RE = /[\p{L}\p{N}]+/gu;
+const SUFFIXES = ['s', 'es', 'ed', 'ing'];
+
 /**
- * All phrases in one alternation, longest first, so one left-to-right scan finds each phrase
- * where it starts and prefers "release notes" to "release" and "pr description" to "pr"
- * (mining runs this on every ask: one regex instead of one per phrase).
+ * Phrases indexed by their first word, longest first, so one left-to-right walk over an ask's
+ * words takes "release notes" before "release" and "pr description" before "pr" (mining runs this
+ * on every ask: a map lookup per word rather than a regex per phrase).
  */
-function compile(groups: ConceptGroup[]): { re: RegExp; byPhrase: Map<string, PhraseEntry>; patterns: Array<{ re: RegExp; entry: PhraseEntry }> } {
-  const byPhrase = new Map<string, PhraseEntry>();
-  const sources: Array<{ source: string; length: number }> = [];
+function compile(groups: ConceptGroup[]): { byFirst: Map<string, PhraseEntry[]>; patterns: Array<{ re: RegExp; entry: PhraseEntry }> } {
+  const byFirst = new Map<string, PhraseEntry[]>();
   const patterns: Array<{ re: RegExp; entry: PhraseEntry }> = [];
   for (const g of groups) {
     const add = (p: string, weak: boolean) => {
-      if (!byPhrase.has(p)) byPhrase.set(p, { group: g, weak });
-      sources.push({ source: phraseSource(p), length: p.length });
+      const tokens = p.match(TOKEN_RE) ?? [];
+      const first = tokens[0];
+      if (first === undefined) return;
+      const list = byFirst.get(first) ?? [];
+      list.push({ group: g, weak, tokens });
+      byFirst.set(first, list);
     };
     for (const p of g.phrases) add(p, false);
     for (const p of g.weak ?? []) add(p, true);
-    for (const p of g.patterns ?? []) {
-      patterns.push({ re: new RegExp(`^(?:${p})$`, 'u'), entry: { group: g, weak: false } });
-      sources.push({ source: p, length: 4 });
-    }
+    for (const p of g.patterns ?? []) patterns.push({ re: new RegExp(`^(?:${p})$`, 'u'), entry: { group: g, weak: false, tokens: [] } });
   }
-  sources.sort((a, b) => b.length - a.length);
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${sources.map((x) => x.source).join('|')})(?![\\p{L}\\p{N}])`, 'gu');
-  return { re, byPhrase, patterns };
-}
-
-function phraseSource(p: string): string {
-  const words = p.split(' ').map(escapeRe);
-  const last = words.length - 1;
-  words[last] = `${words[last]}(?:s|es|ed|ing)?`;
-  return words.join('[\\s_-]+');
+  for (const list of byFirst.values()) list.sort((a, b) => b.tokens.length - a.tokens.length || b.tokens.join(' ').length - a.tokens.join(' ').length);
+  return { byFirst, patterns };
 }
 
 const COMPILED = compile(VOCABULARY);
 
-function entryOf(matched: string): PhraseEntry | undefined {
-  const t = matched.replace(/[\s_-]+/g, ' ');
-  const direct = COMPILED.byPhrase.get(t);
-  if (direct) return direct;
-  for (const suffix of ['ing', 'es', 'ed', 's']) {
-    if (!t.endsWith(suffix)) continue;
-    const e = COMPILED.byPhrase.get(t.slice(0, -suffix.length));
-    if (e) return e;
-  }
-  // a hyphenated phrase ("type-check") is stored with its hyphen
-  const hyphen = COMPILED.byPhrase.get(matched);
-  if (hyphen) return hyphen;
-  return COMPILED.patterns.find((p) => p.re.test(t))?.entry;
+/** A word of the ask matches a phrase's word, the last one also with a plural or verb ending. */
+function wordMatches(word: string, want: string, last: boolean): boolean {
+  if (word === want) return true;
+  if (!last || !word.startsWith(want)) return false;
+  return SUFFIXES.includes(word.slice(want.length));
 }
 
 /** The concepts a normalized key names, and what is left of it (the object). */
@@ -267,20 +253,49 @@ export function matchConcepts(key: string): ConceptMatch {
   const strong = new Map<string, { rank: number; at: number }>();
   const weak = new Map<string, { rank: number; at: number }>();
   const actions: string[] = [];
+  const words: Array<{ w: string; start: number; end: number }> = [];
+  for (const m of key.matchAll(TOKEN_RE)) words.push({ w: m[0], start: m.index, end: m.index + m[0].length });
   let rest = '';
   let last = 0;
-  for (const m of key.matchAll(COMPILED.re)) {
-    const at = m.index;
+  for (let i = 0; i < words.length; ) {
+    const w = words[i].w;
+    let hit: PhraseEntry | undefined;
+    let len = 0;
+    const firsts = [w];
+    for (const suf of SUFFIXES) if (w.length > suf.length + 1 && w.endsWith(suf)) firsts.push(w.slice(0, -suf.length));
+    for (const first of firsts) {
+      for (const e of COMPILED.byFirst.get(first) ?? []) {
+        const n = e.tokens.length;
+        if (i + n > words.length || (n > 1 && first !== w)) continue;
+        let ok = true;
+        for (let k = 0; k < n && ok; k++) ok = wordMatches(words[i + k].w, e.tokens[k], k === n - 1);
+        if (ok && n > len) {
+          hit = e;
+          len = n;
+        }
+      }
+    }
+    if (!hit) {
+      const p = COMPILED.patterns.find((x) => x.re.test(w));
+      if (p) {
+        hit = p.entry;
+        len = 1;
+      }
+    }
+    if (!hit) {
+      i++;
+      continue;
+    }
+    const at = words[i].start;
     rest += key.slice(last, at) + ' ';
-    last = at + m[0].length;
-    const e = entryOf(m[0]);
-    if (!e) continue;
-    const g = e.group;
+    last = words[i + len - 1].end;
+    i += len;
+    const g = hit.group;
     if (g.kind === 'action') {
       if (!actions.includes(g.concept)) actions.push(g.concept);
       continue;
     }
-    const into = e.weak ? weak : strong;
+    const into = hit.weak ? weak : strong;
     const prev = into.get(g.concept);
     if (!prev || at < prev.at) into.set(g.concept, { rank: g.rank, at });
   }

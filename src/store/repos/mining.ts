@@ -282,3 +282,9 @@ export function moveTasksOfMembers(db: Db, from: string, to: string, members: Ar
   );
   for (const m of members) stmt.run(to, from, m.sessionId, m.seq);
 }
+
+/** Marks sessions to be read again by the next mining run (their families are re-synthesized). */
+export function markSessionsUnmined(db: Db, sessionIds: Iterable<string>): void {
+  const stmt = db.prepare('UPDATE sessions SET mined_at = NULL WHERE id = ?');
+  for (const id of new Set(sessionIds)) stmt.run(id);
+}
