@@ -33,8 +33,8 @@ export function familyPhrase(f: DescribedFamily): string | null {
   // the ask without this occurrence's specifics (paths, PR numbers, versions), its first clause whole
   const general = first
     .replace(/`[^`]*`/g, '')
-    .replace(/(?:[\w.@~-]*\/)+[\w.@-]+/g, '')
-    .replace(/\(?#\d+\)?|\bv?\d+(?:\.\d+)+\b/g, '')
+    // a path or a version goes with the preposition that introduced it ("in src/a.ts", "for v1.2.0")
+    .replace(/(?:\s+(?:in|for|on|of|to|at|from|into))?\s*(?:(?:[\w.@~-]*\/)+[\w.@-]+|\(?#\d+\)?|\bv?\d+(?:\.\d+)+\b)/g, '')
     .replace(/\s+([,.;:!?])/g, '$1')
     .replace(/\s+/g, ' ')
     .trim();
