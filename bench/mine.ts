@@ -19,13 +19,14 @@ import { mineParaphrase } from './mine-paraphrase-run.js';
 import type { TemplateSet } from './mine-paraphrase.js';
 
 const SEEDS = [21, 22, 23];
+type Run = Awaited<ReturnType<typeof mineParaphrase>>;
 
 /** Mean quality over the seeds on one template set, without or with the review pass. */
 async function paraphraseRows(templates: TemplateSet, review: boolean): Promise<BenchResult[]> {
-  const runs = [];
+  const runs: Run[] = [];
   for (const seed of SEEDS) runs.push(await mineParaphrase(templates, { seed, review }));
-  const mean = (f: (r: (typeof runs)[number]) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
-  const sum = (f: (r: (typeof runs)[number]) => number) => runs.reduce((a, r) => a + f(r), 0);
+  const mean = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  const sum = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0);
   const p = mean((r) => r.precision);
   const r = mean((x) => x.recall);
   const [pt, rt] = review ? [0.95, 0.95] : [0.9, 0.85];
