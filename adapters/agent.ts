@@ -8,7 +8,7 @@
 import type { AgentId } from '../src/core/records.js';
 import type { Config } from '../src/core/config.js';
 import type { ExecAdapter } from './exec-common.js';
-import type { InstructionFile, SkillLocationContext, SkillRoot } from './skills-common.js';
+import type { HomeContext, InstructionFile, SkillLocationContext, SkillRoot } from './skills-common.js';
 import type { HarvestAdapter, RootEnv } from './types.js';
 
 /**
@@ -16,12 +16,7 @@ import type { HarvestAdapter, RootEnv } from './types.js';
  * passes the config's extra roots) and skill discovery and the write guard (which may not), so the
  * two sides always agree on an env var such as `CODEX_HOME=/a,/b`.
  */
-export interface HomeContext {
-  env: NodeJS.ProcessEnv;
-  /** the user's home directory */
-  home: string;
-  config?: Config;
-}
+export type { HomeContext } from './skills-common.js';
 
 /** The words an agent's transcripts use, for the parts of the product that read across agents. */
 export interface AgentVocabulary {

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentId, SkillTarget } from '../src/core/records.js';
 import type { Config } from '../src/core/config.js';
-import type { HomeContext } from './agent.js';
 
 export interface SkillLocationContext {
   /** absolute project root (git root or cwd); null = personal roots only */
@@ -88,4 +87,12 @@ export function dirsUpToRepoRoot(cwd: string, project: string | null): string[] 
     dir = parent;
   }
   return out;
+}
+
+/** What an agent's home resolver reads (harvest and skills share one resolver per agent). */
+export interface HomeContext {
+  env: NodeJS.ProcessEnv;
+  /** the user's home directory */
+  home: string;
+  config?: Config;
 }

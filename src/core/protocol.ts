@@ -21,6 +21,7 @@ export const Operation = z.enum([
   'meta_skill', // optimizer: update the optimizer-side strategy memory
   'judge_rubric', // judge: grade a response against a rubric
   'mine_task', // miner: turn a cluster of prompts into a self-contained task with checks
+  'review_clusters', // miner: review the night's changed clusters: merges, splits, a job name each
 ]);
 export type Operation = z.infer<typeof Operation>;
 
@@ -114,6 +115,19 @@ export const MineTaskReply = z.object({
   checks: z.array(CheckSchema.partial({ id: true, weight: true, sealed: true })),
 });
 
+export interface ReviewClustersPayload {
+  /** the clusters that changed, each with a few representative asks (already redacted) */
+  clusters: Array<{ id: string; size: number; asks: string[] }>;
+}
+export const ReviewClustersReply = z.object({
+  /** a one-line job name per cluster reviewed ("writing a CHANGELOG entry") */
+  names: z.array(z.object({ id: z.string(), job: z.string() })).default([]),
+  /** groups of cluster ids that are the same job */
+  merges: z.array(z.array(z.string()).min(2)).default([]),
+  /** a cluster holding several jobs: groups of its asks (indexes into the asks shown), each with a job name */
+  splits: z.array(z.object({ id: z.string(), groups: z.array(z.object({ job: z.string(), asks: z.array(z.number().int().nonnegative()).min(1) })).min(2) })).default([]),
+});
+
 export interface PerformPayload {
   task: Task;
   skill: { name: string; content: string };
@@ -130,6 +144,7 @@ export type PayloadFor = {
   meta_skill: MetaSkillPayload;
   judge_rubric: JudgeRubricPayload;
   mine_task: MineTaskPayload;
+  review_clusters: ReviewClustersPayload;
 };
 
 // ---- requests and replies ----------------------------------------------------------------------

@@ -310,7 +310,7 @@ export class IntentClusterer {
    * in this run are examined (plus their candidates), so history is not re-clustered.
    * `canAbsorb(id)` vetoes absorbing a cluster (e.g. one whose task a person curated).
    */
-  mergePass(canAbsorb: (clusterId: string) => boolean = () => true): number {
+  mergePass(canAbsorb: (clusterId: string) => boolean = () => true, keptApart: (a: string, b: string) => boolean = () => false): number {
     let total = 0;
     // seeds are clusters of 2+ asks touched in this run (singletons are reached as candidates);
     // merged centroids can newly reach the threshold, so survivors are re-examined (bounded)
@@ -325,7 +325,7 @@ export class IntentClusterer {
           const o = this.get(id);
           if (!o || this.similarity(c.centroid, o) < this.o.threshold * MERGE_FACTOR) continue;
           const [keep, drop] = survivorFirst(c, o);
-          if (!canAbsorb(drop.id)) continue;
+          if (!canAbsorb(drop.id) || keptApart(keep.id, drop.id)) continue;
           this.absorb(keep, drop);
           grew.add(keep);
           grew.delete(drop);
@@ -336,6 +336,47 @@ export class IntentClusterer {
       seeds = [...grew].filter((c) => !this.merged.has(c.id));
     }
     return total;
+  }
+
+  /** Merges two clusters a reviewer found to be one job; returns the survivor's id (null when vetoed or gone). */
+  mergeClusters(a: string, b: string, canAbsorb: (clusterId: string) => boolean = () => true): string | null {
+    const ca = this.get(this.resolve(a));
+    const cb = this.get(this.resolve(b));
+    if (!ca || !cb || ca.id === cb.id) return null;
+    const [keep, drop] = survivorFirst(ca, cb);
+    if (!canAbsorb(drop.id)) return null;
+    this.absorb(keep, drop);
+    return keep.id;
+  }
+
+  /**
+   * Moves some asks of a cluster into a new one (a reviewer found the cluster holds two jobs).
+   * `features` are the moved asks' features; `sessions` their distinct sessions (the store
+   * recounts both clusters' sessions after the move).
+   */
+  splitOff(fromId: string, newId: string, features: Features[], sessions: Set<string>): ClusterState | null {
+    const from = this.get(this.resolve(fromId));
+    if (!from || features.length === 0 || features.length >= from.size) return null;
+    const c: ClusterState = { id: newId, centroid: new Map(), size: 0, sessionCount: sessions.size, keys: [], taskId: null, createdAt: this.o.now };
+    for (const f of features) {
+      for (const [t, n] of f) {
+        c.centroid.set(t, (c.centroid.get(t) ?? 0) + n);
+        const left = (from.centroid.get(t) ?? 0) - n;
+        if (left > 1e-9) from.centroid.set(t, left);
+        else from.centroid.delete(t);
+      }
+    }
+    c.size = features.length;
+    from.size -= features.length;
+    from.norm = undefined;
+    this.clusters.set(c.id, c);
+    this.created.add(c.id);
+    this.sessionsAdded.set(c.id, new Set(sessions));
+    this.reindex(from);
+    this.reindex(c);
+    this.dirty.add(from.id);
+    this.dirty.add(c.id);
+    return c;
   }
 
   private absorb(keep: ClusterState, drop: ClusterState): void {

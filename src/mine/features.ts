@@ -2,7 +2,11 @@
  * Lexical features of a normalized prompt key: stemmed, canonicalized content words plus character
  * 4-grams of those words (robust to typos and morphology: "linter" ~ "lint"). Words carry full
  * weight, character grams a fraction; boilerplate ("write", "add", "please") is dropped as stopwords.
+ * On top, the job an ask is about: the artefact and action it names (vocabulary.ts) weigh more
+ * than the object they apply to, so "write vitest cases for X" and "we need tests for Y" compare
+ * as one job, and "a changelog entry: fix the leak" and "a commit message: fix the leak" as two.
  */
+import { matchConcepts } from './vocabulary.js';
 
 /** English function words plus the filler every request to a coding agent contains. */
 const STOPWORDS = new Set(
@@ -128,17 +132,41 @@ const GRAM = 4;
 export type Term = string | number;
 export type Features = Map<Term, number>;
 
-/** Binary features of a key: its words and the character 4-grams of each (padded with '_'). */
+/** Weight of the artefact that names the job (the strongest one an ask names). */
+export const JOB_WEIGHT = 4;
+/** Weight of any other artefact an ask names ("a changelog entry for PR #12" also names a PR). */
+export const OTHER_ARTEFACT_WEIGHT = 1;
+/** Weight of the action on the artefact (write, fix, investigate, explain). */
+export const ACTION_WEIGHT = 1.5;
+/**
+ * Weight of the object words (what the job applies to: `parseAmount`, "the auth middleware") when
+ * the ask names a job's artefact: enough to tell two jobs apart that the vocabulary does not
+ * know, too little to pull two jobs together because they share an object.
+ */
+export const OBJECT_WEIGHT = 0.35;
+
+/** Concept features are named `@<concept>` (a word to the index, never produced by `contentWords`). */
+export const conceptTerm = (concept: string): string => `@${concept}`;
+
+/**
+ * Weighted features of a key: the job's artefact and action (from the vocabulary, vocabulary.ts),
+ * then the remaining content words and their character 4-grams (padded with '_'). Values are
+ * weights; the cosine in cluster.ts multiplies them with `termWeight`.
+ */
 export function featuresOf(key: string): Features {
   const f: Features = new Map();
-  for (const w of contentWords(key)) {
-    f.set(w, 1);
+  const m = matchConcepts(key);
+  m.artefacts.forEach((a, i) => f.set(conceptTerm(a), i === 0 ? JOB_WEIGHT : OTHER_ARTEFACT_WEIGHT));
+  for (const a of m.actions) f.set(conceptTerm(`act:${a}`), ACTION_WEIGHT);
+  const scale = m.artefacts.length ? OBJECT_WEIGHT : 1;
+  for (const w of contentWords(m.rest)) {
+    f.set(w, scale);
     if (w.length < GRAM || WEAK_WORDS.has(w)) continue;
     const padded = `_${w}_`;
     for (let i = 0; i + GRAM <= padded.length; i++) {
       let h = 0x811c9dc5;
       for (let j = i; j < i + GRAM; j++) h = Math.imul(h ^ padded.charCodeAt(j), 0x01000193);
-      f.set(h | 0, 1);
+      f.set(h | 0, scale);
     }
   }
   return f;

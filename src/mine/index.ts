@@ -17,13 +17,21 @@ import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
+import { addOccurrences, deleteTask, listTasks, upsertTask } from '../store/repos/tasks.js';
+import {
+  clusterCounts,
+  clusterMinerReader,
+  curatedClusterCheck,
+  markSessionsMined,
+  moveMembers,
+  moveTasksOfMembers,
+  recountSessions,
+  sessionEventReader,
+  sessionsToMine,
+  setClusterTasks,
+  type MinedEventTuple,
+} from '../store/repos/mining.js';
 import { skillToolNames } from '../../adapters/index.js';
-
-/** The agents' skill-loading tool names as an SQL list (names are the registry's own constants). */
-const SKILL_TOOLS_SQL = skillToolNames()
-  .map((n) => `'${n.replace(/'/g, "''")}'`)
-  .join(', ');
-import { addOccurrences, listTasks, upsertTask } from '../store/repos/tasks.js';
 import { featuresOf } from './features.js';
 import { IntentClusterer, type ClusterState } from './cluster.js';
 import { extractIntents, type MinedEvent } from './outcome.js';
@@ -31,6 +39,7 @@ import { clusterMembers, dbClusterSource, familyTasks, loadDf, memberSeqs, persi
 import { taskIdFor } from './synthesize.js';
 import { familyJudge, synthesizeFamily, type FamilyDefinition, type InstanceWrite } from './family.js';
 import { mineWithLlm } from './llm-miner.js';
+import { apartKey, loadReviewState, reviewClusters, saveReviewState, type ReviewAsk, type ReviewCandidate, type ReviewOutcome } from './cluster-review.js';
 import { checkStoredSplitIntegrity, thinProjects, type SplitViolation, type ThinProject } from './splits.js';
 import { validateJudge } from './judge-synth.js';
 
@@ -63,6 +72,8 @@ export interface MineSummary {
   thin: ThinProject[];
   integrity: SplitViolation[];
   llm: { calls: number; failures: string[]; invalidChecks: string[] };
+  /** the LLM cluster review of this run, when a miner backend is configured */
+  review?: ReviewOutcome;
   durationMs: number;
 }
 
@@ -76,14 +87,6 @@ const MAX_LLM_CALLS = 40;
 export const OUTCOME_VERSION = 2;
 const KV_OUTCOME_VERSION = 'mine.outcomeVersion';
 const LEASE_TTL_MS = 15 * 60_000;
-
-interface SessionRow {
-  id: string;
-  agent: string;
-  project: string | null;
-  updated_at: number;
-  mined_at: number | null;
-}
 
 export async function runMining(db: Db, config: Config, opts: MineOptions = {}): Promise<MineSummary> {
   const t0 = performance.now();
@@ -101,26 +104,8 @@ export async function runMining(db: Db, config: Config, opts: MineOptions = {}):
 async function mine(db: Db, config: Config, opts: MineOptions, now: number, progress: Progress, t0: number): Promise<MineSummary> {
   // (a run limited to one project does not refresh: the rest of the store would stay behind)
   const refresh = opts.project === undefined && (kvGet<number>(db, KV_OUTCOME_VERSION) ?? 1) < OUTCOME_VERSION;
-  const sessions = db
-    .prepare(
-      `SELECT id, agent, project, updated_at, mined_at FROM sessions
-       WHERE kind IN ('interactive','headless') ${refresh ? '' : 'AND (mined_at IS NULL OR mined_at < updated_at)'}
-       ${opts.project !== undefined ? 'AND project = @project' : ''}
-       ORDER BY COALESCE(started_at, 0), id`,
-    )
-    .all(opts.project !== undefined ? { project: opts.project } : {}) as SessionRow[];
-  // only what outcome inference needs: prompt text, heads of other texts, flags and skills from
-  // meta; a tool call's input only when it may name a skill (events stored before meta.skill)
-  const events = db
-    .prepare(
-      `SELECT seq, ts, role, kind, tool_name, is_error,
-         CASE WHEN kind = 'prompt' THEN text
-           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN (${SKILL_TOOLS_SQL}) OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE '' END
-           ELSE substr(text, 1, 400) END AS text,
-         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill
-       FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) ORDER BY seq`,
-    )
-    .raw();
+  const sessions = sessionsToMine(db, { refresh, project: opts.project });
+  const events = sessionEventReader(db, skillToolNames());
   const df = loadDf(db);
   // "ran the tests" checks only where the replay target can run a command at all (today: sim; the
   // agent CLIs replay with their shell switched off, see src/core/tool-kinds.ts)
@@ -132,7 +117,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   let prompts = 0;
   for (const [i, s] of sessions.entries()) {
     if (i % 200 === 0) throwIfAborted(opts.signal);
-    const evs = (events.all(s.id) as EventTuple[]).map(toEvent);
+    const evs = events(s.id).map(toEvent);
     // asks already clustered (a resumed session, or a run that stopped before marking sessions mined)
     const known = memberSeqs(db, s.id);
     for (const intent of extractIntents(evs)) {
@@ -153,11 +138,63 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     }
     progress.tick(1);
   }
-  const curated = db.prepare(
-    "SELECT 1 FROM tasks WHERE cluster_id = ? AND (origin = 'imported' OR json_extract(record, '$.reviewed') = 1) LIMIT 1",
-  ).pluck();
-  const merges = clusterer.mergePass((id) => curated.get(id) === undefined);
+  const curated = curatedClusterCheck(db);
+  const review = loadReviewState(db);
+  const apart = new Set(review.apart);
+  const merges = clusterer.mergePass((id) => !curated(id), (a, b) => apart.has(apartKey(a, b)));
   if (merges) progress.log(`merged ${merges} cluster${merges === 1 ? '' : 's'} that turned out to be the same ask`);
+  // ---- the optional LLM review of the clusters this run changed (one call)
+  const useLlm = config.mining.useLlm && !!opts.backends?.miner;
+  const storedMoves = new Map<string, { from: string; members: Array<{ sessionId: string; seq: number }> }>();
+  let reviewOutcome: ReviewOutcome | undefined;
+  if (useLlm) {
+    const changed = [...new Set([...touched].map((id) => clusterer.resolve(id)))];
+    const runAsks = new Map<string, ReviewAsk[]>();
+    for (const m of members) {
+      const id = clusterer.resolve(m.clusterId);
+      runAsks.set(id, [...(runAsks.get(id) ?? []), { key: `${m.sessionId}#${m.seq}`, prompt: m.prompt }]);
+    }
+    const inRun = new Set(members.map((m) => `${m.sessionId}#${m.seq}`));
+    const candidates: ReviewCandidate[] = changed.map((id) => {
+      const stored = clusterMembers(db, id, 50).map((m) => ({ key: `${m.sessionId}#${m.seq}`, prompt: m.prompt })).filter((a) => !inRun.has(a.key));
+      return { id, size: clusterer.get(id)?.size ?? 0, asks: [...(runAsks.get(id) ?? []), ...stored] };
+    });
+    const runMember = new Map(members.map((m) => [`${m.sessionId}#${m.seq}`, m]));
+    try {
+      reviewOutcome = await reviewClusters({
+        db,
+        backend: opts.backends!.miner!,
+        clusterer,
+        candidates,
+        state: review,
+        canAbsorb: (id) => !curated(id),
+        now,
+        signal: opts.signal,
+        onMove: (moved) => {
+          for (const [key, to] of moved) {
+            touched.add(to);
+            const m = runMember.get(key);
+            if (m) {
+              m.clusterId = to;
+              continue;
+            }
+            const at = key.lastIndexOf('#');
+            const from = candidates.find((c) => c.asks.some((a) => a.key === key))?.id ?? '';
+            const entry = storedMoves.get(to) ?? { from, members: [] };
+            entry.members.push({ sessionId: key.slice(0, at), seq: Number(key.slice(at + 1)) });
+            storedMoves.set(to, entry);
+          }
+        },
+      });
+      if (reviewOutcome.called) {
+        progress.log(`cluster review: ${reviewOutcome.reviewed} cluster(s), ${reviewOutcome.merges} merge(s), ${reviewOutcome.splits} split(s)${reviewOutcome.cached ? ' (cached)' : ''}`);
+      }
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ABORTED') throw err;
+      reviewOutcome = { called: true, cached: false, reviewed: 0, merges: 0, splits: 0, named: 0, failure: errorMessage(err) };
+      progress.log(`cluster review failed, kept the clusters as mined: ${errorMessage(err)}`);
+    }
+  }
   clusterer.finalizeCentroids();
   const mergeList = [...clusterer.merged.keys()].map((drop) => [drop, clusterer.resolve(drop)] as [string, string]);
   const absorbers = new Set(mergeList.map((m) => m[1]));
@@ -167,6 +204,18 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   for (const id of resolvedTouched) touched.add(id);
   db.transaction(() => {
     const counts = persistState(db, clusterer.changed(), members, df, now, mergeList);
+    // asks a review split off that were clustered on an earlier run move with their tasks
+    for (const [to, mv] of storedMoves) {
+      const from = clusterer.resolve(mv.from);
+      moveMembers(db, to, mv.members);
+      moveTasksOfMembers(db, from, to, mv.members);
+      counts.set(from, recountSessions(db, from));
+      counts.set(to, recountSessions(db, to));
+    }
+    if (reviewOutcome?.called) {
+      for (const [drop] of mergeList) delete review.names[drop];
+      saveReviewState(db, review, now);
+    }
     for (const [id, n] of counts) {
       const c = clusterer.get(id);
       if (c) c.sessionCount = n;
@@ -183,16 +232,15 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     newMembersByCluster.set(m.clusterId, set);
   }
   for (const id of absorbers) touched.add(id);
-  const minerOf = db.prepare('SELECT miner FROM clusters WHERE id = ?').pluck();
-  const useLlm = config.mining.useLlm && !!opts.backends?.miner;
+  const minerOf = clusterMinerReader(db);
   const writes: Array<{ clusterId: string; miner: string; instances: InstanceWrite[]; superseded: string[]; newKeys: Set<string> }> = [];
   const recurring = [...touched].map((id) => clusterer.get(id)).filter((c): c is ClusterState => !!c && c.sessionCount >= config.mining.minSessions);
   if (recurring.length) progress.log(`${recurring.length} recurring ask${recurring.length === 1 ? '' : 's'} to (re)write as tasks`);
   for (const c of recurring) {
     throwIfAborted(opts.signal);
-    const all = clusterMembers(db, c.id, 1_000_000);
+    const all = withKnownProject(clusterMembers(db, c.id, 1_000_000));
     const existing = familyTasks(db, c.id);
-    let miner = (minerOf.get(c.id) as string | undefined) ?? 'heuristic';
+    let miner = minerOf(c.id) ?? 'heuristic';
     let definition: FamilyDefinition | undefined;
     const heuristic = familyJudge(all, { targetRunsCommands });
     const curatedOnly = existing.size > 0 && [...existing.values()].every((t) => t.reviewed || t.origin === 'imported');
@@ -222,12 +270,9 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     writes.push({ clusterId: c.id, miner, instances: fam.instances, superseded: fam.superseded, newKeys: newMembersByCluster.get(c.id) ?? new Set() });
   }
 
-  const setCluster = db.prepare('UPDATE clusters SET task_id = ?, miner = ? WHERE id = ?');
-  const markMined = db.prepare('UPDATE sessions SET mined_at = ? WHERE id = ?');
-  const dropTask = db.prepare('DELETE FROM tasks WHERE id = ?');
   db.transaction(() => {
     for (const w of writes) {
-      for (const id of w.superseded) dropTask.run(id);
+      for (const id of w.superseded) deleteTask(db, id);
       for (const inst of w.instances) {
         // unchanged tasks are not rewritten; their asks seen again in this run still update the outcome
         const rows = inst.changed ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
@@ -236,23 +281,21 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
         if (inst.isNew) summary.newTasks++;
         else if (inst.changed) summary.updatedTasks++;
       }
-      setCluster.run(w.instances[0]?.task.id ?? null, w.miner, w.clusterId);
     }
-    for (const s of sessions) markMined.run(Math.max(now, s.updated_at), s.id);
+    setClusterTasks(db, writes.map((w) => ({ clusterId: w.clusterId, taskId: w.instances[0]?.task.id ?? null, miner: w.miner })));
+    markSessionsMined(db, sessions.map((s) => ({ id: s.id, minedAt: Math.max(now, s.updated_at) })));
     if (refresh) kvSet(db, KV_OUTCOME_VERSION, OUTCOME_VERSION, now);
   }).immediate();
 
   const active = listTasks(db, { status: 'active' });
   const bySplit: Record<Split, number> = { train: 0, val: 0, test: 0 };
   for (const t of active) bySplit[t.split]++;
-  const counts = db
-    .prepare('SELECT COUNT(*) AS clusters, SUM(session_count >= ?) AS recurring FROM clusters')
-    .get(config.mining.minSessions) as { clusters: number; recurring: number | null };
+  const counts = clusterCounts(db, config.mining.minSessions);
   const result: MineSummary = {
     sessions: sessions.length,
     prompts,
     clusters: counts.clusters,
-    recurringTasks: counts.recurring ?? 0,
+    recurringTasks: counts.recurring,
     newTasks: summary.newTasks,
     updatedTasks: summary.updatedTasks,
     mergedClusters: merges,
@@ -260,15 +303,14 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     thin: thinProjects(active, config.training.minValTasks),
     integrity: checkStoredSplitIntegrity(db),
     llm: summary.llm,
+    ...(reviewOutcome ? { review: reviewOutcome } : {}),
     durationMs: Math.round(performance.now() - t0),
   };
   progress.done(`mine: ${result.sessions ? `${result.sessions} session(s) read` : 'no new sessions'}; tasks ${result.newTasks} new, ${result.updatedTasks} updated`);
   return result;
 }
 
-type EventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown, unknown];
-
-function toEvent(r: EventTuple): MinedEvent {
+function toEvent(r: MinedEventTuple): MinedEvent {
   const [seq, ts, role, kind, toolName, isError, text, final, interrupted, skill] = r;
   const meta: Record<string, unknown> = {};
   if (final === 1 || final === true) meta.final = true;
@@ -285,6 +327,19 @@ function parseSkillMeta(v: string): unknown {
   } catch {
     return v;
   }
+}
+
+/**
+ * A session without a project (a legacy Copilot CLI session has no cwd) says nothing about where a
+ * job belongs: its asks take the family's one known project, so they never make a one-project job
+ * cross-project (and route it to the personal skill). A family seen in several projects stays
+ * cross-project; one seen only in project-less sessions keeps no project.
+ */
+export function withKnownProject<M extends { project: string | null }>(members: M[]): M[] {
+  const known = new Set(members.map((m) => m.project).filter((p): p is string => p !== null));
+  if (known.size !== 1 || members.every((m) => m.project !== null)) return members;
+  const [project] = known;
+  return members.map((m) => (m.project === null ? { ...m, project } : m));
 }
 
 /** The miner's checks replace the family's heuristic ones; the generic guards and sealed checks stay. */

@@ -2,12 +2,13 @@
  * Optional LLM miner (the `miner` role): rewrites a cluster's asks into a self-contained intent and
  * checks. Its checks are validated like any other; an invalid one is dropped and reported (the
  * caller surfaces it), never kept as a check that silently scores zero. Any failure of the model
- * call leaves the heuristic task in place.
+ * call (a reply unusable twice included) leaves the heuristic task in place.
  */
 import { MineTaskReply, type Backend, type MineTaskPayload } from '../core/protocol.js';
 import type { Check } from '../core/records.js';
 import { makeCheck } from './judge-synth.js';
 import { errorMessage, throwIfAborted } from '../core/errors.js';
+import { completeJson } from '../llm/json.js';
 
 export interface LlmMined {
   intent: string;
@@ -37,27 +38,19 @@ export function minerPrompt(p: MineTaskPayload): string {
   ].join('\n');
 }
 
-function extractJsonObject(text: string): unknown {
-  const fenced = /```(?:json)?\s*\n([\s\S]*?)\n```/.exec(text);
-  const body = fenced ? fenced[1] : text;
-  const start = body.indexOf('{');
-  const end = body.lastIndexOf('}');
-  if (start < 0 || end <= start) throw new Error('no JSON object in the reply');
-  return JSON.parse(body.slice(start, end + 1));
-}
-
 export async function mineWithLlm(backend: Backend, payload: MineTaskPayload, signal?: AbortSignal): Promise<LlmMined> {
   throwIfAborted(signal);
-  const reply = await backend.complete(
+  // the optimizer's structured-reply path: one repair on a bad reply, the response cache, the ledger
+  const { value } = await completeJson(
+    backend,
     { role: 'miner', operation: 'mine_task', prompt: minerPrompt(payload), payload, maxTokens: 1200, temperature: 0, cacheable: true },
+    MineTaskReply,
     signal,
   );
-  const parsed = MineTaskReply.safeParse(extractJsonObject(reply.text));
-  if (!parsed.success) throw new Error(`miner reply does not match the schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const checks: Check[] = [];
   const invalid: string[] = [];
   const ids = new Set<string>();
-  for (const raw of parsed.data.checks) {
+  for (const raw of value.checks) {
     try {
       // ids come from the content (the model's ids may collide or be missing)
       const { id: _ignored, ...draft } = raw;
@@ -69,5 +62,5 @@ export async function mineWithLlm(backend: Backend, payload: MineTaskPayload, si
       invalid.push(errorMessage(err));
     }
   }
-  return { intent: parsed.data.intent.trim(), context: parsed.data.context.trim(), checks, invalid };
+  return { intent: value.intent.trim(), context: value.context.trim(), checks, invalid };
 }

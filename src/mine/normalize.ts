@@ -67,8 +67,25 @@ export function stripGreetings(text: string): string {
   return t;
 }
 
+/**
+ * Keys of recently seen texts: a mining run computes the key of one ask several times (clustering,
+ * reaction classification, family synthesis), and re-synthesizing a big family re-reads the same
+ * stored prompts. Bounded; cleared when full.
+ */
+const KEY_MEMO = new Map<string, string>();
+const KEY_MEMO_MAX = 50_000;
+
 /** Replaces incidental detail with nothing: what differs between two asks of the same thing. */
 export function keyOf(clean: string): string {
+  const memo = KEY_MEMO.get(clean);
+  if (memo !== undefined) return memo;
+  const key = computeKey(clean);
+  if (KEY_MEMO.size >= KEY_MEMO_MAX) KEY_MEMO.clear();
+  KEY_MEMO.set(clean, key);
+  return key;
+}
+
+function computeKey(clean: string): string {
   let t = clean.replace(/`([^`\n]*)`/g, ' $1 '); // inline code: keep content, apply the rules below
   // code identifiers (parseAmount, tenant_id) name the incidental thing worked on, not the ask
   t = t.replace(/(^|[^\w.])[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*(?![\w.])/g, '$1 ');

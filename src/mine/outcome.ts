@@ -4,7 +4,8 @@
  * evidence about the previous ask, not a new ask, so it is attached to it instead of being clustered.
  * Corrections and refinements are kept verbatim: they are the user's preferences.
  */
-import { normalizePrompt, stripEnvelopes, type NormalizedPrompt } from './normalize.js';
+import { keyOf, normalizePrompt, stripEnvelopes, type NormalizedPrompt } from './normalize.js';
+import { matchConcepts } from './vocabulary.js';
 import { contentWords } from './features.js';
 import { verifyKindsOfCall, type VerifyKind } from '../core/tool-kinds.js';
 
@@ -74,12 +75,11 @@ const REFINEMENT_RES = [
   /^(put|place|move) (it|them|that|this|those) (under|in|into|at|before|after|below|above)\b/,
   /^(link|cite|reference|mention) (the|a|an|it|to)\b/,
   /^(group|sort|order) (them|it|the \w+) by\b/,
-  /\b(too|as well)[.!]*$/,
   /^(shorter|longer|simpler|smaller|more|less|fewer)\b/,
   /^(group|sort|split|merge|order|rename|move) (them|it|those|these)\b/,
   /^(add|include|put|mention) (a|an|the) [\w -]{1,30} (section|heading|note|line|entry|link|number)( too| as well)?[.!]*$/,
   /^(make|keep) (it|them|sure)\b/,
-  /^(also|and also|plus|additionally)\b/, /^(can|could) you (also|make it|keep)\b/, /^(and|but) (also|make|use|keep|link|add)\b/,
+  /^(additionally)\b/, /^(can|could) you (make it|keep)\b/, /^(and|but) (make|use|keep|link|add)\b/,
   // how the answer should be shaped: "start with a ## Highlights section", "end it with the upgrade steps"
   /^(start|begin|open|lead|end|finish|close) (it |them |each one |each entry )?(off )?with\b/,
   // an instruction about what the agent just produced: "wrap them in a describe block", "turn it into a table"
@@ -99,8 +99,70 @@ export function isInterruption(text: string, meta: Record<string, unknown> = {})
   return meta.interrupted === true || meta.aborted === true || INTERRUPT_RES.some((r) => r.test(text.trim()));
 }
 
-/** Classifies a follow-up prompt relative to the previous ask (its key or word set); null = a new ask. */
-export function classifyReaction(clean: string, previous: string | Set<string> | null): ReactionKind | null {
+/**
+ * What a reaction is compared with: the previous ask, as text, as its word set, or as a full
+ * context (`askContext`) with the artefact it named and the code objects it mentioned.
+ */
+export type PreviousAsk = string | Set<string> | AskContext;
+
+export interface AskContext {
+  words: Set<string>;
+  /** the artefact the ask named (vocabulary.ts), if any */
+  artefact: string | null;
+  /** paths, file names and code identifiers the ask mentioned */
+  objects: Set<string>;
+}
+
+/** Context of an ask for classifying what the user says next. */
+export function askContext(text: string, key = keyOf(text)): AskContext {
+  const m = matchConcepts(key);
+  return { words: new Set(contentWords(key)), artefact: m.strong ? m.artefacts[0] : null, objects: codeObjects(text) };
+}
+
+const toContext = (p: PreviousAsk): AskContext =>
+  typeof p === 'string' ? askContext(p) : p instanceof Set ? { words: p, artefact: null, objects: new Set() } : p;
+
+// "a Testing section", "the Highlights heading": a part of the answer, not an artefact to produce
+const SECTION_NAME_RE = /\b(?:a|an|the|its|their)\s+(?:[\w#-]+\s+){1,3}(?:section|heading|header|paragraph|subsection|footer|block|column|line|bullet)s?\b/gi;
+
+const SECTION_HINT_RE = /section|heading|header|paragraph|footer|block|column|line|bullet/i;
+
+/** The artefact an ask names as its job (strong phrases only), section names aside. */
+function jobArtefact(text: string): string | null {
+  const m = matchConcepts(keyOf(SECTION_HINT_RE.test(text) ? text.replace(SECTION_NAME_RE, ' ') : text));
+  return m.strong ? m.artefacts[0] : null;
+}
+
+/** Paths, file names and code identifiers (what a new request points at), lower-cased. */
+function codeObjects(text: string): Set<string> {
+  const out = new Set<string>();
+  const t = text.replace(/\*\.[\w.]+/g, ' '); // globs (*.test.ts) name a convention, not a file
+  for (const m of t.matchAll(/(?:[\w.@~-]*\/)+[\w.@-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|md|json|ya?ml|toml|sql|css|html|sh)\b/g)) out.add(m[0].toLowerCase());
+  for (const m of t.matchAll(/\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b/g)) out.add(m[0].toLowerCase());
+  return out;
+}
+
+const SECTION_ADD_RE = /^(?:add|include|insert|put|start with|end with|lead with) (?:a|an|the) (?:[\w#-]+ ){1,3}(?:section|heading|header|paragraph|subsection|footer|table|list|summary|note)s?\b/;
+
+/** A restated constraint on the answer: what it must, should, may not or at most be. */
+const CONSTRAINT_RE =
+  /\b(must|should|shall|needs? (?:a|an|to|the|more|less|its|their)|has to|have to|at (?:most|least)|no (?:more|longer|shorter|fewer) than|not (?:more|longer|shorter) than|(?:under|below|over|above|within|max(?:imum)?|min(?:imum)?) \d+|too (?:long|short|thin|thick|verbose|wordy|terse|vague|generic|much|little|many|few|big|small|formal|casual)|always|never|only|not allowed|is (?:missing|wrong|incorrect)|are (?:missing|wrong|incorrect)|rather than|instead)\b/;
+/** A new request in the same session: "now …", "next …", "also write …", "… too". */
+const FOLLOW_UP_RE = /^(?:(?:ok|okay|alright|great|cool)[\s,]+)?(?:now|next|then|and then|also|and also|plus|after that|while you'?re at it|while you are at it|can you also|could you also)\b|\b(?:too|as well)[.!?]*$/;
+/** How a request starts: a verb addressed to the agent, or "can you / I need / we need". */
+const REQUEST_START_RE =
+  /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|can you|could you|would you|will you|i need|we need|i want|i'?d like|let'?s)\b/;
+const QUESTION_RE = /\?\s*$|^(?:is|are|was|were|can|could|would|should|will|do|does|did|what|whats|what'?s|why|how|where|when|which|who)\b/;
+
+/**
+ * Classifies what the user says right after an answer, relative to the ask it answers; null = a
+ * new ask. A correction is the user's reaction to that answer: a negation ("no", "still", "wrong"),
+ * or a restated constraint on it, whatever its words ("keep commit messages at most 500
+ * characters", "the title line must be …"). A new request in the same session is an ask, even
+ * when it ends in "too" ("fix the null handling in src/cli/add.ts too"): it points at a new file
+ * or code object, or names another job's artefact.
+ */
+export function classifyReaction(clean: string, previous: PreviousAsk | null): ReactionKind | null {
   const t = clean.trim().toLowerCase();
   if (!t) return null;
   if (t.length <= MAX_PRAISE_CHARS && PRAISE_RES.some((r) => r.test(t))) {
@@ -110,9 +172,26 @@ export function classifyReaction(clean: string, previous: string | Set<string> |
     return 'correction';
   }
   if (t.length > MAX_REACTION_CHARS || previous === null) return null;
-  if (isRetry(t, previous)) return 'retry';
+  const prev = toContext(previous);
+  if (isRetry(t, prev.words)) return 'retry';
   if (CORRECTION_RES.some((r) => r.test(t))) return 'correction';
+  const objects = codeObjects(clean);
+  const newObject = [...objects].some((o) => !prev.objects.has(o));
+  const artefact = jobArtefact(clean);
+  const newArtefact = artefact !== null && artefact !== prev.artefact;
+  const request = REQUEST_START_RE.test(t) || /^(?:we|i|you)\b/.test(t);
+  // a constraint stated about the answer ("commit messages need a type prefix", "column names must be snake_case")
+  if (CONSTRAINT_RE.test(t) && !request && !QUESTION_RE.test(t)) return 'correction';
+  if (newObject) return null;
+  if (FOLLOW_UP_RE.test(t)) return newArtefact ? null : 'refinement';
+  if (newArtefact) return null;
   if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';
+  // a part added to the answer ("add a Highlights section for the top features"), unless it names its own target document
+  if (artefact === null && SECTION_ADD_RE.test(t)) return 'refinement';
+  if (QUESTION_RE.test(t)) return null;
+  if (CONSTRAINT_RE.test(t) && !/^(?:can|could|would|will) you\b|^(?:i|we) (?:need|want)\b/.test(t)) return 'correction';
+  // a statement about the same artefact, not a request ("tests go next to the source file")
+  if (artefact !== null && artefact === prev.artefact && !request) return 'correction';
   return null;
 }
 
@@ -194,7 +273,7 @@ const MAX_FINAL = 400;
 export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
   const intents: IntentPrompt[] = [];
   let current: IntentPrompt | null = null;
-  let currentWords = new Set<string>();
+  let currentAsk: AskContext | null = null;
   for (const ev of events) {
     if (ev.kind === 'prompt' && ev.role === 'user') {
       if (isInterruption(ev.text, ev.meta)) {
@@ -204,7 +283,7 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
       const norm = normalizePrompt(ev.text);
       // classify on what the user typed (greetings and thanks included: "thanks!" is praise)
       const said = stripEnvelopes(ev.text).replace(/\s+/g, ' ').trim();
-      const reaction = current ? classifyReaction(said, currentWords) : null;
+      const reaction = current && currentAsk ? classifyReaction(said, currentAsk) : null;
       if (current && reaction) {
         current.outcome.reactions.push({ kind: reaction, text: said.slice(0, 600), seq: ev.seq });
         addSkills(current.outcome, ev);
@@ -228,7 +307,7 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
         },
       };
       intents.push(current);
-      currentWords = new Set(contentWords(norm.key));
+      currentAsk = askContext(norm.clean, norm.key);
       addSkills(current.outcome, ev);
       continue;
     }

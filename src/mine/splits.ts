@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
 import type { Split, Task } from '../core/records.js';
+import { occurrencesSharedAcrossSplits } from '../store/repos/mining.js';
 import { listTasks } from '../store/repos/tasks.js';
 import { normalizePrompt } from './normalize.js';
 
@@ -141,14 +142,7 @@ export function checkSplitIntegrity(tasks: Task[]): SplitViolation[] {
 export function checkStoredSplitIntegrity(db: Db, opts: { project?: string | null } = {}): SplitViolation[] {
   const tasks = listTasks(db, { status: 'active', ...(opts.project !== undefined ? { project: opts.project } : {}) });
   const out = checkSplitIntegrity(tasks);
-  const rows = db
-    .prepare(
-      `SELECT a.task_id AS a, b.task_id AS b, ta.split AS sa, tb.split AS sb, a.session_id AS s, a.event_seq AS q
-       FROM task_occurrences a JOIN task_occurrences b ON a.session_id = b.session_id AND a.event_seq = b.event_seq AND a.task_id < b.task_id
-       JOIN tasks ta ON ta.id = a.task_id JOIN tasks tb ON tb.id = b.task_id
-       WHERE ta.split <> tb.split AND ta.status = 'active' AND tb.status = 'active' LIMIT 100`,
-    )
-    .all() as Array<{ a: string; b: string; sa: string; sb: string; s: string; q: number }>;
+  const rows = occurrencesSharedAcrossSplits(db);
   const ids = new Set(tasks.map((t) => t.id));
   for (const r of rows) {
     if (opts.project !== undefined && !ids.has(r.a) && !ids.has(r.b)) continue;

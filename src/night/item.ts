@@ -14,6 +14,7 @@ import { readIfExists } from '../core/fsutil.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import { scaffoldSkill } from '../../adapters/skills-registry.js';
 import { cliBackendNames } from '../../adapters/index.js';
+import { skillDescription } from '../mine/skill-description.js';
 import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import type { TrainResult } from '../trainer/types.js';
 import { countTasks, type PlanItem } from './plan.js';
@@ -34,25 +35,14 @@ export function describeBackends(b: RoleBackends): Record<string, { backend: str
 }
 
 
-/** A short clause of a task intent for the skill's description (what makes the agent pick it up). */
-function askOf(t: Task): string {
-  // drop the specifics of this one occurrence (PR numbers, versions) so the description reads as the job
-  const general = t.intent.replace(/\(?#\d+\)?|\bv?\d+(?:\.\d+)+\b/g, '').replace(/\s+([,.;!?])/g, '$1');
-  const first = general.replace(/\s+/g, ' ').trim().split(/(?<=[.!?;])\s/)[0].replace(/[.!?;]+$/, '');
-  if (first.length <= 70) return first;
-  return first.slice(0, 70).replace(/\s+\S*$/, '') + '…';
-}
-
 function managedDescription(project: string | null, tasks: Task[]): string {
-  // one ask per family (its tasks are occurrences of the same request), most frequent families first
+  // one job per family (its tasks are occurrences of the same request), most frequent families first
   const families = new Map<string, Task[]>();
   for (const t of tasks) families.set(t.family ?? t.id, [...(families.get(t.family ?? t.id) ?? []), t]);
-  const asks = [...families.values()]
-    .sort((a, b) => b.length - a.length || b.reduce((n, t) => n + t.occurrences, 0) - a.reduce((n, t) => n + t.occurrences, 0))
-    .slice(0, 3)
-    .map((f) => askOf(f[0]));
-  const where = project ? `in ${path.basename(project)}` : 'across your projects';
-  return `Conventions learned from recurring requests ${where}. Use when asked to: ${asks.join('; ') || 'repeat a common task'}.`;
+  const ordered = [...families.values()].sort(
+    (a, b) => b.length - a.length || b.reduce((n, t) => n + t.occurrences, 0) - a.reduce((n, t) => n + t.occurrences, 0),
+  );
+  return skillDescription(project, ordered.map((f) => ({ intents: f.map((t) => t.intent) })));
 }
 
 function startDocument(item: PlanItem, base: string | null): string {

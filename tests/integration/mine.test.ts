@@ -169,8 +169,9 @@ describe('runMining', () => {
       },
     };
     const s = await runMining(db, config, { backends: { miner }, now: T0 + 9 * 86_400_000 });
-    expect(calls).toHaveLength(1);
-    expect(calls[0].payload).toMatchObject({ corrections: expect.arrayContaining(['link the PR']) });
+    // one cluster review for the run, one miner call for the family
+    expect(calls.map((c) => c.operation).sort()).toEqual(['mine_task', 'review_clusters']);
+    expect(calls.find((c) => c.operation === 'mine_task')!.payload).toMatchObject({ corrections: expect.arrayContaining(['link the PR']) });
     expect(s.llm.invalidChecks).toHaveLength(1);
     // one miner call per family; its checks become the family's judge, each task keeps its own ask
     const mined = listTasks(db);
@@ -186,6 +187,7 @@ describe('runMining', () => {
     const failing: Backend = { ...miner, complete: async () => Promise.reject(new Error('429 rate limited')) };
     const s2 = await runMining(db2, config, { backends: { miner: failing } });
     expect(s2.llm.failures[0]).toMatch(/429/);
+    expect(s2.review?.failure).toMatch(/429/); // a failed review keeps the clusters as mined
     expect(listTasks(db2)[0].intent.toLowerCase()).toContain('changelog');
     db.close();
     db2.close();

@@ -106,15 +106,10 @@ function findCycles(graph: Map<string, string[]>): string[] {
 }
 
 describe('SQL', () => {
-  /**
-   * Files that may hold SQL outside src/store, each with its reason.
-   * TEMPORARY (mine branch): src/mine and src/cli/commands/mine.ts still carry their own statements;
-   * the mine branch moves them into store/repos/mining.ts and removes these two entries.
-   */
+  /** Files that may hold SQL outside src/store, each with its reason. */
   const ALLOWED: Array<[RegExp, string]> = [
-    [/^src\/mine\//, 'TEMPORARY: the mine branch moves these into src/store/repos'],
-    [/^src\/cli\/commands\/mine\.ts$/, 'TEMPORARY: the mine branch moves these into src/store/repos'],
     [/^adapters\/copilot\/vscdb\.ts$/, "reads VS Code's own state database, not our store"],
+    [/^adapters\/copilot\/vscode-transcripts\.ts$/, "reads Copilot Chat's own session-store.db (a session's cwd), not our store"],
   ];
   // uppercase keywords (the house style for SQL) and the driver's statement calls
   const SQL = /\bSELECT\b[^;`'"]{0,200}?\bFROM\b|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX)\b|\.prepare\s*[<(]|\.pragma\s*\(/;

@@ -32,7 +32,7 @@ describe('intent clustering', () => {
 
   it('a higher threshold splits more, a lower one merges more (the knob works)', async () => {
     const counts: number[] = [];
-    for (const threshold of [0.3, 0.5, 0.8]) {
+    for (const threshold of [0.3, 0.6, 0.97]) {
       const db = openDb(path.join(dir, `t${threshold}.db`));
       insertCorpus(db, generateCorpus({ sessions: 300, seed: 9 }));
       const config = defaultConfig();

@@ -89,7 +89,7 @@ describe('LLM miner', () => {
 
   it('rejects a reply that is not the expected JSON', async () => {
     await expect(mineWithLlm(new ScriptedMiner('I cannot help'), { prompts: ['x'], corrections: [], project: null })).rejects.toThrow(/no JSON/);
-    await expect(mineWithLlm(new ScriptedMiner('{"intent": 3}'), { prompts: ['x'], corrections: [], project: null })).rejects.toThrow(/schema/);
+    await expect(mineWithLlm(new ScriptedMiner('{"intent": 3}'), { prompts: ['x'], corrections: [], project: null })).rejects.toThrow(/does not match the expected shape/);
   });
 });
 

@@ -50,9 +50,11 @@ describe('intent normalization', () => {
   });
 
   it('features are words plus weighted character grams', () => {
-    const f = featuresOf('changelog entry');
-    expect(f.get('changelog')).toBe(1);
+    const f = featuresOf('changelog entry for the rounding fix');
+    // the job's artefact outweighs the object it applies to
+    expect(f.get('@changelog')).toBeGreaterThan(f.get('round')!);
     expect([...f.keys()].some((k) => typeof k === 'number')).toBe(true);
+    expect(featuresOf('explain the rounding').get('round')).toBe(1); // no artefact: the words are the ask
     expect(featuresOf('please do it').size).toBe(0);
   });
 });

@@ -27,7 +27,6 @@ describe('reaction classification', () => {
     ["don't disable the rule, fix the code", 'correction'],
     ['use it.each for the cases', 'correction'],
     ['link the PR', 'refinement'],
-    ['also update the lockfile', 'refinement'],
     ['add a Testing section', 'refinement'],
     ['thanks!', 'praise'],
     ['lgtm', 'praise'],
@@ -35,6 +34,11 @@ describe('reaction classification', () => {
     ['write release notes for v2', null],
   ])('%s → %s', (text, kind) => {
     expect(classifyReaction(text, 'write a changelog entry')).toBe(kind);
+  });
+
+  it('"also …" about the same job refines the answer; about another job it is a new ask', () => {
+    expect(classifyReaction('also update the lockfile', 'bump zod to the latest version')).toBe('refinement');
+    expect(classifyReaction('also update the lockfile', 'write a changelog entry')).toBeNull();
   });
 
   it('a re-ask of the same thing is a retry; nothing is a reaction without a previous ask', () => {

@@ -6,6 +6,7 @@ import { runMining, type MineSummary } from '../../mine/index.js';
 import type { Backend } from '../../core/protocol.js';
 import { SleepError, errorMessage } from '../../core/errors.js';
 import type { Db } from '../../store/db.js';
+import { knownProjects } from '../../store/repos/mining.js';
 
 /**
  * `--project P`: an absolute or relative path, or the folder name of a known project
@@ -13,7 +14,7 @@ import type { Db } from '../../store/db.js';
  */
 export function resolveProject(db: Db, p: string): string {
   if (p.includes('/') || p.includes('\\') || p === '.' || p === '..') return path.resolve(p);
-  const rows = db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL UNION SELECT DISTINCT project FROM tasks WHERE project IS NOT NULL').pluck().all() as string[];
+  const rows = knownProjects(db);
   const hits = rows.filter((r) => path.basename(r) === p);
   if (hits.length === 1) return hits[0];
   if (hits.length > 1) throw new SleepError('INVALID_INPUT', `project "${p}" is ambiguous: ${hits.join(', ')}`, { hint: 'give the full path' });

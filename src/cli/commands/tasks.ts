@@ -14,6 +14,8 @@ import { validateJudge } from '../../mine/judge-synth.js';
 import { checkStoredSplitIntegrity } from '../../mine/splits.js';
 import { exportJsonl, exportPromptfoo, parseTaskFile } from '../../mine/task-file.js';
 import { resolveProject } from './mine.js';
+import { familyReview, mergeFamilies, splitFamily } from '../../mine/cluster-edit.js';
+import { runMining } from '../../mine/index.js';
 
 const short = (s: string, n: number) => {
   const one = s.replace(/\s+/g, ' ').trim();
@@ -27,6 +29,14 @@ function mustFind(ctx: CliContext, id: string): Task {
   return t;
 }
 
+/** A family: its cluster id (cl_…), or any of its tasks (id or unique prefix). */
+function familyId(ctx: CliContext, ref: string): string {
+  if (ref.startsWith('cl_')) return ref;
+  const t = mustFind(ctx, ref);
+  if (!t.family) throw new SleepError('INVALID_INPUT', `task ${t.id} belongs to no mined family`, { hint: 'give a family id (cl_…) from `skillopt-sleep tasks list`' });
+  return t.family;
+}
+
 function parseSplit(s?: string): Split | undefined {
   if (s === undefined) return undefined;
   const r = Split.safeParse(s);
@@ -34,7 +44,7 @@ function parseSplit(s?: string): Split | undefined {
   return r.data;
 }
 
-function renderList(ctx: CliContext, tasks: Task[]): void {
+function renderList(ctx: CliContext, tasks: Task[], review: ReturnType<typeof familyReview> = { names: {}, decisions: [] }): void {
   if (!tasks.length) {
     ctx.print('no tasks yet: run `skillopt-sleep mine` after some sessions were harvested');
     return;
@@ -47,9 +57,15 @@ function renderList(ctx: CliContext, tasks: Task[]): void {
     if (!family.startsWith('task:')) {
       const splits = (['train', 'val', 'test'] as const).map((sp) => `${members.filter((t) => t.split === sp).length} ${sp}`).join(', ');
       const hint = members.find((t) => t.skillHint)?.skillHint;
+      const job = review.names[family];
       ctx.print(
-        `── ${family}: ${members.length} occurrence task(s) (${splits}), ${members[0].corrections.length} shared correction(s)${hint ? `, uses skill ${hint}` : ''}`,
+        `── ${family}${job ? ` (${job})` : ''}: ${members.length} occurrence task(s) (${splits}), ${members[0].corrections.length} shared correction(s)${hint ? `, uses skill ${hint}` : ''}`,
       );
+      // what the cluster review (or a person) decided about this family, newest first
+      for (const d of review.decisions.filter((x) => x.cluster === family || x.other === family).slice(-3).reverse()) {
+        const undo = d.kind === 'merge' ? `undo: tasks split ${d.cluster}` : `undo: tasks merge ${d.cluster} ${d.other}`;
+        ctx.print(`   ${d.by === 'llm' ? 'review' : 'you'} ${d.kind === 'merge' ? `merged ${d.other} into it` : `split ${d.other} off ${d.cluster}`} (${d.moved.length} ask(s), ${day(d.at)}; ${undo})`);
+      }
     }
     printRows(ctx, members);
   }
@@ -194,7 +210,34 @@ export function register(program: Command): void {
           split: parseSplit(opts.split),
           ...(opts.all ? {} : { status: 'active' as const }),
         });
-        ctx.emit({ tasks: list }, () => renderList(ctx, list));
+        const review = familyReview(ctx.db);
+        ctx.emit({ tasks: list, review }, () => renderList(ctx, list, review));
+      }),
+    );
+
+  tasks
+    .command('split <family>')
+    .description('undo the latest merge into a family (by the cluster review or `tasks merge`): its merged asks become their own family again')
+    .action(
+      action(async (ctx, family: string) => {
+        const edit = splitFamily(ctx.db, ctx.config, familyId(ctx, family));
+        const summary = await runMining(ctx.db, ctx.config, { progress: ctx.progress() });
+        ctx.emit({ ok: true, ...edit, mine: summary }, () =>
+          ctx.print(`split ${edit.moved} ask(s) off ${edit.cluster} into ${edit.other}; tasks rewritten (${summary.newTasks} new, ${summary.updatedTasks} updated)`),
+        );
+      }),
+    );
+
+  tasks
+    .command('merge <family> <other>')
+    .description('merge two families into one job (undoes a split by the cluster review); they are never split apart again automatically')
+    .action(
+      action(async (ctx, family: string, other: string) => {
+        const edit = mergeFamilies(ctx.db, ctx.config, familyId(ctx, family), familyId(ctx, other));
+        const summary = await runMining(ctx.db, ctx.config, { progress: ctx.progress() });
+        ctx.emit({ ok: true, ...edit, mine: summary }, () =>
+          ctx.print(`merged ${edit.other} (${edit.moved} ask(s)) into ${edit.cluster}; tasks rewritten (${summary.newTasks} new, ${summary.updatedTasks} updated)`),
+        );
       }),
     );
 

@@ -12,6 +12,7 @@ import { perform } from './target.js';
 import { reflect } from './reflect.js';
 import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
 import { judgeRubric, mineTask } from './judge-miner.js';
+import { reviewClusters } from './cluster-review.js';
 
 export interface SimBackendOptions {
   seed: number;
@@ -129,6 +130,8 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
         return judgeRubric(payload as PayloadFor['judge_rubric']);
       case 'mine_task':
         return mineTask(payload as PayloadFor['mine_task']);
+      case 'review_clusters':
+        return reviewClusters(payload as PayloadFor['review_clusters']);
     }
   };
 

@@ -1,0 +1,258 @@
+/**
+ * The optional LLM cluster review: when a real miner backend is configured, ONE call per mining run
+ * shows the model the clusters that changed (a few representative asks each) and takes back
+ * merges (clusters that are one job), splits (a cluster holding several jobs) and a one-line job
+ * name per cluster. It goes through the same structured-reply path as the optimizer (completeJson:
+ * one repair, the response cache, the egress ledger and the budget of the managed backend); the
+ * request is built from cluster content only, so an unchanged cluster set is served from the cache,
+ * and clusters whose content did not change since their last review are not sent again.
+ *
+ * Every decision is recorded (kv `mine.review`) so `tasks list` can show it and `tasks split` /
+ * `tasks merge` can undo it; a pair a person split apart is never merged again by the review or
+ * by the merge pass.
+ */
+import crypto from 'node:crypto';
+import type { Db } from '../store/db.js';
+import { ReviewClustersReply, type Backend, type ReviewClustersPayload } from '../core/protocol.js';
+import { completeJson } from '../llm/json.js';
+import { kvGet, kvSet } from '../store/repos/kv.js';
+import { stableId } from '../core/ids.js';
+import type { IntentClusterer } from './cluster.js';
+import { featuresOf, type Features } from './features.js';
+import { keyOf } from './normalize.js';
+
+/** Clusters shown per review call (the largest changed ones first). */
+export const MAX_REVIEW_CLUSTERS = 60;
+/** Representative asks shown per cluster. */
+export const ASKS_PER_CLUSTER = 4;
+const MAX_ASK_CHARS = 200;
+const MAX_JOB_NAME = 80;
+const KV_REVIEW = 'mine.review';
+
+export interface ReviewDecision {
+  at: number;
+  by: 'llm' | 'user';
+  kind: 'merge' | 'split';
+  /** merge: the survivor; split: the cluster split from */
+  cluster: string;
+  /** merge: the absorbed cluster; split: the new cluster */
+  other: string;
+  /** the asks (`sessionId#seq`) that moved, so the decision can be undone */
+  moved: string[];
+  job?: string;
+}
+
+export interface ReviewState {
+  /** cluster id → job name */
+  names: Record<string, string>;
+  /** cluster id → content hash at its last review */
+  reviewed: Record<string, string>;
+  decisions: ReviewDecision[];
+  /** pairs of clusters a person split apart ("a|b", sorted): never merged again automatically */
+  apart: string[];
+}
+
+export function loadReviewState(db: Db): ReviewState {
+  const s = kvGet<Partial<ReviewState>>(db, KV_REVIEW) ?? {};
+  return { names: s.names ?? {}, reviewed: s.reviewed ?? {}, decisions: s.decisions ?? [], apart: s.apart ?? [] };
+}
+
+export function saveReviewState(db: Db, state: ReviewState, now: number): void {
+  // the log keeps the latest decisions (a store reviewed nightly for years stays small)
+  kvSet(db, KV_REVIEW, { ...state, decisions: state.decisions.slice(-500) }, now);
+}
+
+export const apartKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
+
+/** One ask of a cluster as the review sees it. */
+export interface ReviewAsk {
+  key: string;
+  prompt: string;
+}
+
+export interface ReviewCandidate {
+  id: string;
+  size: number;
+  /** every ask of the cluster known to this run (stored and new), most recent first */
+  asks: ReviewAsk[];
+}
+
+export function contentHash(c: ReviewCandidate): string {
+  return crypto.createHash('sha256').update(`${c.size}\u0000${representatives(c).join('\u0000')}`).digest('hex').slice(0, 16);
+}
+
+/** A few distinct asks of a cluster (deterministic: the first distinct prompts in its order). */
+function representatives(c: ReviewCandidate): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const a of c.asks) {
+    const p = a.prompt.replace(/\s+/g, ' ').trim().slice(0, MAX_ASK_CHARS);
+    const k = keyOf(p);
+    if (!p || seen.has(k)) continue;
+    seen.add(k);
+    out.push(p);
+    if (out.length >= ASKS_PER_CLUSTER) break;
+  }
+  return out;
+}
+
+export function reviewPrompt(p: ReviewClustersPayload): string {
+  const blocks = p.clusters.map((c) => [`[${c.id}] (${c.size} asks)`, ...c.asks.map((a, i) => `  ${i}. ${a}`)].join('\n'));
+  return [
+    'You review how a user\'s requests to their coding agent were grouped into recurring jobs.',
+    'A job is what the user wants done (write a changelog entry, fix type errors, write unit tests, cut a release…),',
+    'not the object it is done to (a function, a module, a bug). Two asks with the same job and different objects are one job;',
+    'two asks about the same object with different jobs are two jobs.',
+    '',
+    'Clusters (id, size, representative asks):',
+    ...blocks,
+    '',
+    'Return ONLY a JSON object: {"names": [{"id", "job"}], "merges": [[id, id, ...]], "splits": [{"id", "groups": [{"job", "asks": [index, ...]}]}]}.',
+    '- names: for every cluster, the job in a short gerund phrase, general words only ("writing a CHANGELOG entry").',
+    '- merges: groups of clusters that are the same job. Only when you are sure.',
+    '- splits: a cluster whose shown asks are different jobs: group the ask indexes by job. Only when you are sure.',
+  ].join('\n');
+}
+
+export interface ReviewOutcome {
+  called: boolean;
+  cached: boolean;
+  reviewed: number;
+  merges: number;
+  splits: number;
+  named: number;
+  /** why the call failed (the run keeps its heuristic clusters) */
+  failure?: string;
+}
+
+export interface ReviewRun {
+  db: Db;
+  backend: Backend;
+  clusterer: IntentClusterer;
+  candidates: ReviewCandidate[];
+  state: ReviewState;
+  canAbsorb: (clusterId: string) => boolean;
+  now: number;
+  signal?: AbortSignal;
+  /** asks moved to another cluster by a split: `sessionId#seq` → new cluster */
+  onMove: (moved: Map<string, string>) => void;
+}
+
+/** Reviews the changed clusters in one call and applies its merges, splits and names to the clusterer and the state. */
+export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
+  const out: ReviewOutcome = { called: false, cached: false, reviewed: 0, merges: 0, splits: 0, named: 0 };
+  const fresh = r.candidates
+    .filter((c) => c.asks.length > 0 && r.state.reviewed[c.id] !== contentHash(c))
+    .sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1))
+    .slice(0, MAX_REVIEW_CLUSTERS);
+  if (fresh.length === 0) return out;
+  const payload: ReviewClustersPayload = { clusters: fresh.map((c) => ({ id: c.id, size: c.size, asks: representatives(c) })) };
+  out.called = true;
+  const res = await completeJson(
+    r.backend,
+    { role: 'miner', operation: 'review_clusters', prompt: reviewPrompt(payload), payload, maxTokens: 2500, temperature: 0, cacheable: true },
+    ReviewClustersReply,
+    r.signal,
+  );
+  out.cached = res.replies.every((x) => x.cached);
+  out.reviewed = fresh.length;
+  const byId = new Map(fresh.map((c) => [c.id, c]));
+  const shown = new Map(payload.clusters.map((c) => [c.id, c.asks]));
+  const nameOf = new Map<string, string>();
+  for (const n of res.value.names) {
+    const job = n.job.replace(/\s+/g, ' ').trim().slice(0, MAX_JOB_NAME);
+    if (byId.has(n.id) && job) nameOf.set(n.id, job);
+  }
+
+  // splits first (they name parts of one cluster), then merges among what is left
+  for (const sp of res.value.splits) {
+    const c = byId.get(sp.id);
+    const asks = shown.get(sp.id);
+    if (!c || !asks) continue;
+    const groups = sp.groups
+      .map((g) => ({ job: g.job.trim().slice(0, MAX_JOB_NAME), asks: [...new Set(g.asks.filter((i) => i < asks.length))] }))
+      .filter((g) => g.asks.length > 0);
+    if (groups.length < 2) continue;
+    // every ask of the cluster goes with the group whose shown asks it is most like
+    const groupFeatures = groups.map((g) => g.asks.map((i) => featuresOf(keyOf(asks[i]))));
+    const assignment = new Map<number, ReviewAsk[]>();
+    for (const a of c.asks) {
+      const f = featuresOf(keyOf(a.prompt));
+      let best = 0;
+      let bestScore = -1;
+      groupFeatures.forEach((gf, gi) => {
+        const s = Math.max(...gf.map((x) => overlap(f, x)));
+        if (s > bestScore) {
+          best = gi;
+          bestScore = s;
+        }
+      });
+      assignment.set(best, [...(assignment.get(best) ?? []), a]);
+    }
+    // the biggest group keeps the cluster; each other group becomes a new one
+    const order = [...assignment.entries()].sort((a, b) => b[1].length - a[1].length);
+    if (order.length < 2) continue;
+    const moved = new Map<string, string>();
+    for (const [gi, members] of order.slice(1)) {
+      const newId = stableId('cl', 'split', c.id, members[0].key);
+      const sessions = new Set(members.map((m) => m.key.slice(0, m.key.lastIndexOf('#'))));
+      const made = r.clusterer.splitOff(c.id, newId, members.map((m) => featuresOf(keyOf(m.prompt))), sessions);
+      if (!made) continue;
+      for (const m of members) moved.set(m.key, newId);
+      r.state.names[newId] = groups[gi].job;
+      r.state.decisions.push({ at: r.now, by: 'llm', kind: 'split', cluster: c.id, other: newId, moved: members.map((m) => m.key), job: groups[gi].job });
+      out.splits++;
+    }
+    if (order[0]) nameOf.set(c.id, groups[order[0][0]].job);
+    if (moved.size) r.onMove(moved);
+  }
+
+  const apart = new Set(r.state.apart);
+  for (const group of res.value.merges) {
+    const ids = [...new Set(group)].filter((id) => byId.has(id));
+    for (let i = 1; i < ids.length; i++) {
+      const a = r.clusterer.resolve(ids[0]);
+      const b = r.clusterer.resolve(ids[i]);
+      if (a === b || apart.has(apartKey(a, b))) continue;
+      const sizeOf = (id: string) => r.clusterer.get(id)?.size ?? 0;
+      const [small, big] = sizeOf(a) < sizeOf(b) ? [a, b] : [b, a];
+      const movedKeys = (byId.get(small)?.asks ?? []).map((x) => x.key);
+      const keep = r.clusterer.mergeClusters(a, b, r.canAbsorb);
+      if (!keep) continue;
+      const drop = keep === a ? b : a;
+      r.state.decisions.push({
+        at: r.now,
+        by: 'llm',
+        kind: 'merge',
+        cluster: keep,
+        other: drop,
+        moved: drop === small ? movedKeys : (byId.get(big)?.asks ?? []).map((x) => x.key),
+        job: nameOf.get(keep) ?? nameOf.get(drop),
+      });
+      if (!nameOf.has(keep) && nameOf.has(drop)) nameOf.set(keep, nameOf.get(drop)!);
+      out.merges++;
+    }
+  }
+
+  for (const [id, job] of nameOf) {
+    const target = r.clusterer.resolve(id);
+    r.state.names[target] = job;
+    out.named++;
+  }
+  for (const c of fresh) r.state.reviewed[c.id] = contentHash(c);
+  return out;
+}
+
+/** Share of the smaller feature set's weight found in the other (a cheap likeness of two asks). */
+function overlap(a: Features, b: Features): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (const [t, w] of a) {
+    na += w * w;
+    const o = b.get(t);
+    if (o !== undefined) dot += w * o;
+  }
+  for (const w of b.values()) nb += w * w;
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
