@@ -114,8 +114,14 @@ export const MineTaskReply = z.object({
   checks: z.array(CheckSchema.partial({ id: true, weight: true, sealed: true })),
 });
 
+/**
+ * What the target sees, and no more: the rendered prompt carries exactly these (the skill, the
+ * ask and its context). Never the task's checks, reference or id — a simulated target must not
+ * know what a model could not.
+ */
 export interface PerformPayload {
-  task: Task;
+  intent: string;
+  context: string;
   skill: { name: string; content: string };
   sample: number;
 }
