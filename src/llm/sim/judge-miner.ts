@@ -50,7 +50,7 @@ export function judgeRubric(payload: JudgeRubricPayload): { score: number; feedb
     else missing.push(c.replace(/\.$/, ''));
   }
   const score = Math.round((met / criteria.length) * 1000) / 1000;
-  return { score, feedback: missing.length ? `Missing: ${missing.join('; ')}` : 'Covers every criterion.' };
+  return { score, feedback: missing.length ? `Missing: ${missing.join('; ')}` : '' };
 }
 
 type MinedCheck = Partial<Pick<Check, 'id' | 'weight' | 'sealed'>> & Omit<Check, 'id' | 'weight' | 'sealed'>;

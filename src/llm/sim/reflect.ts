@@ -157,7 +157,8 @@ export function phraseGuidance(issue: Pick<Issue, 'statement' | 'example' | 'neg
     const opener = issue.negative || /^(never|do not|don't|avoid|always)\b/i.test(reworded) ? '' : rng.pick(OPENERS);
     parts.push(opener ? `${opener} ${lowerFirst(reworded)}` : reworded);
   }
-  if (issue.example) parts.push(issue.example);
+  // a statement that already carries its literal needs no second example (it only adds length)
+  if (issue.example && !(withStatement && /`[^`]+`/.test(issue.statement))) parts.push(issue.example);
   return `- ${parts.join(' ')}`;
 }
 

@@ -132,7 +132,11 @@ export function parseSkill(skill: string): { rules: SkillRule[]; words: number }
       sectionJobs = jobsNamed(heading[1]);
       continue;
     }
-    const line = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s*/, '').trim();
+    // reported speech is read as the request it reports: 'The user said: "no emojis"' → no emojis
+    const line = raw
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s*/, '')
+      .replace(/\b(?:the user|user|they) (?:said|asked|wrote|corrected)\s*:?\s*"([^"]+)"/gi, '$1')
+      .trim();
     if (!line || /^(---|```|<!--)/.test(line)) continue;
     const { label, rest } = scopeLabel(line);
     const labelJobs = label ? jobsNamed(label) : [];
