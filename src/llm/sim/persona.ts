@@ -364,6 +364,8 @@ export const PERSONA_FAMILIES = JOBS.map((j) => j.key);
 export interface PersonaOptions {
   /** restrict to some jobs (default: all eight) */
   families?: string[];
+  /** no rubric on train/val (correction-only preferences are then invisible): for tests that count target calls */
+  ruleOnly?: boolean;
 }
 
 function subjectOf(rng: Rng, i: number): Subject {
@@ -382,7 +384,7 @@ function subjectOf(rng: Rng, i: number): Subject {
 }
 
 /** One instance of a job: what the loop sees on train/val, the strict verifiers on test. */
-function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject): Task {
+function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject, ruleOnly = false): Task {
   const test = split === 'test';
   const checks: Check[] = test
     ? job.prefs.map((p) => ({ id: p.id, ...p.strict(s), weight: 1, sealed: true, description: p.visible?.description ?? p.correction }))
@@ -395,7 +397,7 @@ function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject): 
     context: job.context(s),
     judge: {
       checks,
-      reference: test || corrections.length === 0 ? { kind: 'rule' } : { kind: 'rubric', rubric: corrections.map((c) => `- The user said: "${c}"`).join('\n'), passThreshold: 0.99 },
+      reference: test || ruleOnly || corrections.length === 0 ? { kind: 'rule' } : { kind: 'rubric', rubric: corrections.map((c) => `- The user said: "${c}"`).join('\n'), passThreshold: 0.99 },
     },
     split,
     origin: 'dream',
@@ -422,7 +424,7 @@ export function simPersonaTasks(seed: number, n: number, opts: PersonaOptions = 
   for (let i = 0; i < n; i++) {
     const job = jobs[i % jobs.length];
     const round = Math.floor(i / jobs.length);
-    tasks.push(makeTask(seed, i, job, SPLIT_PATTERN[round % SPLIT_PATTERN.length], subjectOf(rng, i)));
+    tasks.push(makeTask(seed, i, job, SPLIT_PATTERN[round % SPLIT_PATTERN.length], subjectOf(rng, i), opts.ruleOnly));
   }
   return tasks;
 }

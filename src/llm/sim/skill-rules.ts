@@ -18,7 +18,9 @@ export type Directive =
   | { kind: 'json'; only: boolean }
   | { kind: 'tool'; name: string }
   | { kind: 'include'; text: string; perItem: boolean }
-  | { kind: 'forbid'; literals: string[]; tags: Set<string> };
+  | { kind: 'forbid'; literals: string[]; tags: Set<string> }
+  /** a rule about content with no literal ("state the risk level"): the reply addresses it in words */
+  | { kind: 'say'; text: string };
 
 export interface SkillRule {
   text: string;
@@ -107,6 +109,10 @@ export function directivesOf(sentence: string): { directives: Directive[]; examp
   if (!lits.length && /\bdescribe\b.*\bblock\b/i.test(text)) out.push({ kind: 'include', text: "describe('<function>', () => {", perItem: false });
   // a rule that asks for the PR or issue number without writing one: the model copies it from the ask
   if (!lits.length && /\b(pull request|pr)\b.*\bnumber\b|\breference the pr\b/i.test(text)) out.push({ kind: 'include', text: '(#123)', perItem });
+  if (out.length === 0 && concepts(text).size >= 2) {
+    const said = text.replace(/^(?:always|make sure to|remember to|be sure to|please)\s+/i, '').replace(/\.$/, '');
+    out.push({ kind: 'say', text: said[0].toUpperCase() + said.slice(1) });
+  }
   return { directives: out, example: example || !lits.length };
 }
 

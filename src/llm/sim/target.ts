@@ -186,6 +186,8 @@ function write(job: string | null, v: Visible, habits: Habit[], chosen: Applied[
     if (d.kind === 'section') {
       if (a === placement && sections.some((s) => s.heading === d.heading)) continue;
       sections.push({ heading: d.heading, lines: [`- ${d.body.replace(/`[^`]*`/g, '').replace(/\s+/g, ' ').replace(/^\W+/, '').trim()}`] });
+    } else if (d.kind === 'say') {
+      lines.push(`- ${d.text}: covered.`);
     } else if (d.kind === 'include' && !d.perItem) {
       const lit = fill(a, d.text);
       if (code.length || /[(){};=]|^import\b|\.\w+$/.test(lit)) code.push(lit);
