@@ -59,7 +59,9 @@ export interface ExperimentOutcome {
   /** test soft score per preference kind (fraction of that kind's strict checks passed) */
   perKind: Record<PreferenceKind, number>;
   acceptedEdits: number;
-  /** the shipped skill still holds a rule meant for one job but stated for every reply */
+  /** the shipped skill still holds a rule meant for one job but stated for every reply (or a catastrophic format rule) */
+  keepsGlobalRule: boolean;
+  /** … and dropping those lines raises its test score by ≥ 0.02: the global rule does harm */
   keepsGlobalHarm: boolean;
   /** test score of the final *current* skill (what an ungated run ships) */
   finalTest: number | null;
@@ -125,7 +127,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
 
   if (cfg.train === false) {
     const t = await scoreOnTest(tasks.test, start, tester, tester);
-    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalHarm: GLOBAL_HARM.test(start), finalTest: t.mean };
+    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean };
   }
 
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-train-'));
@@ -152,6 +154,9 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
       const shipped = gated ? result.bestSkill : finalContent;
       const t = await scoreOnTest(tasks.test, shipped, tester, tester);
       const finalTest = finalContent === shipped ? t.mean : (await scoreOnTest(tasks.test, finalContent, tester, tester)).mean;
+      const keepsGlobalRule = GLOBAL_HARM.test(shipped);
+      const withoutGlobal = shipped.split('\n').filter((l) => !GLOBAL_HARM.test(l)).join('\n');
+      const keepsGlobalHarm = keepsGlobalRule && (await scoreOnTest(tasks.test, withoutGlobal, tester, tester)).mean >= t.mean + 0.02;
       return {
         result,
         acceptedDrops,
@@ -162,7 +167,8 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
         shippedTest: t.mean,
         perKind: t.perKind,
         acceptedEdits: result.edits.filter((e) => e.status === 'accepted').length,
-        keepsGlobalHarm: GLOBAL_HARM.test(shipped),
+        keepsGlobalRule,
+        keepsGlobalHarm,
         finalTest,
       };
     } finally {

@@ -66,6 +66,7 @@ export interface ArmResult {
   calls: number;
   tokens: number;
   acceptedEdits: number;
+  keepsGlobalRule: number;
   keepsGlobalHarm: number;
 }
 
@@ -96,6 +97,7 @@ export async function runArms(seeds: number[], tasks: number | undefined, arms =
       calls: mean(runs.map((r) => r.optimizerCalls + r.targetCalls)),
       tokens: mean(runs.map((r) => r.tokens)),
       acceptedEdits: mean(runs.map((r) => r.acceptedEdits)),
+      keepsGlobalRule: runs.filter((r) => r.keepsGlobalRule).length,
       keepsGlobalHarm: runs.filter((r) => r.keepsGlobalHarm).length,
     });
   }
@@ -152,7 +154,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   }
   const gateEffect = pairedBootstrap(scores(gated.arm.name), scores(ungated.arm.name));
   const vsVerbatim = pairedBootstrap(scores(gated.arm.name), scores(verbatim.arm.name));
-  out.write(`\ngate on − gate off: ${ci(gateEffect)}; shipped skills keeping a global harmful rule: gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}\n`);
+  out.write(`\ngate on − gate off: ${ci(gateEffect)}; shipped skills keeping a scope-dropped/catastrophic rule: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds}; one whose removal raises test ≥ 0.02: gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}\n`);
   out.write(`per seed: gated ${scores(gated.arm.name).map(f3).join(' ')} | gate off ${scores(ungated.arm.name).map(f3).join(' ')}\n`);
   if (!quick) {
     for (const a of results.filter((r) => r.arm.noisy && r !== gated && r !== ungated)) {
