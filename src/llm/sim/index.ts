@@ -1,9 +1,12 @@
 /**
  * `sim`: a deterministic, seeded simulated model for every role — target, optimizer, judge and
  * miner — for the demo, tests and benchmarks. It reads the typed `payload` of a request (never the
- * prose prompt), makes no network connection, and behaves like a plausible model: compliance
- * depends on what the skill says (by meaning), edits are sometimes irrelevant or harmful, and
- * structured replies are sometimes malformed JSON. Latency is a real timer that honours abort.
+ * prose prompt), and each payload carries no more than the rendered prompt: the target sees the
+ * skill, the ask and its context, never the task's checks. It makes no network connection and
+ * behaves like a plausible model: the target follows only what the skill states (its literals,
+ * its scope), with habits of its own and real sampling noise; the optimizer's proposals go wrong
+ * in the ways real ones do (HarmRates in reflect.ts); structured replies are sometimes malformed
+ * JSON. Latency is a real timer that honours abort.
  */
 import type { Backend, LlmReply, LlmRequest, Operation, PayloadFor, Role } from '../../core/protocol.js';
 import { SleepError } from '../../core/errors.js';

@@ -57,6 +57,8 @@ export function directivesOf(sentence: string): { directives: Directive[]; examp
   const negated = isNegated(text);
   const example = /(?:^|\W)(?:e\.g\.|for example|for instance|such as|like)(?:\W|$)/i.test(text);
   const out: Directive[] = [];
+  // "reply only with JSON and nothing else" is a format, not a prohibition
+  if (/\bjson\b/i.test(text) && /\b(only|nothing but|nothing else|solely)\b/i.test(text)) return { directives: [{ kind: 'json', only: true }], example };
   if (negated) {
     const tags = concepts(text.replace(LITERAL, ' '));
     out.push({ kind: 'forbid', literals: lits, tags });
