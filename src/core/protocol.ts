@@ -6,7 +6,7 @@
  * operations are validated with the `*Reply` schemas below (one repair attempt, then a typed error).
  */
 import { z } from 'zod';
-import { EditSchema, CheckSchema, type Task } from './records.js';
+import { EditSchema, CheckSchema } from './records.js';
 
 export const Role = z.enum(['target', 'optimizer', 'judge', 'miner']);
 export type Role = z.infer<typeof Role>;
