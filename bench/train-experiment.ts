@@ -1,7 +1,10 @@
 /**
  * The training experiment shared by `npm run bench -- train` and the integration test: the sim
- * backend on the sim persona (tasks that need several distinct rules), starting from an empty
- * skill, with a real SQLite store in a temporary directory.
+ * backend on the sim persona world (eight jobs; visible, correction-only and instance-dependent
+ * preferences; test scored by strict verifiers), with a real SQLite store in a temporary
+ * directory. One run either trains from a starting skill or only scores a fixed skill (the
+ * baselines: empty, checks pasted verbatim, corrections pasted verbatim, the oracle), and reports
+ * the shipped skill's test score, per preference kind, with the calls and tokens it took.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,27 +12,58 @@ import path from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { resolvePaths } from '../src/core/paths.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
-import { simPersonaTasks } from '../src/llm/sim/persona.js';
+import type { HarmRates } from '../src/llm/sim/reflect.js';
+import { personaWorld, simPersonaTasks, PREFERENCE_KIND, type PreferenceKind } from '../src/llm/sim/persona.js';
 import { trainSkill, type TrainOptions, type TrainResult } from '../src/trainer/train.js';
 import type { Task } from '../src/core/records.js';
-import { splitScore } from '../src/trainer/gate.js';
+import type { Backend, LlmReply, LlmRequest, Operation } from '../src/core/protocol.js';
+import { scoreSkill } from '../src/replay/index.js';
+
+export interface WorldSizes {
+  train: number;
+  val: number;
+  test: number;
+}
+
+export const DEFAULT_WORLD: WorldSizes = { train: 32, val: 24, test: 48 };
 
 export interface ExperimentConfig {
   seed: number;
-  tasks: number;
-  harmfulEditRate: number;
-  irrelevantEditRate: number;
+  /** persona world sizes (default DEFAULT_WORLD); `tasks` instead cycles simPersonaTasks (integration test) */
+  world?: WorldSizes;
+  tasks?: number;
+  /** the skill training starts from (or, with train false, the skill scored) */
+  skill?: string;
+  /** false: score `skill` on test only (a baseline), no optimizer call */
+  train?: boolean;
+  harm?: Partial<HarmRates>;
+  harmfulEditRate?: number;
+  irrelevantEditRate?: number;
   malformedJsonRate: number;
+  /** target draws shared across skills (common random numbers); default off, like a real model */
+  pairedDraws?: boolean;
   options: Partial<TrainOptions>;
 }
 
 export interface ExperimentOutcome {
-  result: TrainResult;
+  result: TrainResult | null;
   /** every gated step whose candidate was accepted although it lowered validation (must be empty with the gate on) */
   acceptedDrops: number[];
   optimizerCalls: number;
   targetCalls: number;
-  /** test score of the final *current* skill (what an ungated run would ship) */
+  /** tokens in + out over every role */
+  tokens: number;
+  /** the skill the arm ships: best-on-val with the gate, the final skill without it */
+  shipped: string;
+  shippedTest: number;
+  /** test soft score per preference kind (fraction of that kind's strict checks passed) */
+  perKind: Record<PreferenceKind, number>;
+  acceptedEdits: number;
+  /** the shipped skill still holds a rule meant for one job but stated for every reply (or a catastrophic format rule) */
+  keepsGlobalRule: boolean;
+  /** … and dropping those lines raises its test score by ≥ 0.02: the global rule does harm */
+  keepsGlobalHarm: boolean;
+  /** test score of the final *current* skill (what an ungated run ships) */
   finalTest: number | null;
 }
 
@@ -38,24 +72,75 @@ export function personaSplits(seed: number, n: number): { train: Task[]; val: Ta
   return { train: all.filter((t) => t.split === 'train'), val: all.filter((t) => t.split === 'val'), test: all.filter((t) => t.split === 'test') };
 }
 
+/** Counts tokens of every reply a backend gives (the sim reports prompt-sized token counts). */
+function metered(b: Backend, count: { tokens: number }): Backend {
+  return {
+    name: b.name,
+    model: b.model,
+    destination: b.destination,
+    async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
+      const r = await b.complete(req, signal);
+      count.tokens += r.tokensIn + r.tokensOut;
+      return r;
+    },
+  };
+}
+
+const GLOBAL_HARM = /In every reply:|Reply only with JSON/;
+
+/** The test score of one skill, overall and per preference kind. */
+export async function scoreOnTest(test: Task[], content: string, target: Backend, judge: Backend): Promise<{ mean: number; perKind: Record<PreferenceKind, number> }> {
+  const scored = await scoreSkill({ tasks: test, skill: { name: 'team-conventions', content }, target, judge, metric: 'soft' });
+  const sums: Record<PreferenceKind, [number, number]> = { visible: [0, 0], correction: [0, 0], instance: [0, 0] };
+  for (const r of scored.rollouts) {
+    for (const c of r.checks) {
+      const kind = PREFERENCE_KIND[c.checkId];
+      if (!kind) continue;
+      sums[kind][0] += c.passed ? 1 : 0;
+      sums[kind][1] += 1;
+    }
+  }
+  const frac = ([a, b]: [number, number]): number => (b ? a / b : 0);
+  return { mean: scored.mean, perKind: { visible: frac(sums.visible), correction: frac(sums.correction), instance: frac(sums.instance) } };
+}
+
 export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOutcome> {
+  const count = { tokens: 0 };
+  const mk = (role: 'target' | 'optimizer' | 'judge') =>
+    createSimBackend({
+      seed: cfg.seed,
+      role,
+      harmfulEditRate: cfg.harmfulEditRate ?? cfg.harm?.harmfulEditRate ?? 0,
+      irrelevantEditRate: cfg.irrelevantEditRate ?? cfg.harm?.irrelevantEditRate ?? 0,
+      harm: cfg.harm,
+      malformedJsonRate: cfg.malformedJsonRate,
+      pairedDraws: cfg.pairedDraws,
+    });
+  const target = mk('target');
+  const optimizer = mk('optimizer');
+  const judge = mk('judge');
+  const backends = { target: metered(target, count), optimizer: metered(optimizer, count), judge: metered(judge, count) };
+  const tasks = cfg.tasks !== undefined ? personaSplits(cfg.seed, cfg.tasks) : personaWorld(cfg.seed, cfg.world ?? DEFAULT_WORLD);
+  // the test scorer is its own backend: scoring never shares draws or counts with training
+  const tester = createSimBackend({ seed: cfg.seed + 10_000, role: 'target' });
+  const start = cfg.skill ?? '';
+
+  if (cfg.train === false) {
+    const t = await scoreOnTest(tasks.test, start, tester, tester);
+    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean };
+  }
+
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-train-'));
   try {
     const paths = resolvePaths({ env: { SKILLOPT_SLEEP_HOME: home } });
     const db = openDb(paths.database);
     try {
-      const mk = (role: 'target' | 'optimizer' | 'judge') =>
-        createSimBackend({ seed: cfg.seed, role, harmfulEditRate: cfg.harmfulEditRate, irrelevantEditRate: cfg.irrelevantEditRate, malformedJsonRate: cfg.malformedJsonRate });
-      const target = mk('target');
-      const optimizer = mk('optimizer');
-      const judge = mk('judge');
-      const tasks = personaSplits(cfg.seed, cfg.tasks);
       const result = await trainSkill({
         db,
         paths,
-        skill: { name: 'team-conventions', content: '', handWritten: false },
+        skill: { name: 'team-conventions', content: start, handWritten: false },
         tasks,
-        backends: { target, optimizer, judge },
+        backends,
         options: { seed: cfg.seed, ...cfg.options },
       });
       const acceptedDrops = result.steps
@@ -63,16 +148,29 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
         .map((s) => s.globalStep);
       // the final current skill = last skill_vNNNN.md
       const skillsDir = path.join(result.runDir, 'skills');
-      const last = fs.readdirSync(skillsDir).sort().at(-1)!;
-      const finalContent = fs.readFileSync(path.join(skillsDir, last), 'utf8');
-      let finalTest: number | null = result.best.test;
-      if (finalContent !== result.bestSkill && tasks.test.length) {
-        const { makeMeasurer } = await import('../src/trainer/measure.js');
-        const { UsageMeter } = await import('../src/trainer/optimizer.js');
-        const measure = makeMeasurer({ db, backends: { target, optimizer, judge }, skillName: 'team-conventions', samples: 1, concurrency: 4, meter: new UsageMeter(), runId: result.runId });
-        finalTest = splitScore((await measure(tasks.test, finalContent, 'final')).scores, cfg.options.gateMetric ?? 'soft', 0.5);
-      }
-      return { result, acceptedDrops, optimizerCalls: optimizer.totalCalls(), targetCalls: target.totalCalls(), finalTest };
+      const last = fs.readdirSync(skillsDir).sort().at(-1);
+      const finalContent = last ? fs.readFileSync(path.join(skillsDir, last), 'utf8') : result.bestSkill;
+      const gated = cfg.options.gateEnabled !== false;
+      const shipped = gated ? result.bestSkill : finalContent;
+      const t = await scoreOnTest(tasks.test, shipped, tester, tester);
+      const finalTest = finalContent === shipped ? t.mean : (await scoreOnTest(tasks.test, finalContent, tester, tester)).mean;
+      const keepsGlobalRule = GLOBAL_HARM.test(shipped);
+      const withoutGlobal = shipped.split('\n').filter((l) => !GLOBAL_HARM.test(l)).join('\n');
+      const keepsGlobalHarm = keepsGlobalRule && (await scoreOnTest(tasks.test, withoutGlobal, tester, tester)).mean >= t.mean + 0.02;
+      return {
+        result,
+        acceptedDrops,
+        optimizerCalls: optimizer.totalCalls(),
+        targetCalls: target.totalCalls(),
+        tokens: count.tokens,
+        shipped,
+        shippedTest: t.mean,
+        perKind: t.perKind,
+        acceptedEdits: result.edits.filter((e) => e.status === 'accepted').length,
+        keepsGlobalRule,
+        keepsGlobalHarm,
+        finalTest,
+      };
     } finally {
       db.close();
     }

@@ -22,7 +22,8 @@ async function probeRole(role: Role, backend: Backend): Promise<DoctorCheck> {
         operation: 'perform',
         prompt: 'Reply with the single word OK.',
         payload: {
-          task: { id: 'doctor-live', project: null, intent: 'Reply with the single word OK.', context: '', judge: { checks: [], reference: { kind: 'rule' } }, split: 'train', origin: 'imported', skillHint: null, family: null, occurrences: 1, firstSeen: null, lastSeen: null, status: 'active', reviewed: true, corrections: [], agents: [] },
+          intent: 'Reply with the single word OK.',
+          context: '',
           skill: { name: 'doctor', content: '' },
           sample: 0,
         },

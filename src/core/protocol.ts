@@ -6,7 +6,7 @@
  * operations are validated with the `*Reply` schemas below (one repair attempt, then a typed error).
  */
 import { z } from 'zod';
-import { EditSchema, CheckSchema, type Task } from './records.js';
+import { EditSchema, CheckSchema } from './records.js';
 
 export const Role = z.enum(['target', 'optimizer', 'judge', 'miner']);
 export type Role = z.infer<typeof Role>;
@@ -128,8 +128,14 @@ export const ReviewClustersReply = z.object({
   splits: z.array(z.object({ id: z.string(), groups: z.array(z.object({ job: z.string(), asks: z.array(z.number().int().nonnegative()).min(1) })).min(2) })).default([]),
 });
 
+/**
+ * What the target sees, and no more: the rendered prompt carries exactly these (the skill, the
+ * ask and its context). Never the task's checks, reference or id — a simulated target must not
+ * know what a model could not.
+ */
 export interface PerformPayload {
-  task: Task;
+  intent: string;
+  context: string;
   skill: { name: string; content: string };
   sample: number;
 }

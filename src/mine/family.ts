@@ -176,8 +176,6 @@ export function familySkillHint(members: StoredMember[]): string | null {
  */
 export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   const instances = familyInstances(f.members);
-  const base = familyJudge(f.members, { targetRunsCommands: f.targetRunsCommands });
-  const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
   const skillHint = familySkillHint(f.members);
 
   // a stored split wins; an instance that absorbed a stored train task stays train; an instance
@@ -200,8 +198,19 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   });
   const splits = assignFamilySplits(splitMembers, f.seed);
 
+  // Held-out labels: the family's training judge comes from its train and val sessions only; a
+  // test instance is judged by what its own session said (its corrections, accepted or not), so
+  // the test score is not a second sample of the training signal.
+  const isTest = (id: string) => splits.get(id) === 'test';
+  const seen = instances.filter((i) => !isTest(i.id)).flatMap((i) => i.members);
+  const base = familyJudge(seen.length ? seen : f.members, { targetRunsCommands: f.targetRunsCommands });
+  const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
+
   const out: InstanceWrite[] = instances.map((inst) => {
     const ms = inst.members;
+    const own = isTest(inst.id) ? familyJudge(ms, { targetRunsCommands: f.targetRunsCommands }) : null;
+    const judgeChecks = own ? own.checks : checks;
+    const corrections = own ? own.corrections : base.corrections;
     const intent = truncate(inst.anchor.prompt.trim(), MAX_INTENT);
     const code = ms.find((m) => m.outcome.code)?.outcome.code;
     const context = code ? truncate(`The user provided:\n${code}`, MAX_CONTEXT) : (f.definition?.context ?? '');
@@ -213,7 +222,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       project: projects.size === 1 ? [...projects][0] : null,
       intent,
       context,
-      judge: { checks: checks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, base.corrections), passThreshold: 0.7 } },
+      judge: { checks: judgeChecks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, corrections), passThreshold: 0.7 } },
       split: splits.get(inst.id) ?? 'train',
       origin: 'real',
       skillHint,
@@ -223,7 +232,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       lastSeen: ts.length ? Math.max(...ts) : null,
       status: 'active',
       reviewed: false,
-      corrections: base.corrections,
+      corrections,
       agents,
     };
     const existing = f.existing.get(inst.id);

@@ -29,7 +29,7 @@ export function isFatalReplayError(err: unknown): boolean {
 }
 
 export function buildPerformRequest(task: Task, skill: SkillDoc, sample: number, runId?: string): LlmRequest<'perform'> {
-  const payload: PerformPayload = { task, skill, sample };
+  const payload: PerformPayload = { intent: task.intent, context: task.context, skill, sample };
   const skillBlock = skill.content.trim() ? `## Skill: ${skill.name}\n\n${skill.content.trim()}\n` : '';
   return {
     role: 'target',

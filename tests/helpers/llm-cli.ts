@@ -36,6 +36,7 @@ export function sampleTask(intent: string): Task {
 }
 
 export function performRequest(prompt: string, skill: { name: string; content: string }): LlmRequest<'perform'> {
-  const payload: PerformPayload = { task: sampleTask(prompt), skill, sample: 0 };
+  const task = sampleTask(prompt);
+  const payload: PerformPayload = { intent: task.intent, context: task.context, skill, sample: 0 };
   return { role: 'target', operation: 'perform', prompt, payload, runId: 'run_cli' };
 }

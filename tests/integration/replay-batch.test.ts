@@ -46,7 +46,7 @@ function instrumented(inner: Backend): Backend & { maxInFlight: number; calls: n
   return w;
 }
 
-const tasks = simPersonaTasks(21, 24);
+const tasks = simPersonaTasks(21, 24, { ruleOnly: true });
 const skill = { name: 'conventions', content: personaIdealSkill() };
 
 describe('rolloutBatch', () => {

@@ -16,7 +16,7 @@ function setup(): { project: string; tasksFile: string } {
   const project = path.join(sb.root, 'proj');
   fs.mkdirSync(project, { recursive: true });
   const tasksFile = path.join(sb.root, 'tasks.jsonl');
-  fs.writeFileSync(tasksFile, simPersonaTasks(2, 40).map((t) => JSON.stringify({ ...t, project })).join('\n') + '\n');
+  fs.writeFileSync(tasksFile, simPersonaTasks(2, 40, { ruleOnly: true }).map((t) => JSON.stringify({ ...t, project })).join('\n') + '\n');
   return { project, tasksFile };
 }
 
@@ -27,7 +27,7 @@ describe('skillopt-sleep train', () => {
     expect(r.status, r.stderr).toBe(0);
     const plan = JSON.parse(r.stdout) as { dryRun: boolean; tasks: { train: number; val: number; test: number }; steps: { total: number }; lr: number[] };
     expect(plan.dryRun).toBe(true);
-    expect(plan.tasks).toMatchObject({ train: 20, val: 10, test: 10 });
+    expect(plan.tasks).toMatchObject({ train: 16, val: 16, test: 8 });
     expect(plan.steps.total).toBe(8);
     expect(plan.lr).toEqual([4, 3, 3, 2, 2, 2, 1, 1]); // Python: [max(1, round(4 - 3*s/8)) for s in 1..8]
     expect(fs.existsSync(path.join(sb.home, 'state', 'runs'))).toBe(false);
@@ -66,7 +66,7 @@ describe('skillopt-sleep train', () => {
     fs.writeFileSync(thin, fs.readFileSync(tasksFile, 'utf8').split('\n').filter((l) => l.includes('"split":"train"')).join('\n'));
     const t = runCli(['train', '--tasks', thin, '--project', project, '--backend', 'sim'], sb.env);
     expect(t.status).toBe(1);
-    expect(t.stderr).toMatch(/not enough tasks to train: 20 train, 0 val/);
+    expect(t.stderr).toMatch(/not enough tasks to train: 16 train, 0 val/);
     expect(t.stderr).toMatch(/hint:/);
   });
 });

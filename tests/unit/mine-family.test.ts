@@ -48,20 +48,28 @@ describe('synthesizeFamily', () => {
   const fam = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: new Map(), seed: 1 });
   const tasks = fam.instances.map((i) => i.task);
 
-  it('makes one task per occurrence, each with its own ask, sharing the family judge and corrections', () => {
+  it('makes one task per occurrence, each with its own ask; train and val share the family judge, a test instance keeps its own', () => {
     expect(tasks).toHaveLength(5);
     expect(tasks.map((t) => t.intent)).toEqual(CHANGELOG.map((m) => m.prompt));
     expect(tasks.every((t) => t.family === 'cl_changelog')).toBe(true);
     expect(tasks.find((t) => /currency/.test(t.intent))!.project).toBe('/src/tallybook');
-    for (const t of tasks) {
-      expect(t.judge.checks).toEqual(tasks[0].judge.checks);
-      expect(t.corrections).toEqual(['no, use Keep a Changelog format under ## [Unreleased]', 'link the PR']);
-      expect(t.judge.reference.kind === 'rubric' ? t.judge.reference.rubric : '').toContain(t.intent);
+    const seen = tasks.filter((t) => t.split !== 'test');
+    const held = tasks.filter((t) => t.split === 'test');
+    expect(held.length).toBeGreaterThan(0);
+    // the family judge is built from train and val sessions only: a test session's corrections never reach it
+    const heldCorrections = new Set(held.flatMap((t) => CHANGELOG.find((m) => m.prompt === t.intent)!.outcome.reactions.map((r) => r.text)));
+    for (const t of seen) {
+      expect(t.judge.checks).toEqual(seen[0].judge.checks);
+      expect(t.corrections).toEqual(['no, use Keep a Changelog format under ## [Unreleased]', 'link the PR'].filter((c) => !heldCorrections.has(c)));
     }
+    // a test instance is judged by what its own session said
+    for (const t of held) expect(t.corrections).toEqual([...CHANGELOG.find((m) => m.prompt === t.intent)!.outcome.reactions.map((r) => r.text)]);
+    for (const t of tasks) expect(t.judge.reference.kind === 'rubric' ? t.judge.reference.rubric : '').toContain(t.intent);
     const sealed = tasks[0].judge.checks.filter((c) => c.sealed);
     expect(sealed.length).toBeGreaterThan(0); // the Keep a Changelog subsection check stays sealed…
     for (const t of tasks) expect(optimizerView(t).judge.checks.some((c) => c.sealed)).toBe(false); // …and hidden from the optimizer
-    expect(tasks[0].judge.checks.some((c) => c.op === 'regex' && /pull/.test(String(c.value)))).toBe(true); // from another session's correction
+    const withPrRule = seen.some((t) => t.judge.checks.some((c) => c.op === 'regex' && /pull/.test(String(c.value))));
+    expect(withPrRule).toBe(!heldCorrections.has('link the PR')); // from another (train or val) session's correction
   });
 
   it('splits are stratified (train and val), integrity holds, and ids and splits are stable across re-mining', () => {
@@ -74,14 +82,15 @@ describe('synthesizeFamily', () => {
     expect(again.superseded).toEqual([]);
   });
 
-  it('a new session adds an instance; stored splits never move; a new correction reaches every instance', () => {
+  it('a new session adds an instance; stored splits never move; a new correction reaches every train and val instance', () => {
     const existing = new Map<string, Task>(tasks.map((t) => [t.id, t]));
     const late = member('codex:f', 'write a changelog entry for dropping Node 18 (#440)', { ts: T0 + 9, agent: 'codex', corrections: ['use Keep a Changelog, not a bullet at the top'] });
     const next = synthesizeFamily({ clusterId: 'cl_changelog', members: [...CHANGELOG, late], existing, seed: 1 });
     expect(next.instances).toHaveLength(6);
     expect(next.instances.filter((i) => i.isNew).map((i) => i.task.id)).toEqual([instanceTaskId('codex:f', 0)]);
     for (const t of tasks) expect(next.instances.find((i) => i.task.id === t.id)!.task.split).toBe(t.split);
-    for (const i of next.instances) expect(i.task.corrections).toContain('use Keep a Changelog, not a bullet at the top');
+    const lateSplit = next.instances.find((i) => i.isNew)!.task.split;
+    for (const i of next.instances.filter((x) => x.task.split !== 'test')) expect(i.task.corrections.includes('use Keep a Changelog, not a bullet at the top')).toBe(lateSplit !== 'test');
   });
 
   it('supersedes the old one-task-per-cluster row but keeps a curated one', () => {

@@ -21,8 +21,6 @@ import { runMining } from '../../src/mine/index.js';
 import { listTasks } from '../../src/store/repos/tasks.js';
 import { addSession } from '../../bench/mine-corpus.js';
 import { makeTempDir } from '../helpers/sandbox.js';
-import { makeTask } from '../helpers/tasks.js';
-import { compliance, clutterFactor, guidanceLines, requirementOfCheck } from '../../src/llm/sim/guidance.js';
 
 const base: JudgeEvidence = { intent: 'add unit tests for parseAmount', prompts: ['add unit tests for parseAmount', 'write tests for formatCompact'], corrections: [] };
 const toolChecks = (ev: Partial<JudgeEvidence>): Check[] =>
@@ -196,21 +194,19 @@ describe('scoring a tool_called check in replay', () => {
   });
 
   it('the sim target satisfies it when the skill says to run the tests, and mostly not otherwise', () => {
-    const task = makeTask({ id: 'task-1', intent: 'add unit tests for parseAmount', judge: { checks: [check], reference: { kind: 'rule' } }, split: 'train' });
+    // the sim target sees only the ask and the skill, never the check
+    const ask = { intent: 'add unit tests for parseAmount', context: '' };
     const guided = '- Run the tests with the Bash tool before answering.';
-    const p = (skill: string) => compliance(requirementOfCheck(check, task), guidanceLines(skill), clutterFactor(skill)).p;
-    expect(p('')).toBeLessThan(0.2);
-    expect(p(guided)).toBeGreaterThan(0.9);
     const passes = (skill: string) =>
       Array.from({ length: 20 }, (_, sample) => {
-        const r = perform({ task, skill: { name: 's', content: skill }, sample }, 7, `h${sample}`);
+        const r = perform({ ...ask, skill: { name: 's', content: skill }, sample }, 7);
         return evaluateCheck(check, r.text, r.toolsCalled).passed;
       }).filter(Boolean).length;
     expect(passes(guided)).toBeGreaterThanOrEqual(17);
     expect(passes('')).toBeLessThanOrEqual(8);
     // deterministic: the same seed and sample give the same tools
-    const once = perform({ task, skill: { name: 's', content: guided }, sample: 3 }, 7, 'h3');
-    expect(perform({ task, skill: { name: 's', content: guided }, sample: 3 }, 7, 'h3').toolsCalled).toEqual(once.toolsCalled);
+    const once = perform({ ...ask, skill: { name: 's', content: guided }, sample: 3 }, 7);
+    expect(perform({ ...ask, skill: { name: 's', content: guided }, sample: 3 }, 7).toolsCalled).toEqual(once.toolsCalled);
   });
 });
 

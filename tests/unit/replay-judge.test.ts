@@ -127,7 +127,7 @@ describe('rolloutTask', () => {
     expect(req.system).toContain('- say hello');
     expect(req.prompt).toContain('Write the changelog entry');
     expect(req.prompt).toContain('file excerpt');
-    expect(req.payload).toEqual({ task: t, skill: { name: 'conv', content: '- say hello' }, sample: 0 });
+    expect(req.payload).toEqual({ intent: t.intent, context: t.context, skill: { name: 'conv', content: '- say hello' }, sample: 0 }); // what the prompt carries, nothing of the judge
   });
 
   it('records response, scores, tokens and the skill hash', async () => {

@@ -1,26 +1,26 @@
 import { describe, it, expect } from 'vitest';
-import { createSimBackend, simPersonaTasks } from '../../src/llm/sim/index.js';
-import { personaIdealSkill, PERSONA_FAMILIES } from '../../src/llm/sim/persona.js';
-import { perform } from '../../src/llm/sim/target.js';
+import { createSimBackend } from '../../src/llm/sim/index.js';
+import { personaIdealSkill, personaVisibleChecksSkill, personaCorrectionsSkill, personaWorld, PERSONA_FAMILIES, simPersonaTasks } from '../../src/llm/sim/persona.js';
+import { perform, dilution } from '../../src/llm/sim/target.js';
+import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import { concepts, isNegated, paraphrase, stem } from '../../src/llm/sim/semantics.js';
-import { compliance, clutterFactor, guidanceLines, requirementOfCheck } from '../../src/llm/sim/guidance.js';
 import { sampleRegex, regexAnchors } from '../../src/llm/sim/regex-sample.js';
 import { Rng } from '../../src/llm/sim/rng.js';
 import { scoreSkill } from '../../src/replay/index.js';
+import { buildPerformRequest } from '../../src/replay/rollout.js';
 import { evaluateCheck } from '../../src/core/checks.js';
 import type { Check, Task } from '../../src/core/records.js';
+import type { PerformPayload } from '../../src/core/protocol.js';
 
-const tasks = simPersonaTasks(11, 40);
-const byFamily = (key: string): Task[] => tasks.filter((t) => t.id && t.skillHint && t.judge.checks[0].id.startsWith(key));
-const checkOf = (id: string): { task: Task; check: Check } => {
-  const task = tasks.find((t) => t.judge.checks.some((c) => c.id === id)) as Task;
-  return { task, check: task.judge.checks.find((c) => c.id === id) as Check };
-};
-const pOf = (id: string, skill: string): number => {
-  const { task, check } = checkOf(id);
-  return compliance(requirementOfCheck(check, task), guidanceLines(skill), clutterFactor(skill)).p;
-};
-const soft = async (content: string, ts: Task[] = tasks): Promise<number> => {
+const world = personaWorld(11, { train: 16, val: 24, test: 48 });
+const changelogAsk = { intent: 'Write the CHANGELOG.md entry for this change: drop Node 18 support (PR #512).', context: 'The repository keeps a CHANGELOG.md at the root. Package: logpipe.' };
+const unreleased: Check = { id: 'u', op: 'section_present', value: 'Unreleased', weight: 1, sealed: false };
+const passRate = (check: Check, content: string, ask = changelogAsk, n = 40): number =>
+  Array.from({ length: n }, (_, sample) => {
+    const r = perform({ ...ask, skill: { name: 's', content }, sample }, 3);
+    return evaluateCheck(check, r.text, r.toolsCalled).passed;
+  }).filter(Boolean).length / n;
+const soft = async (content: string, ts: Task[]): Promise<number> => {
   const sim = createSimBackend({ seed: 5 });
   return (await scoreSkill({ tasks: ts, skill: { name: 'conventions', content }, target: sim, judge: sim, metric: 'soft' })).mean;
 };
@@ -54,113 +54,117 @@ describe('sim semantics', () => {
   });
 });
 
-describe('sim target compliance', () => {
-  it('relevant guidance raises compliance from a low base to a high rate', () => {
-    expect(pOf('changelog-pr-ref', '')).toBeLessThan(0.2);
-    expect(pOf('changelog-pr-ref', '- Reference the pull request number in parentheses after each item.')).toBeGreaterThan(0.9);
+describe('the sim target knows only what the prompt says', () => {
+  it('the perform payload carries no more than the rendered prompt: intent, context, skill, sample', () => {
+    const task = world.test[0];
+    const req = buildPerformRequest(task, { name: 'conventions', content: '- Keep it short.' }, 2);
+    expect(Object.keys(req.payload).sort()).toEqual(['context', 'intent', 'sample', 'skill']);
+    expect(req.prompt).toContain(req.payload.intent);
+    expect(req.prompt).toContain(req.payload.context);
+    expect(req.system).toContain(req.payload.skill.content);
+    // nothing of the judge: no check value, sealed or not, reaches the target
+    const json = JSON.stringify(req.payload);
+    for (const c of task.judge.checks) if (typeof c.value === 'string' && c.value.length > 3) expect(json).not.toContain(c.value);
   });
 
-  it('works by meaning: a paraphrase with different words is understood', () => {
-    // none of these strings appear in the check; the concepts do
-    expect(pOf('changelog-pr-ref', '- Cite the PR id in brackets after every bullet.')).toBeGreaterThan(0.9);
-    expect(pOf('lint-root-cause', '- Always clarify the underlying reason in a Root cause header.')).toBeGreaterThan(0.85);
-    expect(pOf('lint-no-disable', '- Do not suppress lint rules through eslint-disable comments.')).toBeGreaterThan(0.9);
-    expect(pOf('changelog-category', '- Sort items into keepachangelog categories like Added/Fixed subheadings.')).toBeGreaterThan(0.8);
+  it('the reply is the same from the payload as from its prompt-visible fields, and checks cannot move it', async () => {
+    const task = world.test[0];
+    const skill = { name: 's', content: personaIdealSkill() };
+    const req = buildPerformRequest(task, skill, 1);
+    const stripped: PerformPayload = { intent: req.payload.intent, context: req.payload.context, skill: req.payload.skill, sample: req.payload.sample };
+    expect(perform(stripped, 4)).toEqual(perform(req.payload, 4));
+    const sim = createSimBackend({ seed: 4 });
+    const other = { ...task, id: 'another', judge: { checks: [{ ...unreleased, sealed: true }], reference: { kind: 'rule' as const } } };
+    const a = await sim.complete(buildPerformRequest(task, skill, 1));
+    const b = await sim.complete(buildPerformRequest(other, skill, 1));
+    expect(b.text).toBe(a.text);
   });
 
-  it('guidance about something else does not help, even with shared generic words', () => {
-    const base = pOf('lint-root-cause', '');
-    expect(pOf('lint-root-cause', '- Add a Highlights heading for the top features.')).toBeCloseTo(base, 5);
-    expect(pOf('changelog-pr-ref', '- Prefer tabs over spaces when editing YAML files.')).toBeCloseTo(pOf('changelog-pr-ref', ''), 5);
+  it('a skill with the wrong literal fails the check: "Upcoming" is not "Unreleased"', () => {
+    expect(passRate(unreleased, '## Changelog entries\n- Put new entries under an `## Upcoming` heading at the top.')).toBe(0);
+    expect(passRate(unreleased, '## Changelog entries\n- Put new entries under an `## [Unreleased]` heading at the top.')).toBeGreaterThan(0.85);
+    expect(passRate(unreleased, '')).toBe(0);
+    // a 10x wrong length limit is followed as written
+    const limit: Check = { id: 'm', op: 'max_chars', value: 40, weight: 1, sealed: false };
+    expect(passRate(limit, '- Keep changelog entries under 400 characters.')).toBe(0);
+    expect(passRate(limit, '- Keep changelog entries under 40 characters.')).toBeGreaterThan(0.85);
   });
 
-  it('contradicting guidance lowers compliance below the base rate', () => {
-    expect(pOf('lint-no-disable', '')).toBeGreaterThan(0.3);
-    expect(pOf('lint-no-disable', '- It is fine to silence rules with eslint-disable comments.')).toBeLessThan(0.1);
-    expect(pOf('release-highlights', '- Do not add a Highlights section.')).toBeLessThan(pOf('release-highlights', ''));
+  it('a rule that names a job applies to that job; an unscoped rule applies to every job', () => {
+    const prefix: Check = { id: 'p', op: 'starts_with', value: 'Fix:', weight: 1, sealed: false };
+    const scopedRule = '## Bug fix reports\n- Start the reply with `Fix:`.';
+    expect(passRate(prefix, scopedRule)).toBe(0);
+    expect(passRate(prefix, scopedRule, { intent: 'Fix the bug reported in issue #12: the cache is broken.', context: '' })).toBeGreaterThan(0.8);
+    expect(passRate(prefix, '- Start the reply with `Fix:`.')).toBeGreaterThan(0.8);
+    expect(parseSkill(scopedRule).rules[0].scope).toEqual(['bugfix']);
+    expect(parseSkill('- For commit messages: keep it short.').rules[0]?.scope ?? ['commit']).toEqual(['commit']);
   });
 
-  it('sealed checks respond to guidance too (e.g. a rule derived from a user correction)', () => {
-    const { check } = checkOf('changelog-no-emoji');
-    expect(check.sealed).toBe(true);
-    expect(pOf('changelog-no-emoji', '- Keep changelog entries plain: never use emoji.')).toBeGreaterThan(0.9);
-    expect(pOf('changelog-no-emoji', '')).toBeLessThan(0.6);
+  it('compliance falls as the skill grows (dilution)', () => {
+    expect(dilution(100)).toBe(1);
+    expect(dilution(1500)).toBeLessThan(0.65);
+    const rule = '- Put new changelog entries under an `## [Unreleased]` heading at the top.';
+    const bloat = Array.from({ length: 120 }, (_, i) => `- Style note ${i}: prefer calm wording in prose paragraphs.`).join('\n');
+    expect(passRate(unreleased, `${rule}\n${bloat}`, changelogAsk, 80)).toBeLessThan(passRate(unreleased, rule, changelogAsk, 80) - 0.15);
   });
 
-  it('long cluttered skills lower compliance a little, not a lot', () => {
-    const rule = '- Reference the pull request number in parentheses after each item.';
-    const clutter = Array.from({ length: 120 }, (_, i) => `- Style note ${i}: prefer calm wording in prose paragraphs.`).join('\n');
-    const clean = pOf('changelog-pr-ref', rule);
-    const cluttered = pOf('changelog-pr-ref', `${rule}\n${clutter}`);
-    expect(cluttered).toBeLessThan(clean);
-    expect(cluttered).toBeGreaterThan(clean * 0.8);
+  it('conflicting rules resolve like a model: one wins, or neither', () => {
+    const a: Check = { id: 'a', op: 'starts_with', value: 'feat:', weight: 1, sealed: false };
+    const b: Check = { id: 'b', op: 'starts_with', value: 'Update -', weight: 1, sealed: false };
+    const ask = { intent: 'Write the git commit message for: drop Node 18 support.', context: '' };
+    const skill = '- Start commit messages with `feat:`.\n- Start commit messages with `Update -`.';
+    const ra = passRate(a, skill, ask, 80);
+    const rb = passRate(b, skill, ask, 80);
+    expect(ra).toBeGreaterThan(0.2);
+    expect(rb).toBeGreaterThan(0.2);
+    expect(ra + rb).toBeLessThan(1);
   });
 
-  it('writes replies that really pass or fail each check, as decided', () => {
-    const sim = (skill: string, task: Task, sample: number) => perform({ task, skill: { name: 's', content: skill }, sample }, 3, `h${sample}`);
-    let agree = 0;
-    let total = 0;
-    for (const task of tasks.slice(0, 20)) {
-      for (const skill of ['', personaIdealSkill()]) {
-        const r = sim(skill, task, 0);
-        for (const t of r.trace) {
-          const check = task.judge.checks.find((c) => c.id === t.id) as Check;
-          const judged = evaluateCheck(check, r.text, r.toolsCalled).passed;
-          total++;
-          if (judged === t.comply) agree++;
-        }
-      }
-    }
-    // interactions between checks (e.g. a required heading that happens to satisfy another check) are rare
-    expect(agree / total).toBeGreaterThan(0.95);
+  it('draws are independent per evaluated skill unless paired draws are asked for', () => {
+    const base = '- Put new changelog entries under an `## [Unreleased]` heading at the top.';
+    const variant = `${base}\n- Prefer tabs over spaces in YAML.`;
+    const outcome = (content: string, paired: boolean) =>
+      Array.from({ length: 60 }, (_, sample) => evaluateCheck(unreleased, perform({ ...changelogAsk, skill: { name: 's', content }, sample }, 9, { pairedDraws: paired }).text, []).passed);
+    const differ = (paired: boolean) => outcome(base, paired).filter((x, i) => x !== outcome(variant, paired)[i]).length;
+    expect(differ(true)).toBe(0);
+    expect(differ(false)).toBeGreaterThan(0);
   });
 
-  it('is deterministic per seed and varies across seeds and samples', () => {
-    const task = tasks[0];
-    const a = perform({ task, skill: { name: 's', content: '' }, sample: 0 }, 1, 'x');
-    const b = perform({ task, skill: { name: 's', content: '' }, sample: 0 }, 1, 'x');
-    expect(a).toEqual(b);
-    const variants = new Set(Array.from({ length: 12 }, (_, s) => perform({ task, skill: { name: 's', content: '' }, sample: s }, 1, `x${s}`).text));
-    expect(variants.size).toBeGreaterThan(1);
+  it('untrained habits violate the persona: the empty skill writes emoji, jest.fn and WIP', () => {
+    const emoji: Check = { id: 'e', op: 'not_contains', value: '🎉', weight: 1, sealed: false };
+    expect(passRate(emoji, '')).toBeLessThan(0.4);
+    expect(passRate(emoji, '- please no emojis in the changelog, keep it plain')).toBeGreaterThan(0.85);
   });
 });
 
-describe('sim persona', () => {
-  it('has several distinct rules per family, tasks in every split, stable ids', () => {
-    expect(PERSONA_FAMILIES.length).toBeGreaterThanOrEqual(5);
-    for (const f of PERSONA_FAMILIES) expect(byFamily(f).length).toBeGreaterThan(0);
-    for (const t of tasks) expect(t.judge.checks.length).toBeGreaterThanOrEqual(3);
-    const splits = new Set(tasks.map((t) => t.split));
-    expect(splits).toEqual(new Set(['train', 'val', 'test']));
-    expect(simPersonaTasks(11, 40).map((t) => t.id)).toEqual(tasks.map((t) => t.id));
-    expect(new Set(tasks.map((t) => t.id)).size).toBe(tasks.length);
+describe('sim persona world', () => {
+  it('has at least 8 jobs, ≥ 20 val and ≥ 40 test instances, and stricter test verifiers', () => {
+    expect(PERSONA_FAMILIES.length).toBeGreaterThanOrEqual(8);
+    expect(world.val.length).toBeGreaterThanOrEqual(20);
+    expect(world.test.length).toBeGreaterThanOrEqual(40);
+    // test checks carry the instance's own values (e.g. its PR number) and every correction
+    const cl = world.test.find((t) => t.intent.includes('CHANGELOG')) as Task;
+    const pr = /PR #(\d+)/.exec(cl.intent)?.[1];
+    expect(cl.judge.checks.some((c) => c.value === `(#${pr})`)).toBe(true);
+    expect(cl.judge.checks.some((c) => c.id === 'changelog-no-emoji')).toBe(true);
+    // train/val see correction-only preferences only as the user's quoted words, in a rubric
+    const tv = world.val.find((t) => t.intent.includes('CHANGELOG')) as Task;
+    expect(tv.judge.checks.some((c) => c.id === 'changelog-no-emoji')).toBe(false);
+    expect(tv.judge.reference.kind === 'rubric' && tv.judge.reference.rubric).toMatch(/no emojis/);
+    expect(new Set([...world.train, ...world.val, ...world.test].map((t) => t.id)).size).toBe(16 + 24 + 48);
+    expect(simPersonaTasks(11, 40).map((t) => t.id)).toEqual(simPersonaTasks(11, 40).map((t) => t.id));
   });
 
-  it('a skill with the relevant guidance scores clearly higher than the empty skill', async () => {
-    const empty = await soft('');
-    const ideal = await soft(personaIdealSkill());
-    expect(empty).toBeLessThan(0.45);
-    expect(ideal).toBeGreaterThan(0.85);
-    // one family's rules only help that family
-    const partial = await soft(`# Conventions\n- Explain the root cause under a Root cause heading.\n- Never silence rules with eslint-disable comments.`);
-    expect(partial).toBeGreaterThan(empty);
-    expect(partial).toBeLessThan(ideal);
-  });
-
-  it('paraphrased guidance scores like the original wording', async () => {
-    const paraphrased = [
-      '# How I like things',
-      '- Changelog: new items go below an Unreleased header; sort them into keepachangelog subheadings (Added, Fixed...); cite the PR id in brackets.',
-      '- Tests: require describe/it/expect from vitest explicitly; table-driven it.each cases for input variants; wrap cases in a describe block named for the function; never jest APIs.',
-      '- Lint fixes: clarify the root cause in a Root cause header; do not suppress rules through eslint-disable comments; execute the linter in the shell to confirm; keep replies brief, at most 900 characters.',
-      '- Release notes: begin with a title line "# Release vX.Y.Z"; a Highlights heading for top features; breaking changes with migration steps under a Breaking changes header; a fenced JSON block for the bot.',
-      '- Commits: Conventional Commits type prefix (feat:, fix:); DCO Signed-off-by trailer at the end; commit messages concise.',
-    ].join('\n');
-    const empty = await soft('');
-    const ideal = await soft(personaIdealSkill());
-    const para = await soft(paraphrased);
-    expect(para).toBeGreaterThan(empty + 0.35);
-    expect(para).toBeGreaterThan(ideal - 0.12);
+  it('empty < corrections-verbatim < visible-checks-verbatim < oracle on test', async () => {
+    const empty = await soft('', world.test);
+    const corrections = await soft(personaCorrectionsSkill(), world.test);
+    const verbatim = await soft(personaVisibleChecksSkill(), world.test);
+    const oracle = await soft(personaIdealSkill(), world.test);
+    expect(empty).toBeLessThan(0.2);
+    expect(corrections).toBeGreaterThan(empty + 0.1);
+    expect(verbatim).toBeGreaterThan(corrections);
+    expect(oracle).toBeGreaterThan(verbatim + 0.1);
+    expect(oracle).toBeGreaterThan(0.85);
   });
 });
 
@@ -192,18 +196,3 @@ describe('regex sampler', () => {
   });
 });
 
-describe('sim persona with the rubric family', () => {
-  it('is judged through the judge role, and its guidance helps', async () => {
-    const ts = simPersonaTasks(4, 12, { families: ['pr-summary'] });
-    expect(ts.every((t) => t.judge.reference.kind === 'rubric')).toBe(true);
-    const target = createSimBackend({ seed: 2 });
-    const judge = createSimBackend({ seed: 2, role: 'judge' });
-    const run = (content: string) => scoreSkill({ tasks: ts, skill: { name: 's', content }, target, judge, metric: 'soft' });
-    const empty = await run('');
-    const ideal = await run(personaIdealSkill({ includeRubric: true }));
-    expect(judge.calls.judge_rubric).toBe(24);
-    expect(ideal.mean).toBeGreaterThan(empty.mean + 0.3);
-    expect(empty.rollouts.some((r) => /Rubric \(\d\.\d\d\): Missing:/.test(r.feedback))).toBe(true);
-    expect(simPersonaTasks(4, 12).some((t) => t.judge.reference.kind === 'rubric')).toBe(false);
-  });
-});

@@ -165,6 +165,11 @@ describe('rescoreSubset / rescoreEdits with an AbortSignal', () => {
    * The sim target, except that performing `stuckTask` waits until the signal aborts: one rollout
    * finishes, the other is mid-call when the user cancels.
    */
+  const INTENT_TO_ID = new Map([
+    ['write a changelog entry for the parser fix', 't-val-a'],
+    ['add a changelog line that links the PR', 't-val-b'],
+    ['changelog for the 2.0 release', 't-test-a'],
+  ]);
   function halfStuckTarget(stuckTask: string) {
     const sim = createSimBackend({ seed: 7 });
     const finished: string[] = [];
@@ -175,7 +180,8 @@ describe('rescoreSubset / rescoreEdits with an AbortSignal', () => {
       model: 'sim-target',
       destination: 'local',
       async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
-        const taskId = req.operation === 'perform' ? (req.payload as PerformPayload).task.id : null;
+        // the payload carries only what the prompt does: find the task by its ask
+        const taskId = req.operation === 'perform' ? (INTENT_TO_ID.get((req.payload as PerformPayload).intent) ?? null) : null;
         if (taskId === stuckTask) {
           stuck();
           return untilAborted(signal);

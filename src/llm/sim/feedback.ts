@@ -67,7 +67,10 @@ export function parseFeedbackLine(line: string, rng: Rng): Omit<Issue, 'taskIds'
   if (/^Rubric score [\d.]+ is below/.test(text)) return null;
   const c = concepts(body);
   if (c.size === 0) return null;
-  const missing = body.replace(/^(missing|lacks?|does not|doesn't)\s*:?\s*/i, '');
+  let missing = body.replace(/^(missing|lacks?|does not|doesn't)\s*:?\s*/i, '');
+  // a criterion that quotes the user is restated as the user's own request
+  const quoted = /^The user said: "(.*)"\.?$/.exec(missing.trim());
+  if (quoted) missing = quoted[1];
   return { key: `text:${[...c].sort().join(' ')}`, statement: sentence(missing), example: null, negative: isNegated(missing) };
 }
 

@@ -1,15 +1,18 @@
 /**
  * `sim`: a deterministic, seeded simulated model for every role — target, optimizer, judge and
  * miner — for the demo, tests and benchmarks. It reads the typed `payload` of a request (never the
- * prose prompt), makes no network connection, and behaves like a plausible model: compliance
- * depends on what the skill says (by meaning), edits are sometimes irrelevant or harmful, and
- * structured replies are sometimes malformed JSON. Latency is a real timer that honours abort.
+ * prose prompt), and each payload carries no more than the rendered prompt: the target sees the
+ * skill, the ask and its context, never the task's checks. It makes no network connection and
+ * behaves like a plausible model: the target follows only what the skill states (its literals,
+ * its scope), with habits of its own and real sampling noise; the optimizer's proposals go wrong
+ * in the ways real ones do (HarmRates in reflect.ts); structured replies are sometimes malformed
+ * JSON. Latency is a real timer that honours abort.
  */
 import type { Backend, LlmReply, LlmRequest, Operation, PayloadFor, Role } from '../../core/protocol.js';
 import { SleepError } from '../../core/errors.js';
 import { Rng, hashHex, hashUnit, stableStringify } from './rng.js';
 import { perform } from './target.js';
-import { reflect } from './reflect.js';
+import { reflect, type HarmRates } from './reflect.js';
 import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
 import { judgeRubric, mineTask } from './judge-miner.js';
 import { reviewClusters } from './cluster-review.js';
@@ -22,6 +25,13 @@ export interface SimBackendOptions {
   malformedJsonRate?: number;
   role?: Role;
   model?: string;
+  /**
+   * Target: the same random draws for one instance whatever the skill (common random numbers).
+   * Off by default: a real model samples afresh on every evaluation, and the gate must meet that noise.
+   */
+  pairedDraws?: boolean;
+  /** optimizer: how its proposals go wrong (see reflect.ts); each a rate in [0, 1] */
+  harm?: Partial<HarmRates>;
 }
 
 export interface SimBackend extends Backend {
@@ -74,10 +84,9 @@ function memoJson(value: object): string {
 }
 
 function hashPayload(operation: Operation, payload: PayloadFor[Operation]): string {
-  const keys = Object.keys(payload).filter((k) => (payload as unknown as Record<string, unknown>)[k] !== undefined);
-  if (operation !== 'perform' || keys.length !== 3) return hashHex(semanticJson(payload));
+  if (operation !== 'perform') return hashHex(semanticJson(payload));
   const p = payload as PayloadFor['perform'];
-  return hashHex(`{"sample":${semanticJson(p.sample)},"skill":${memoJson(p.skill)},"task":${memoJson(p.task)}}`);
+  return hashHex(`${semanticJson(p.sample)}\u0000${memoJson(p.skill)}\u0000${p.intent}\u0000${p.context}`);
 }
 
 /** A structured reply gone wrong, the way real models get it wrong. */
@@ -106,6 +115,7 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
   const rates = {
     harmfulEditRate: opts.harmfulEditRate ?? 0,
     irrelevantEditRate: opts.irrelevantEditRate ?? 0,
+    ...opts.harm,
   };
   const malformedRate = opts.malformedJsonRate ?? 0;
   const latencyMs = opts.latencyMs ?? 0;
@@ -153,7 +163,7 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
       let toolsCalled: string[] | undefined;
       if (req.operation === 'perform') {
         const p = req.payload as PayloadFor['perform'];
-        const result = perform(p, seed, payloadHash);
+        const result = perform(p, seed, { pairedDraws: opts.pairedDraws === true });
         text = result.text;
         toolsCalled = result.toolsCalled;
       } else {

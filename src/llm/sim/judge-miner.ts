@@ -8,15 +8,40 @@ import type { Check } from '../../core/records.js';
 import { DEFAULT_COMMAND_TOOL } from '../../core/tool-kinds.js';
 import { concepts, isNegated, overlap } from './semantics.js';
 import { rubricCriteria } from './target.js';
+import { evaluateCheck } from '../../core/checks.js';
+
+const EMOJI = /\p{Extended_Pictographic}/u;
+
+/**
+ * A criterion that quotes the user ("The user said: "no emojis…"") is judged the way a model
+ * judge reads it: as the concrete thing the user asked for, checked on the response. null when
+ * the words say nothing checkable (then coverage by meaning decides).
+ */
+export function judgeQuotedCorrection(criterion: string, response: string): boolean | null {
+  const quoted = /^The user said: "(.*)"\.?$/.exec(criterion.trim())?.[1];
+  if (!quoted) return null;
+  if (/\bemojis?\b/i.test(quoted) && isNegated(quoted)) return !EMOJI.test(response);
+  const check = checkFromCorrection(quoted);
+  if (!check) return null;
+  return evaluateCheck({ id: 'criterion', weight: 1, sealed: false, ...check } as Check, response, []).passed;
+}
 
 export function judgeRubric(payload: JudgeRubricPayload): { score: number; feedback: string } {
-  const criteria = rubricCriteria(payload.rubric);
+  const criteria = rubricCriteria(payload.rubric).length && /^\s*-\s+The user said:/m.test(payload.rubric)
+    ? payload.rubric.split(/\r?\n/).map((l) => l.replace(/^\s*-\s*/, '').trim()).filter(Boolean)
+    : rubricCriteria(payload.rubric);
   if (criteria.length === 0) return { score: payload.response.trim() ? 1 : 0, feedback: '' };
   const said = concepts(payload.response);
   const context = concepts(payload.intent);
   const missing: string[] = [];
   let met = 0;
   for (const c of criteria) {
+    const quoted = judgeQuotedCorrection(c, payload.response);
+    if (quoted !== null) {
+      if (quoted) met++;
+      else missing.push(c.replace(/\.$/, ''));
+      continue;
+    }
     const all = concepts(c);
     const own = new Set([...all].filter((x) => !context.has(x)));
     const need = own.size > 0 ? own : all;
@@ -26,7 +51,7 @@ export function judgeRubric(payload: JudgeRubricPayload): { score: number; feedb
     else missing.push(c.replace(/\.$/, ''));
   }
   const score = Math.round((met / criteria.length) * 1000) / 1000;
-  return { score, feedback: missing.length ? `Missing: ${missing.join('; ')}` : 'Covers every criterion.' };
+  return { score, feedback: missing.length ? `Missing: ${missing.join('; ')}` : '' };
 }
 
 type MinedCheck = Partial<Pick<Check, 'id' | 'weight' | 'sealed'>> & Omit<Check, 'id' | 'weight' | 'sealed'>;
@@ -51,9 +76,10 @@ export function checkFromCorrection(correction: string): MinedCheck | null {
   const description = text.length > 200 ? `${text.slice(0, 197)}...` : text;
   const negated = isNegated(text);
   let m: RegExpExecArray | null;
-  if ((m = /\b(?:start|begin)\s+(?:it\s+|the\s+\w+\s+)?with\s+[`"“']([^`"”']+)[`"”']/i.exec(text))) return { op: 'starts_with', value: m[1], description };
+  if ((m = /\b(?:start|begin)\s+(?:[\w ]{0,40}?\s+)?with\s+[`"“']([^`"”']+)[`"”']/i.exec(text))) return { op: 'starts_with', value: m[1], description };
   if ((m = /\b(?:an?|the)\s+[`"“']?([\w][\w\s-]{1,40}?)[`"”']?\s+(?:section|heading)\b/i.exec(text)) && !negated) return { op: 'section_present', value: m[1].trim(), description };
-  if (/\b(too long|shorter|concise|brief|terse)\b/i.test(text)) return { op: 'max_chars', value: 1500, description };
+  const limit = /\b(\d{2,6})\s*(?:characters|chars)\b/i.exec(text);
+  if (/\b(too long|shorter|concise|brief|terse|under \d+)\b/i.test(text)) return { op: 'max_chars', value: limit ? Number(limit[1]) : 1500, description };
   if (/\bjson\b/i.test(text) && !negated) return { op: 'json_valid', description };
   if (/\brun (?:the )?(?:tests?|linter|lint|build)\b/i.test(text)) return { op: 'tool_called', value: DEFAULT_COMMAND_TOOL, description };
   if (quoted) return { op: negated ? 'not_contains' : 'contains', value: quoted, description };

@@ -1,171 +1,341 @@
 /**
- * A simulated user persona: a TypeScript developer who keeps asking for the same kinds of work
- * (changelog entries, vitest tests, lint fixes, release notes, commit messages) and has several
- * distinct rules for each. A skill must learn several rules per family to pass; the empty skill
- * scores low. Used by the trainer experiment, the demo and tests, always with the `sim` backend.
+ * A simulated user persona: a TypeScript developer who keeps asking for the same eight kinds of
+ * work and has preferences of three kinds, so generalisation can be measured:
+ *  - visible: a check the loop sees on train/val (its description reaches the optimizer);
+ *  - correction: the loop only sees the user's own words, as a quoted correction in a rubric
+ *    graded by the judge role (there is no check to read);
+ *  - instance: the right value depends on the instance (this PR's number, this version); train
+ *    and val check the shape, test checks the exact value.
+ * Test instances are scored by stricter verifiers than the visible checks: every preference as a
+ * rule check with the instance's own values. Used by the trainer bench, tests and the replay
+ * bench, always with the `sim` backend.
  *
- * `PERSONA_RULES` is the ground truth: a hand-written skill built from it is the "ideal" skill.
+ * `PERSONA_RULES` is the ground truth: a hand-written skill built from it is the oracle.
  */
 import type { Check, Task, Split } from '../../core/records.js';
 import { stableId } from '../../core/ids.js';
 import { DEFAULT_COMMAND_TOOL } from '../../core/tool-kinds.js';
 import { Rng } from './rng.js';
+import type { Subject } from './jobs.js';
 
-type RuleCheck = Omit<Check, 'weight' | 'sealed'> & { sealed?: boolean; description: string };
+export type PreferenceKind = 'visible' | 'correction' | 'instance';
 
-interface Family {
+type CheckDef = Omit<Check, 'id' | 'weight' | 'sealed'>;
+
+interface Preference {
+  id: string;
+  kind: PreferenceKind;
+  /** the check the loop sees on train/val (visible and instance kinds) */
+  visible?: CheckDef & { description: string };
+  /** what the user said (correction kind): the loop sees only this, in a rubric */
+  correction?: string;
+  /** the test verifier, with the instance's own values */
+  strict: (s: Subject) => CheckDef;
+}
+
+interface Job {
   key: string;
   intent: (s: Subject) => string;
   context: (s: Subject) => string;
-  checks: RuleCheck[];
-  /** what the user said when the agent got it wrong (preference evidence for sealed rules) */
-  corrections: string[];
+  prefs: Preference[];
 }
 
-interface Subject {
-  change: string;
-  fn: string;
-  file: string;
-  pkg: string;
-  version: string;
-  pr: number;
-}
+const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const FAMILIES: Family[] = [
+const JOBS: Job[] = [
   {
     key: 'changelog',
     intent: (s) => `Write the CHANGELOG.md entry for this change: ${s.change} (PR #${s.pr}).`,
     context: (s) => `The repository keeps a CHANGELOG.md at the root. Package: ${s.pkg}.`,
-    checks: [
-      { id: 'changelog-unreleased', op: 'section_present', value: 'Unreleased', description: 'Put new entries under an Unreleased heading at the top' },
+    prefs: [
+      {
+        id: 'changelog-unreleased',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Unreleased', description: 'Put new changelog entries under an `## [Unreleased]` heading at the top' },
+        strict: () => ({ op: 'regex', value: '^## \\[Unreleased\\]', flags: 'm' }),
+      },
       {
         id: 'changelog-category',
-        op: 'regex',
-        value: '^### (Added|Changed|Fixed|Removed)',
-        flags: 'm',
-        description: 'Group each entry under a Keep a Changelog category subheading such as Added or Fixed',
+        kind: 'visible',
+        visible: { op: 'regex', value: '^### (Added|Changed|Fixed|Removed)', flags: 'm', description: 'Group each changelog entry under a Keep a Changelog category subheading such as `### Added` or `### Fixed`' },
+        strict: () => ({ op: 'regex', value: '^### (Added|Changed|Fixed|Removed)', flags: 'm' }),
       },
-      { id: 'changelog-pr-ref', op: 'regex', value: '\\(#\\d+\\)', description: 'Reference the pull request number in parentheses after each item' },
-      { id: 'changelog-no-emoji', op: 'not_contains', value: '🎉', sealed: true, description: 'No emojis in changelog entries' },
+      {
+        id: 'changelog-pr-ref',
+        kind: 'instance',
+        visible: { op: 'regex', value: '\\(#\\d+\\)', description: 'Reference the pull request number in parentheses after each changelog item' },
+        strict: (s) => ({ op: 'contains', value: `(#${s.pr})` }),
+      },
+      { id: 'changelog-no-emoji', kind: 'correction', correction: 'please no emojis in the changelog, keep it plain', strict: () => ({ op: 'not_contains', value: '🎉' }) },
     ],
-    corrections: ['please no emojis in the changelog, keep it plain'],
   },
   {
-    key: 'vitest',
+    key: 'tests',
     intent: (s) => `Write unit tests with vitest for the \`${s.fn}\` function in src/${s.file}.ts.`,
     context: (s) => `src/${s.file}.ts exports ${s.fn}(input). The project uses ESM and TypeScript.`,
-    checks: [
-      { id: 'vitest-import', op: 'contains', value: "from 'vitest'", description: 'Import describe, it and expect explicitly from vitest' },
-      { id: 'vitest-each', op: 'contains', value: 'it.each', description: 'Cover input variants with table-driven it.each cases' },
-      { id: 'vitest-no-jest', op: 'not_contains', value: 'jest.', description: 'Never use jest APIs such as jest.fn; use vi instead' },
-      { id: 'vitest-describe', op: 'regex', value: "describe\\(['\"]", description: 'Wrap the cases in a describe block named after the function' },
+    prefs: [
+      {
+        id: 'tests-import',
+        kind: 'visible',
+        visible: { op: 'contains', value: "from 'vitest'", description: "Import describe, it and expect explicitly in unit tests: `import { describe, it, expect } from 'vitest'`" },
+        strict: () => ({ op: 'contains', value: "from 'vitest'" }),
+      },
+      {
+        id: 'tests-each',
+        kind: 'visible',
+        visible: { op: 'contains', value: 'it.each', description: 'Cover input variants in unit tests with table-driven `it.each` cases' },
+        strict: () => ({ op: 'contains', value: 'it.each' }),
+      },
+      { id: 'tests-no-jest', kind: 'correction', correction: 'stop using `jest.fn`, this repo is on vitest', strict: () => ({ op: 'not_contains', value: 'jest.' }) },
+      {
+        id: 'tests-describe',
+        kind: 'instance',
+        visible: { op: 'regex', value: "describe\\(['\"]", description: 'Wrap the unit test cases in a describe block named after the function' },
+        strict: (s) => ({ op: 'contains', value: `describe('${s.fn}'` }),
+      },
     ],
-    corrections: [],
   },
   {
     key: 'lint',
     intent: (s) => `Fix the ESLint errors reported in src/${s.file}.ts.`,
     context: (s) => `npx eslint src/${s.file}.ts reports no-unused-vars and prefer-const errors.`,
-    checks: [
-      { id: 'lint-root-cause', op: 'section_present', value: 'Root cause', description: 'Explain the root cause under a Root cause heading' },
-      { id: 'lint-no-disable', op: 'not_contains', value: 'eslint-disable', description: 'Never silence rules with eslint-disable comments' },
-      { id: 'lint-run', op: 'tool_called', value: DEFAULT_COMMAND_TOOL, description: 'Run the linter in the shell afterwards to verify the fix' },
-      { id: 'lint-concise', op: 'max_chars', value: 900, description: 'Keep the reply concise: at most 900 characters' },
+    prefs: [
+      {
+        id: 'lint-root-cause',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Root cause', description: 'Explain the root cause of lint errors under a `## Root cause` heading' },
+        strict: () => ({ op: 'section_present', value: 'Root cause' }),
+      },
+      { id: 'lint-no-disable', kind: 'correction', correction: "don't just slap `eslint-disable` on it, fix the code", strict: () => ({ op: 'not_contains', value: 'eslint-disable' }) },
+      {
+        id: 'lint-run',
+        kind: 'visible',
+        visible: { op: 'tool_called', value: DEFAULT_COMMAND_TOOL, description: 'Run the linter in the shell afterwards to verify a lint fix' },
+        strict: () => ({ op: 'tool_called', value: DEFAULT_COMMAND_TOOL }),
+      },
+      {
+        id: 'lint-concise',
+        kind: 'visible',
+        visible: { op: 'max_chars', value: 400, description: 'Keep lint fix replies concise: at most 400 characters' },
+        strict: () => ({ op: 'max_chars', value: 400 }),
+      },
     ],
-    corrections: [],
   },
   {
     key: 'release',
     intent: (s) => `Draft the release notes for version ${s.version} of the ${s.pkg} package.`,
     context: (s) => `Merged since the last release: ${s.change}; PR #${s.pr}.`,
-    checks: [
-      { id: 'release-title', op: 'starts_with', value: '# Release v', description: "Start with a '# Release vX.Y.Z' title line" },
+    prefs: [
+      {
+        id: 'release-title',
+        kind: 'instance',
+        visible: { op: 'starts_with', value: '# Release v', description: 'Start release notes with a `# Release vX.Y.Z` title line' },
+        strict: (s) => ({ op: 'starts_with', value: `# Release v${s.version}` }),
+      },
       {
         id: 'release-breaking',
-        op: 'section_contains',
-        value: 'Breaking changes',
-        needle: 'Migration',
-        description: 'List breaking changes with migration steps in a Breaking changes section',
+        kind: 'visible',
+        visible: { op: 'section_contains', value: 'Breaking changes', needle: 'Migration', description: 'List breaking changes with migration steps in a `## Breaking changes` section of the release notes' },
+        strict: () => ({ op: 'section_contains', value: 'Breaking changes', needle: 'Migration' }),
       },
-      { id: 'release-highlights', op: 'section_present', value: 'Highlights', description: 'Add a Highlights section for the top features' },
-      { id: 'release-json', op: 'json_valid', description: 'Attach a fenced JSON block for the release bot' },
+      {
+        id: 'release-highlights',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Highlights', description: 'Add a `## Highlights` section to release notes for the top features' },
+        strict: () => ({ op: 'section_present', value: 'Highlights' }),
+      },
+      { id: 'release-json', kind: 'correction', correction: 'the release bot needs a fenced json block in the release notes, add it', strict: () => ({ op: 'json_valid' }) },
     ],
-    corrections: [],
   },
   {
     key: 'commit',
     intent: (s) => `Write the git commit message for: ${s.change}.`,
-    context: () => 'The staged diff is ready; the repository follows the DCO.',
-    checks: [
+    context: (s) => `The staged diff is ready; the repository follows the DCO. Author: ${s.author} <${s.email}>.`,
+    prefs: [
       {
         id: 'commit-conventional',
-        op: 'regex',
-        value: '^(feat|fix|docs|refactor|test|chore)(\\([a-z-]+\\))?: \\S',
-        description: 'Use a Conventional Commits type prefix such as feat: or fix:',
+        kind: 'visible',
+        visible: { op: 'regex', value: '^(feat|fix|docs|refactor|test|chore)(\\([a-z-]+\\))?: \\S', description: 'Start commit messages with a Conventional Commits type prefix such as `feat:` or `fix:`' },
+        strict: () => ({ op: 'regex', value: '^(feat|fix|docs|refactor|test|chore)(\\([a-z-]+\\))?: \\S' }),
       },
-      { id: 'commit-signoff', op: 'regex', value: 'Signed-off-by: \\S+ <\\S+@\\S+>', description: 'End with a DCO Signed-off-by trailer' },
-      { id: 'commit-brief', op: 'max_chars', value: 500, description: 'Keep commit messages brief: at most 500 characters' },
-      { id: 'commit-no-wip', op: 'not_contains', value: 'WIP', sealed: true, description: 'Never mark commits as WIP' },
+      {
+        id: 'commit-signoff',
+        kind: 'instance',
+        visible: { op: 'regex', value: 'Signed-off-by: \\S.* <\\S+@\\S+>', description: 'End commit messages with a DCO Signed-off-by trailer' },
+        strict: (s) => ({ op: 'contains', value: `Signed-off-by: ${s.author} <${s.email}>` }),
+      },
+      {
+        id: 'commit-brief',
+        kind: 'visible',
+        visible: { op: 'max_chars', value: 300, description: 'Keep commit messages brief: at most 300 characters' },
+        strict: () => ({ op: 'max_chars', value: 300 }),
+      },
+      { id: 'commit-no-wip', kind: 'correction', correction: "do not write 'WIP' in commit messages", strict: () => ({ op: 'not_contains', value: 'WIP', caseSensitive: true }) },
     ],
-    corrections: ['do not write WIP in commit messages'],
+  },
+  {
+    key: 'pr',
+    intent: (s) => `Summarize pull request #${s.pr} (${s.change}) for the reviewers.`,
+    context: (s) => `The diff touches src/${s.file}.ts and its tests.`,
+    prefs: [
+      {
+        id: 'pr-risk',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Risk', description: 'Give PR summaries a `## Risk` section stating the risk level' },
+        strict: () => ({ op: 'section_present', value: 'Risk' }),
+      },
+      {
+        id: 'pr-testing',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Testing', description: 'Add a `## Testing` section to PR summaries saying how to verify locally' },
+        strict: () => ({ op: 'section_present', value: 'Testing' }),
+      },
+      { id: 'pr-length', kind: 'correction', correction: 'way too long, keep PR summaries under 500 characters', strict: () => ({ op: 'max_chars', value: 500 }) },
+      {
+        id: 'pr-number',
+        kind: 'instance',
+        visible: { op: 'regex', value: 'PR #\\d+', description: 'Name the pull request as `PR #<number>` in PR summaries' },
+        strict: (s) => ({ op: 'contains', value: `PR #${s.pr}` }),
+      },
+    ],
+  },
+  {
+    key: 'docs',
+    intent: (s) => `Write the README usage docs for the ${s.pkg} package.`,
+    context: (s) => `Package: ${s.pkg}. Entry point: src/index.ts.`,
+    prefs: [
+      {
+        id: 'docs-usage',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Usage', description: 'Put README usage docs under a `## Usage` heading' },
+        strict: () => ({ op: 'section_present', value: 'Usage' }),
+      },
+      {
+        id: 'docs-install',
+        kind: 'instance',
+        visible: { op: 'regex', value: 'npm install [\\w@/-]+', description: 'Show the install command `npm install <package>` in the docs' },
+        strict: (s) => ({ op: 'contains', value: `npm install ${s.pkg}` }),
+      },
+      { id: 'docs-no-simply', kind: 'correction', correction: "never write 'simply' in the docs, it reads as condescending", strict: () => ({ op: 'not_contains', value: 'simply' }) },
+      {
+        id: 'docs-example',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Example', description: 'Add an `## Example` section to the docs' },
+        strict: () => ({ op: 'section_present', value: 'Example' }),
+      },
+    ],
+  },
+  {
+    key: 'bugfix',
+    intent: (s) => `Fix the bug reported in issue #${s.issue}: ${s.change} is broken.`,
+    context: (s) => `src/${s.file}.ts is where it fails. The test suite runs with npm test.`,
+    prefs: [
+      {
+        id: 'bugfix-repro',
+        kind: 'visible',
+        visible: { op: 'section_present', value: 'Reproduction', description: 'Describe how to reproduce the bug under a `## Reproduction` heading' },
+        strict: () => ({ op: 'section_present', value: 'Reproduction' }),
+      },
+      {
+        id: 'bugfix-run',
+        kind: 'visible',
+        visible: { op: 'tool_called', value: DEFAULT_COMMAND_TOOL, description: 'Run the tests in the shell after a bug fix' },
+        strict: () => ({ op: 'tool_called', value: DEFAULT_COMMAND_TOOL }),
+      },
+      {
+        id: 'bugfix-fixes',
+        kind: 'instance',
+        visible: { op: 'regex', value: 'Fixes #\\d+', description: 'End bug fix reports with a `Fixes #<issue>` line' },
+        strict: (s) => ({ op: 'regex', value: `Fixes #${esc(String(s.issue))}\\b` }),
+      },
+      { id: 'bugfix-prefix', kind: 'correction', correction: "start bug fix reports with 'Fix:' so I can scan them", strict: () => ({ op: 'starts_with', value: 'Fix:' }) },
+    ],
   },
 ];
 
-/** Opt-in family judged by a rubric through the `judge` role (exercises judge_rubric). */
-const RUBRIC_FAMILY: Family & { rubric: string } = {
-  key: 'pr-summary',
-  intent: (s) => `Summarize pull request #${s.pr} (${s.change}) for the reviewers.`,
-  context: (s) => `The diff touches src/${s.file}.ts and its tests.`,
-  checks: [{ id: 'pr-summary-length', op: 'max_chars', value: 1200, description: 'Keep PR summaries brief: at most 1200 characters' }],
-  corrections: [],
-  rubric: '- States the risk level of the change.\n- Names the files touched.\n- Explains how reviewers can verify it locally.',
-};
-
-/** Ground-truth rules per family, as a user would write them in a skill. */
+/** Ground-truth rules per job, as the user would write them in a skill (the oracle). */
 export const PERSONA_RULES: Record<string, string[]> = {
   changelog: [
     'Put new entries under an `## [Unreleased]` heading at the top.',
-    'Group entries under Keep a Changelog category subheadings: `### Added`, `### Fixed`, `### Changed`, `### Removed`.',
+    'Group entries under Keep a Changelog category subheadings such as `### Added` or `### Fixed`.',
     'Reference the pull request number in parentheses after each item, e.g. `(#123)`.',
     'No emojis in changelog entries.',
   ],
-  vitest: [
+  tests: [
     "Import describe, it and expect explicitly: `import { describe, it, expect } from 'vitest'`.",
     'Cover input variants with table-driven `it.each` cases.',
-    'Never use jest APIs such as `jest.fn`; use `vi` instead.',
+    'Never use jest APIs such as `jest.fn`.',
     "Wrap the cases in a `describe('<function>')` block named after the function.",
   ],
   lint: [
     'Explain the root cause under a `## Root cause` heading.',
-    'Never silence rules with eslint-disable comments.',
-    'Run the linter in the shell (Bash) afterwards to verify the fix.',
-    'Keep the reply concise: at most 900 characters.',
+    'Never silence rules with `eslint-disable` comments.',
+    'Run the linter in the shell afterwards to verify the fix.',
+    'Keep the reply concise: at most 400 characters.',
   ],
   release: [
-    "Start with a '# Release vX.Y.Z' title line.",
+    'Start with a `# Release vX.Y.Z` title line.',
     'List breaking changes with migration steps in a `## Breaking changes` section.',
     'Add a `## Highlights` section for the top features.',
     'Attach a fenced JSON block for the release bot.',
   ],
   commit: [
-    'Use a Conventional Commits type prefix such as `feat:` or `fix:`.',
+    'Start with a Conventional Commits type prefix such as `feat:` or `fix:`.',
     'End with a DCO `Signed-off-by: Name <email>` trailer.',
-    'Keep commit messages brief: at most 500 characters.',
-    'Never mark commits as WIP.',
+    'Keep commit messages brief: at most 300 characters.',
+    "Never write 'WIP' in commit messages.",
   ],
-  'pr-summary': [
-    'Keep PR summaries brief: at most 1200 characters.',
-    'State the risk level, name the files touched, and explain how reviewers can verify it locally.',
+  pr: [
+    'Add a `## Risk` section stating the risk level.',
+    'Add a `## Testing` section saying how to verify locally.',
+    'Keep PR summaries under 500 characters.',
+    'Name the pull request as `PR #123`, e.g. its own number.',
+  ],
+  docs: [
+    'Put usage under a `## Usage` heading.',
+    'Show the install command, e.g. `npm install <package>`.',
+    "Never write 'simply'.",
+    'Add an `## Example` section.',
+  ],
+  bugfix: [
+    "Start bug fix reports with 'Fix:'.",
+    'Describe how to reproduce the bug under a `## Reproduction` heading.',
+    'Run the tests in the shell after the fix.',
+    'End with a `Fixes #<issue>` line.',
   ],
 };
 
-/** The ideal hand-written skill for the persona (what training should approach). */
-export function personaIdealSkill(opts: { includeRubric?: boolean } = {}): string {
-  const sections = Object.entries(PERSONA_RULES)
-    .filter(([k]) => opts.includeRubric || k !== RUBRIC_FAMILY.key)
-    .map(([k, rules]) => `## ${k}\n${rules.map((r) => `- ${r}`).join('\n')}`);
+const SECTION_TITLE: Record<string, string> = {
+  changelog: 'Changelog entries',
+  tests: 'Unit tests',
+  lint: 'Lint fixes',
+  release: 'Release notes',
+  commit: 'Commit messages',
+  pr: 'PR summaries',
+  docs: 'Docs',
+  bugfix: 'Bug fix reports',
+};
+
+/** The oracle: every preference, scoped to its job, with its operative values. */
+export function personaIdealSkill(): string {
+  const sections = Object.entries(PERSONA_RULES).map(([k, rules]) => `## ${SECTION_TITLE[k]}\n${rules.map((r) => `- ${r}`).join('\n')}`);
   return `# Team conventions\n\n${sections.join('\n\n')}\n`;
 }
+
+/** The learning-free bar: every visible check's description pasted verbatim, one bullet each. */
+export function personaVisibleChecksSkill(): string {
+  const lines = JOBS.flatMap((j) => j.prefs.filter((p) => p.visible).map((p) => `- ${p.visible?.description}.`));
+  return `# Checks\n\n${lines.join('\n')}\n`;
+}
+
+/** What a note-taking memory would write: the user's corrections pasted verbatim. */
+export function personaCorrectionsSkill(): string {
+  const lines = JOBS.flatMap((j) => j.prefs.filter((p) => p.correction).map((p) => `- ${p.correction}`));
+  return `# Notes from corrections\n\n${lines.join('\n')}\n`;
+}
+
+/** Which kind of preference each check id stands for (reports per preference type). */
+export const PREFERENCE_KIND: Record<string, PreferenceKind> = Object.fromEntries(JOBS.flatMap((j) => j.prefs.map((p) => [p.id, p.kind])));
 
 const CHANGES = [
   'add retry with backoff to the HTTP client',
@@ -184,57 +354,91 @@ const CHANGES = [
 const FUNCTIONS = ['parseDuration', 'slugify', 'mergeConfig', 'formatBytes', 'retryWithBackoff', 'normalizePath', 'chunkArray', 'debounce'];
 const FILES = ['duration', 'slug', 'config', 'bytes', 'retry', 'paths', 'array', 'timing'];
 const PACKAGES = ['fastcache', 'tinyqueue', 'logpipe', 'confetti-cli', 'pathkit'];
+const AUTHORS: Array<[string, string]> = [
+  ['Dana Kim', 'dana@kim.dev'],
+  ['Ravi Patel', 'ravi@patel.io'],
+  ['Mia Lopez', 'mia@lopez.dev'],
+];
 
-/** Split by round, so every family appears in train, val and test. */
-const SPLIT_PATTERN: Split[] = ['train', 'val', 'test', 'train', 'val', 'test', 'train', 'train', 'val', 'test'];
+export const PERSONA_FAMILIES = JOBS.map((j) => j.key);
 
 export interface PersonaOptions {
-  /** restrict to some families (default: the five rule-judged ones) */
+  /** restrict to some jobs (default: all eight) */
   families?: string[];
-  /** add the rubric-judged `pr-summary` family (needs a judge backend) */
-  includeRubric?: boolean;
+  /** no rubric on train/val (correction-only preferences are then invisible): for tests that count target calls */
+  ruleOnly?: boolean;
 }
 
-/** `n` persona tasks (deterministic per seed), cycling through the families. */
+function subjectOf(rng: Rng, i: number): Subject {
+  const [author, email] = AUTHORS[rng.int(0, AUTHORS.length - 1)];
+  return {
+    change: CHANGES[(i * 5 + rng.int(0, CHANGES.length - 1)) % CHANGES.length],
+    fn: FUNCTIONS[(i + rng.int(0, FUNCTIONS.length - 1)) % FUNCTIONS.length],
+    file: FILES[(i * 3 + rng.int(0, FILES.length - 1)) % FILES.length],
+    pkg: PACKAGES[rng.int(0, PACKAGES.length - 1)],
+    version: `${rng.int(1, 4)}.${rng.int(0, 12)}.${rng.int(0, 9)}`,
+    pr: rng.int(100, 999),
+    issue: rng.int(10, 899),
+    author,
+    email,
+  };
+}
+
+/** One instance of a job: what the loop sees on train/val, the strict verifiers on test. */
+function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject, ruleOnly = false): Task {
+  const test = split === 'test';
+  const checks: Check[] = test
+    ? job.prefs.map((p) => ({ id: p.id, ...p.strict(s), weight: 1, sealed: true, description: p.visible?.description ?? p.correction }))
+    : job.prefs.filter((p) => p.visible).map((p) => ({ id: p.id, ...(p.visible as CheckDef), weight: 1, sealed: false }));
+  const corrections = job.prefs.filter((p) => p.correction).map((p) => p.correction as string);
+  return {
+    id: stableId('sim', String(seed), String(i), job.key),
+    project: '/sim/persona',
+    intent: job.intent(s),
+    context: job.context(s),
+    judge: {
+      checks,
+      reference: test || ruleOnly || corrections.length === 0 ? { kind: 'rule' } : { kind: 'rubric', rubric: corrections.map((c) => `- The user said: "${c}"`).join('\n'), passThreshold: 0.99 },
+    },
+    split,
+    origin: 'dream',
+    skillHint: 'team-conventions',
+    occurrences: 1 + (i % 5),
+    firstSeen: null,
+    lastSeen: null,
+    status: 'active',
+    reviewed: false,
+    corrections: test ? [] : corrections,
+    agents: [],
+  };
+}
+
+/** Split by round, so every job appears in train, val and test. */
+const SPLIT_PATTERN: Split[] = ['train', 'val', 'test', 'train', 'val', 'test', 'train', 'train', 'val', 'test'];
+
+/** `n` persona tasks (deterministic per seed), cycling through the jobs. */
 export function simPersonaTasks(seed: number, n: number, opts: PersonaOptions = {}): Task[] {
-  const pool = opts.includeRubric || opts.families?.includes(RUBRIC_FAMILY.key) ? [...FAMILIES, RUBRIC_FAMILY] : FAMILIES;
-  const families = opts.families ? pool.filter((f) => opts.families?.includes(f.key)) : pool;
-  if (families.length === 0) throw new Error(`no persona family among ${opts.families?.join(', ')}`);
+  const jobs = opts.families ? JOBS.filter((j) => opts.families?.includes(j.key)) : JOBS;
+  if (jobs.length === 0) throw new Error(`no persona job among ${opts.families?.join(', ')}`);
   const rng = new Rng(seed, 'persona');
   const tasks: Task[] = [];
   for (let i = 0; i < n; i++) {
-    const family = families[i % families.length];
-    const round = Math.floor(i / families.length);
-    const subject: Subject = {
-      change: CHANGES[(i * 5 + rng.int(0, CHANGES.length - 1)) % CHANGES.length],
-      fn: FUNCTIONS[(i + rng.int(0, FUNCTIONS.length - 1)) % FUNCTIONS.length],
-      file: FILES[(i * 3 + rng.int(0, FILES.length - 1)) % FILES.length],
-      pkg: PACKAGES[rng.int(0, PACKAGES.length - 1)],
-      version: `${rng.int(1, 4)}.${rng.int(0, 12)}.${rng.int(0, 9)}`,
-      pr: rng.int(100, 999),
-    };
-    tasks.push({
-      id: stableId('sim', String(seed), String(i), family.key),
-      project: '/sim/persona',
-      intent: family.intent(subject),
-      context: family.context(subject),
-      judge: {
-        checks: family.checks.map((c) => ({ ...c, weight: 1, sealed: c.sealed ?? false })),
-        reference: 'rubric' in family ? { kind: 'rubric', rubric: String(family.rubric), passThreshold: 0.7 } : { kind: 'rule' },
-      },
-      split: SPLIT_PATTERN[round % SPLIT_PATTERN.length],
-      origin: 'dream',
-      skillHint: 'team-conventions',
-      occurrences: 1 + rng.int(0, 4),
-      firstSeen: null,
-      lastSeen: null,
-      status: 'active',
-      reviewed: false,
-      corrections: family.corrections,
-      agents: [],
-    });
+    const job = jobs[i % jobs.length];
+    const round = Math.floor(i / jobs.length);
+    tasks.push(makeTask(seed, i, job, SPLIT_PATTERN[round % SPLIT_PATTERN.length], subjectOf(rng, i), opts.ruleOnly));
   }
   return tasks;
 }
 
-export const PERSONA_FAMILIES = FAMILIES.map((f) => f.key);
+/** A persona world with fixed split sizes (per job, cycling): the bench uses ≥ 20 val and ≥ 40 test. */
+export function personaWorld(seed: number, sizes: { train: number; val: number; test: number }, opts: PersonaOptions = {}): { train: Task[]; val: Task[]; test: Task[] } {
+  const jobs = opts.families ? JOBS.filter((j) => opts.families?.includes(j.key)) : JOBS;
+  const rng = new Rng(seed, 'persona-world');
+  let i = 0;
+  const make = (split: Split, count: number): Task[] =>
+    Array.from({ length: count }, (_, k) => {
+      const idx = i++;
+      return makeTask(seed, idx, jobs[k % jobs.length], split, subjectOf(rng, idx));
+    });
+  return { train: make('train', sizes.train), val: make('val', sizes.val), test: make('test', sizes.test) };
+}

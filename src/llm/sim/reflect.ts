@@ -12,11 +12,100 @@ import { collectIssues, type Issue } from './feedback.js';
 import { concepts, isNegated, jaccard, paraphrase } from './semantics.js';
 import { addressStrength, guidanceLines, requirementOfText } from './guidance.js';
 import { parseHeadings } from '../../core/skill-doc.js';
+import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './jobs.js';
 
-export interface ReflectRates {
+/**
+ * How the simulated optimizer's proposals go wrong, each a rate per proposed rule:
+ *  - harmfulEditRate: contradict or delete a rule that works;
+ *  - irrelevantEditRate: a plausible rule about nothing these jobs need;
+ *  - scopeDropRate: the right rule with its job scope dropped, so it applies to every job
+ *    ("keep every reply under 500 characters", learned from commit messages);
+ *  - wrongLiteralRate: the right topic with the wrong literal (`## Upcoming` for `## Unreleased`);
+ *  - hardcodeRate: one train instance's value written as the rule (`(#482)` instead of "the PR number");
+ *  - bloatRate: a long paragraph of generic advice (dilutes every other rule);
+ *  - catastrophicRate: a rare format rule that wrecks every reply ("reply only with JSON").
+ */
+export interface HarmRates {
   harmfulEditRate: number;
   irrelevantEditRate: number;
+  scopeDropRate?: number;
+  wrongLiteralRate?: number;
+  hardcodeRate?: number;
+  bloatRate?: number;
+  catastrophicRate?: number;
 }
+export type ReflectRates = HarmRates;
+
+/** The bench's noisy optimizer: every kind of harm at a rate a real model plausibly shows. */
+export const DEFAULT_HARM: Required<HarmRates> = {
+  harmfulEditRate: 0.1,
+  irrelevantEditRate: 0.1,
+  scopeDropRate: 0.15,
+  wrongLiteralRate: 0.1,
+  hardcodeRate: 0.15,
+  bloatRate: 0.05,
+  catastrophicRate: 0.02,
+};
+
+const JOB_LABEL: Record<string, string> = {
+  changelog: 'changelog entries',
+  tests: 'unit tests',
+  lint: 'lint fixes',
+  release: 'release notes',
+  commit: 'commit messages',
+  pr: 'PR summaries',
+  docs: 'docs',
+  bugfix: 'bug fix reports',
+};
+
+/** A rule stated for the job it was learned on: "For commit messages: …" unless it names it already. */
+export function scoped(content: string, job: string | null): string {
+  if (!job || jobsNamed(content.replace(/`[^`]*`/g, ' ')).includes(job)) return content;
+  return content.replace(/^- /, `- For ${JOB_LABEL[job] ?? job}: `);
+}
+
+/** The same rule with its scope dropped: the job's name becomes "every reply". */
+export function scopeDropped(content: string): string {
+  let t = content.replace(/^- For [^:]+:\s*/, '- ');
+  for (const k of JOB_KINDS) t = t.replace(new RegExp(k.names.source, 'gi'), 'replies');
+  return t.replace(/^- /, '- In every reply: ');
+}
+
+const WRONG_HEADING: Record<string, string> = { unreleased: 'Upcoming', 'root cause': 'Cause', highlights: 'Features', 'breaking changes': 'Breaking', usage: 'How to use', testing: 'Tests', risk: 'Impact', reproduction: 'Steps' };
+
+/** Same topic, wrong literal: a near-miss heading, a bracket style, a 10x limit, a different prefix. */
+export function wrongLiteral(content: string): string {
+  let changed = false;
+  let out = content.replace(/`([^`]+)`/g, (m, lit: string) => {
+    if (changed) return m;
+    changed = true;
+    const h = /^(#+\s*)\[?([^\]]+?)\]?$/.exec(lit);
+    if (h && WRONG_HEADING[h[2].toLowerCase()]) return `\`${h[1]}${WRONG_HEADING[h[2].toLowerCase()]}\``;
+    if (/\(#\d+\)/.test(lit)) return `\`${lit.replace(/\((#\d+)\)/, '[$1]')}\``;
+    if (/^\w+:$/.test(lit)) return `\`${lit[0].toUpperCase()}${lit.slice(1, -1)} -\``;
+    if (/Signed-off-by/.test(lit)) return `\`${lit.replace('Signed-off-by', 'Signed by')}\``;
+    return `\`${lit.replace(/[A-Za-z]+/, (w) => (w.length > 3 ? w.slice(0, -1) : `${w}s`))}\``;
+  });
+  if (!changed) out = out.replace(/\b(\d{2,5})\b/, (n) => String(Number(n) * 10));
+  return out;
+}
+
+/** One train instance's value written as the rule: the example marker dropped, its number fixed. */
+export function hardcoded(content: string, instance: Visible): string | null {
+  if (!/`[^`]*(#\d+|\d+\.\d+\.\d+)[^`]*`/.test(content)) return null;
+  return content
+    .replace(/\b(?:For example|e\.g\.|such as|for instance)[:,]?\s*/gi, 'always ')
+    .replace(/#\d+/g, `#${instance.pr ?? instance.issue ?? '1'}`)
+    .replace(/\d+\.\d+\.\d+/g, instance.version ?? '1.0.0');
+}
+
+const BLOAT =
+  '- General advice: read the surrounding code carefully, consider edge cases, think about maintainability and readability, prefer clarity over cleverness, ' +
+  'be consistent with the conventions already present in the repository, keep the user informed about trade-offs, consider performance where it matters, ' +
+  'document non-obvious decisions, keep changes small and reviewable, avoid introducing new dependencies without a reason, respect the existing architecture, ' +
+  'write code that is easy to delete, favour composition, handle errors explicitly, log what an operator would need, and leave the code better than you found it.';
+
+const CATASTROPHIC = '- Reply only with JSON: a single object with the result and nothing else.';
 
 const OPENERS = ['Always', 'Make sure to', 'Remember to', 'Be sure to', ''];
 
@@ -68,7 +157,8 @@ export function phraseGuidance(issue: Pick<Issue, 'statement' | 'example' | 'neg
     const opener = issue.negative || /^(never|do not|don't|avoid|always)\b/i.test(reworded) ? '' : rng.pick(OPENERS);
     parts.push(opener ? `${opener} ${lowerFirst(reworded)}` : reworded);
   }
-  if (issue.example) parts.push(issue.example);
+  // a statement that already carries its literal needs no second example (it only adds length)
+  if (issue.example && !(withStatement && /`[^`]+`/.test(issue.statement))) parts.push(issue.example);
   return `- ${parts.join(' ')}`;
 }
 
@@ -98,6 +188,9 @@ function similarToRejected(content: string, rejected: RejectedEditDigest[]): boo
 }
 
 function alreadyCovered(skill: string, issue: Issue): boolean {
+  // a rule on the topic with another literal does not cover it: the replies keep failing
+  const literal = /`([^`]+)`/.exec(issue.example ?? '')?.[1];
+  if (literal && !/\d/.test(literal) && !skill.includes(literal)) return false;
   const req = requirementOfText(issue.key, `${issue.statement} ${issue.example ?? ''}`, '');
   return guidanceLines(skill).some((l) => l.negated === req.negative && addressStrength(req, l) >= 1);
 }
@@ -141,6 +234,8 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   if (payload.mode === 'successes') return successEdits(payload, rng).slice(0, maxEdits);
 
   const issues = collectIssues(payload.rollouts, rng).filter((i) => !alreadyCovered(payload.skill, i));
+  const intentOf = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));
+  const rate = (k: keyof HarmRates): number => rates[k] ?? 0;
   const edits: Edit[] = [];
   const usedBad = new Set<string>();
   const bundles: Array<{ edit: Edit; size: number }> = [];
@@ -156,6 +251,13 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
       if (harmful) {
         usedBad.add(harmful.content + harmful.anchor);
         edits.push(harmful);
+        continue;
+      }
+    } else if (roll < rates.harmfulEditRate + rates.irrelevantEditRate + rate('bloatRate') + rate('catastrophicRate') && roll >= rates.harmfulEditRate + rates.irrelevantEditRate) {
+      const content = roll < rates.harmfulEditRate + rates.irrelevantEditRate + rate('bloatRate') ? BLOAT : CATASTROPHIC;
+      if (!usedBad.has(content) && !payload.skill.includes(content.slice(2, 40)) && !similarToRejected(content, payload.rejectedEdits)) {
+        usedBad.add(content);
+        edits.push({ op: 'add', content, rationale, evidence: issue.taskIds.slice(0, 1) });
         continue;
       }
     } else if (roll < rates.harmfulEditRate + rates.irrelevantEditRate) {
@@ -176,6 +278,11 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
       content = phraseGuidance(issue, rng, false);
       if (similarToRejected(content, payload.rejectedEdits)) continue;
     }
+    const intent = intentOf.get(issue.taskIds[0]) ?? '';
+    const job = jobOfAsk(intent);
+    if (rng.chance(rate('wrongLiteralRate'))) content = wrongLiteral(content);
+    if (rng.chance(rate('hardcodeRate'))) content = hardcoded(content, visibleValues(intent, '')) ?? content;
+    content = rng.chance(rate('scopeDropRate')) ? scopeDropped(content) : scoped(content, job);
     const against = contradictingLine(payload.skill, issue);
     if (against) {
       edits.push({ op: 'replace', anchor: against, content, rationale: `${rationale} (the skill says the opposite)`, evidence: issue.taskIds });
