@@ -24,7 +24,8 @@ export function splitScoresFrom(rollouts: Rollout[]): SplitScores {
 export const EMPTY_SCORES: SplitScores = { hard: 0, soft: 0, perTask: [] };
 
 export interface Measurer {
-  (tasks: Task[], content: string, stage: string): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
+  /** `samples` overrides the run's samples per task (an indecisive gate asks for more) */
+  (tasks: Task[], content: string, stage: string, samples?: number): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
 }
 
 export function makeMeasurer(opts: {
@@ -37,7 +38,7 @@ export function makeMeasurer(opts: {
   signal?: AbortSignal;
   runId: string;
 }): Measurer {
-  return async (tasks, content, stage) => {
+  return async (tasks, content, stage, samples) => {
     if (!tasks.length) return { scores: EMPTY_SCORES, rollouts: [] };
     const rollouts = await rolloutBatch({
       db: opts.db,
@@ -45,7 +46,7 @@ export function makeMeasurer(opts: {
       skill: { name: opts.skillName, content },
       target: opts.backends.target,
       judge: opts.backends.judge,
-      samples: opts.samples,
+      samples: samples ?? opts.samples,
       concurrency: opts.concurrency,
       signal: opts.signal,
       useCache: true,

@@ -1,0 +1,133 @@
+/**
+ * A paired comparison of two skills on the same validation tasks, with a seeded percentile
+ * bootstrap over tasks. Why: the gate used to compare one mean of one sample on 3–10 tasks, so a
+ * lucky draw passed as a gain and one unlucky draw banned a good edit. Pairing per task removes
+ * the task-difficulty variance; the bootstrap says how much of the mean difference could be the
+ * choice of tasks and samples. Pure and deterministic for a given seed.
+ */
+import { mulberry32 } from './rng.js';
+import { gateDecision, metricScore, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
+
+export interface PairedOptions {
+  metric: GateMetric;
+  mixedWeight?: number;
+  /** bootstrap resamples (default 2000) */
+  resamples?: number;
+  /** two-sided confidence of the interval (default 0.9: a 95% one-sided bound each way) */
+  confidence?: number;
+  seed: number;
+}
+
+export interface PairedComparison {
+  /** tasks compared (every task of `current`; a task missing under the candidate counts as 0) */
+  n: number;
+  /** mean of candidate − current over tasks */
+  meanDiff: number;
+  /** bootstrap percentile interval of the mean difference */
+  lo: number;
+  hi: number;
+  /** the candidate is better (lo > 0), worse (hi < 0), the same everywhere, or the CI spans 0 */
+  verdict: 'gain' | 'loss' | 'tie' | 'unclear';
+}
+
+/** Per-task differences, in `current`'s task order (missing or non-finite candidate = scored 0). */
+export function pairedDiffs(current: SplitScores, candidate: SplitScores, metric: GateMetric, mixedWeight = 0.5): number[] {
+  const cand = new Map(candidate.perTask.map((t) => [t.taskId, metricScore(t.hard, t.soft, metric, mixedWeight)]));
+  return current.perTask.map((t) => {
+    const before = metricScore(t.hard, t.soft, metric, mixedWeight);
+    const after = cand.get(t.taskId);
+    return (after !== undefined && Number.isFinite(after) ? after : 0) - (Number.isFinite(before) ? before : 0);
+  });
+}
+
+/** Percentile bootstrap of the mean of `diffs` (resampling tasks with replacement). */
+export function bootstrapMeanCI(diffs: readonly number[], resamples: number, confidence: number, seed: number): { lo: number; hi: number } {
+  const n = diffs.length;
+  if (n === 0) return { lo: 0, hi: 0 };
+  const rand = mulberry32(seed >>> 0);
+  const b = Math.max(1, Math.floor(resamples));
+  const means = new Float64Array(b);
+  for (let i = 0; i < b; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += diffs[Math.floor(rand() * n)];
+    means[i] = s / n;
+  }
+  means.sort();
+  const tail = (1 - Math.min(0.999, Math.max(0.5, confidence))) / 2;
+  const at = (q: number) => means[Math.min(b - 1, Math.max(0, Math.floor(q * b)))];
+  return { lo: at(tail), hi: at(1 - tail) };
+}
+
+export function pairedCompare(current: SplitScores, candidate: SplitScores, opts: PairedOptions): PairedComparison {
+  const diffs = pairedDiffs(current, candidate, opts.metric, opts.mixedWeight ?? 0.5);
+  const n = diffs.length;
+  const meanDiff = n ? diffs.reduce((a, d) => a + d, 0) / n : 0;
+  if (diffs.every((d) => Math.abs(d) <= SCORE_EPSILON)) return { n, meanDiff, lo: 0, hi: 0, verdict: 'tie' };
+  const { lo, hi } = bootstrapMeanCI(diffs, opts.resamples ?? 2000, opts.confidence ?? 0.9, opts.seed);
+  const verdict = lo > SCORE_EPSILON ? 'gain' : hi < -SCORE_EPSILON ? 'loss' : 'unclear';
+  return { n, meanDiff, lo, hi, verdict };
+}
+
+export type GateOutcome = 'accept' | 'reject' | 'indecisive';
+
+export interface PairedGateDecision extends GateDecision {
+  outcome: GateOutcome;
+  ci: PairedComparison;
+}
+
+export interface PairedGateInput extends GateInput {
+  seed: number;
+  resamples?: number;
+  confidence?: number;
+}
+
+/**
+ * The strict gate (mean gain > margin, ties rejected, no-regression) and the paired CI together:
+ * accept only when both say gain; a mean gain the CI cannot tell from noise is `indecisive` (its
+ * action stays `reject` until more samples decide it). Pure.
+ */
+export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
+  const base = gateDecision(input);
+  const ci = pairedCompare(input.current, input.candidate, { metric: input.metric, mixedWeight: input.mixedWeight, resamples: input.resamples, confidence: input.confidence, seed: input.seed });
+  const band = `paired Δ ${ci.meanDiff >= 0 ? '+' : ''}${ci.meanDiff.toFixed(3)}, CI [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}] over ${ci.n} task(s)`;
+  if (input.enabled === false) return { ...base, outcome: 'accept', ci };
+  if (!base.accepted) return { ...base, outcome: 'reject', ci, reason: `${base.reason}; ${band}` };
+  if (ci.verdict === 'gain') return { ...base, outcome: 'accept', ci, reason: `${base.reason}; ${band}` };
+  return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, reason: `indecisive: ${base.reason} but ${band} includes 0` };
+}
+
+/** How a gate verdict was reached: the decision, and how many extra sample rounds it took. */
+export interface SettledGate {
+  decision: PairedGateDecision;
+  /** extra measurement rounds spent on an indecisive candidate */
+  rounds: number;
+  /** scores the decision was made on (pooled over the samples taken) */
+  current: SplitScores;
+  candidate: SplitScores;
+}
+
+/**
+ * An indecisive candidate earns more validation samples: both skills are re-measured with
+ * `samples × (round + 1)` samples per task (the first ones come from the rollout cache) until the
+ * gate decides or `maxRounds` is spent; still indecisive then means rejected.
+ */
+export async function settleGate(input: {
+  decide: (current: SplitScores, candidate: SplitScores, round: number) => PairedGateDecision;
+  current: SplitScores;
+  candidate: SplitScores;
+  /** re-measures both skills with `round + 1` times the base samples */
+  remeasure: (round: number) => Promise<{ current: SplitScores; candidate: SplitScores }>;
+  maxRounds: number;
+}): Promise<SettledGate> {
+  let current = input.current;
+  let candidate = input.candidate;
+  let decision = input.decide(current, candidate, 0);
+  let rounds = 0;
+  while (decision.outcome === 'indecisive' && rounds < input.maxRounds) {
+    rounds++;
+    ({ current, candidate } = await input.remeasure(rounds));
+    decision = input.decide(current, candidate, rounds);
+  }
+  if (decision.outcome === 'indecisive') decision = { ...decision, reason: `${decision.reason}; still undecided after ${rounds} extra sample round(s): rejected` };
+  return { decision, rounds, current, candidate };
+}
