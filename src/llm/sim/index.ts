@@ -9,7 +9,7 @@ import type { Backend, LlmReply, LlmRequest, Operation, PayloadFor, Role } from 
 import { SleepError } from '../../core/errors.js';
 import { Rng, hashHex, hashUnit, stableStringify } from './rng.js';
 import { perform } from './target.js';
-import { reflect } from './reflect.js';
+import { labelFailures, reflect } from './reflect.js';
 import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
 import { judgeRubric, mineTask } from './judge-miner.js';
 
@@ -114,7 +114,7 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
   const structured = (op: Exclude<Operation, 'perform'>, payload: PayloadFor[Operation], rng: Rng): unknown => {
     switch (op) {
       case 'reflect':
-        return { edits: reflect(payload as PayloadFor['reflect'], rates, rng) };
+        return { edits: reflect(payload as PayloadFor['reflect'], rates, rng), failures: labelFailures(payload as PayloadFor['reflect'], rng) };
       case 'merge':
         return merge(payload as PayloadFor['merge']);
       case 'rank':
