@@ -94,9 +94,9 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   samples: 1,
   failureOnly: false,
   attribution: true,
-  gateConfidence: 0.9,
+  gateConfidence: 0.95,
   gateResamples: 2000,
-  gateRounds: 2,
+  gateRounds: 4,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';

@@ -32,6 +32,15 @@ export function countVal(ctx: Pick<TrainContext, 'st'>, stage: ValStage, n = 1):
 }
 
 /**
+ * The interval's confidence at each look: each extra sample round is another chance for noise to
+ * pass, so the error rate is split over the looks (Bonferroni), keeping the whole sequence at
+ * `confidence`.
+ */
+export function perLookConfidence(confidence: number, rounds: number): number {
+  return 1 - (1 - confidence) / (Math.max(0, rounds) + 1);
+}
+
+/**
  * Gates `candidate` against `current` on val. An indecisive verdict re-measures both with more
  * samples per task (up to `options.gateRounds` extra rounds; the first samples come from the cache).
  */
@@ -44,12 +53,13 @@ export async function gateOnVal(
   seed: number,
 ): Promise<SettledGate> {
   const { options, val, measure } = ctx;
+  const maxRounds = options.gateEnabled ? options.gateRounds : 0;
+  const confidence = perLookConfidence(options.gateConfidence, maxRounds);
   return settleGate({
     current: current.scores,
     candidate: candidate.scores,
-    maxRounds: options.gateEnabled ? options.gateRounds : 0,
-    decide: (cur, cand, round) =>
-      pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence: options.gateConfidence, resamples: options.gateResamples }),
+    maxRounds,
+    decide: (cur, cand, round) => pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples }),
     remeasure: async (round) => {
       const samples = options.samples * (round + 1);
       countVal(ctx, stage, 2);
