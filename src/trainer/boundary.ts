@@ -15,7 +15,17 @@ export async function epochBoundary(ctx: TrainContext, epoch: number): Promise<v
     const sample = shuffled(train, options.seed + epoch * 2000).slice(0, options.slowUpdateSamples);
     const prev = await measure(sample, st.epochStart.content, 'slow_update');
     const curr = await measure(sample, st.current.content, 'slow_update');
-    const res = await slowUpdate({ call, skillBefore: st.epochStart.content, skillAfter: st.current.content, tasks: sample, before: prev.scores, after: curr.scores, metric: options.gateMetric });
+    const res = await slowUpdate({
+      call,
+      skillBefore: st.epochStart.content,
+      skillAfter: st.current.content,
+      tasks: sample,
+      before: prev.scores,
+      after: curr.scores,
+      metric: options.gateMetric,
+      rolloutsBefore: prev.rollouts,
+      rolloutsAfter: curr.rollouts,
+    });
     let action: string = res.action;
     let detail: Record<string, unknown> = {};
     if (res.guidance) {

@@ -40,7 +40,7 @@ function focusIndex(text: string, focus: readonly string[]): number {
   const lower = text.toLowerCase();
   for (const f of focus) {
     const needle = f.trim().toLowerCase();
-    if (needle.length < 3) continue;
+    if (needle.length < 2) continue;
     const at = lower.indexOf(needle);
     if (at >= 0) return at;
   }
