@@ -68,3 +68,10 @@ export function banLine(row: Pick<RejectedEditRow, 'source' | 'reason' | 'scoreD
   if (row.source === 'demoted') return `demoted, not banned: one drop that could be noise${drop}${row.reason ? ` — ${row.reason}` : ''}`;
   return `banned: ${row.reason ?? 'validation drop'}${drop}`;
 }
+
+/** The stored verdicts on one edit (any source), for the review's "why banned" line. */
+export function rejectedEditVerdicts(db: Db, skillKeys: string[], editHash: string): RejectedEditRow[] {
+  if (!skillKeys.length) return [];
+  const marks = skillKeys.map(() => '?').join(', ');
+  return (db.prepare(`SELECT * FROM rejected_edits WHERE edit_hash = ? AND skill_key IN (${marks}) ORDER BY created_at, id`).all(editHash, ...skillKeys) as RawRow[]).map(fromRaw);
+}
