@@ -43,7 +43,7 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.unmatched) parts.push(`${r.unmatched} unmatched`);
   if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
-  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
+  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : ACTION_LABEL[r.action]}`);
   return parts.join(' · ');
 }
 
