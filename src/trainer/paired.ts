@@ -3,7 +3,10 @@
  * bootstrap over tasks. Why: the gate used to compare one mean of one sample on 3–10 tasks, so a
  * lucky draw passed as a gain and one unlucky draw banned a good edit. Pairing per task removes
  * the task-difficulty variance; the bootstrap says how much of the mean difference could be the
- * choice of tasks and samples. Pure and deterministic for a given seed.
+ * choice of tasks and samples. With one sample a task, the bootstrap resamples tasks (it cannot
+ * see sampling noise any other way); once every task has several samples (an indecisive
+ * candidate's extra rounds), it resamples each task's samples instead. Pure and deterministic
+ * for a given seed.
  */
 import { mulberry32 } from './rng.js';
 import { gateDecision, metricScore, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
@@ -40,11 +43,27 @@ export function pairedDiffs(current: SplitScores, candidate: SplitScores, metric
   });
 }
 
+/** Standard normal quantile of a lower tail p ≤ 0.5, magnitude (Abramowitz & Stegun 26.2.23). */
+function normalTail(p: number): number {
+  const t = Math.sqrt(-2 * Math.log(Math.min(0.5, Math.max(1e-12, p))));
+  return t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+}
+
 /**
- * Percentile bootstrap of the mean of `diffs` (resampling tasks with replacement), widened by
- * √(n/(n−1)) around the mean: the plain percentile interval is too narrow on the 3–10 tasks a
- * val split often has (it uses the biased variance), which lets a small true loss through.
+ * How much wider Student's t is than the normal at this tail with `df` degrees of freedom
+ * (Cornish–Fisher), times √(n/(n−1)) for the biased variance a bootstrap uses. The plain
+ * percentile interval is far too narrow on the 3–10 tasks a val split often has, which let a
+ * truly worse candidate through on a lucky draw.
  */
+export function smallSampleWidening(tail: number, df: number): number {
+  if (df < 1) return 1;
+  const z = normalTail(tail);
+  if (z <= 0) return 1;
+  const t = z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df);
+  return (t / z) * Math.sqrt((df + 1) / df);
+}
+
+/** Percentile bootstrap of the mean of `diffs` (resampling tasks with replacement), widened for small n. */
 export function bootstrapMeanCI(diffs: readonly number[], resamples: number, confidence: number, seed: number): { lo: number; hi: number } {
   const n = diffs.length;
   if (n === 0) return { lo: 0, hi: 0 };
@@ -60,7 +79,57 @@ export function bootstrapMeanCI(diffs: readonly number[], resamples: number, con
   const tail = (1 - Math.min(0.999, Math.max(0.5, confidence))) / 2;
   const at = (q: number) => means[Math.min(b - 1, Math.max(0, Math.floor(q * b)))];
   const mean = diffs.reduce((a, d) => a + d, 0) / n;
-  const widen = n > 1 ? Math.sqrt(n / (n - 1)) : 1;
+  const widen = smallSampleWidening(tail, n - 1);
+  return { lo: mean - (mean - at(tail)) * widen, hi: mean + (at(1 - tail) - mean) * widen };
+}
+
+/**
+ * With several samples (≥ 3) of every task under both skills, the question becomes the one the gate
+ * must answer: is the candidate better on these tasks beyond sampling noise? Each resample draws,
+ * per task, that task's samples with replacement under each skill (stratified bootstrap); the
+ * task set stays fixed, so a change confined to a few tasks is not mistaken for noise.
+ */
+/** Fewer samples than this a task say too little about its noise (2 values give 3 resampled means). */
+const MIN_SAMPLES = 3;
+
+export function sampleBootstrapCI(
+  current: SplitScores,
+  candidate: SplitScores,
+  metric: GateMetric,
+  mixedWeight: number,
+  resamples: number,
+  confidence: number,
+  seed: number,
+): { lo: number; hi: number } | null {
+  const cand = new Map(candidate.perTask.map((t) => [t.taskId, t]));
+  const pairs: Array<[number[], number[]]> = [];
+  for (const t of current.perTask) {
+    const c = cand.get(t.taskId);
+    if (!t.samples || t.samples.length < MIN_SAMPLES || !c?.samples || c.samples.length < MIN_SAMPLES) return null;
+    const m = (x: { hard: number; soft: number }) => metricScore(x.hard, x.soft, metric, mixedWeight);
+    pairs.push([t.samples.map(m), c.samples.map(m)]);
+  }
+  if (!pairs.length) return null;
+  const rand = mulberry32(Math.imul((seed ^ 0x85ebca6b) >>> 0, 0x9e3779b9));
+  const b = Math.max(1, Math.floor(resamples));
+  const means = new Float64Array(b);
+  const draw = (xs: number[]) => {
+    let s = 0;
+    for (let j = 0; j < xs.length; j++) s += xs[Math.floor(rand() * xs.length)];
+    return s / xs.length;
+  };
+  for (let i = 0; i < b; i++) {
+    let s = 0;
+    for (const [before, after] of pairs) s += draw(after) - draw(before);
+    means[i] = s / pairs.length;
+  }
+  means.sort();
+  const tail = (1 - Math.min(0.999, Math.max(0.5, confidence))) / 2;
+  const at = (q: number) => means[Math.min(b - 1, Math.max(0, Math.floor(q * b)))];
+  // the same small-sample widening as over tasks; degrees of freedom pooled over the tasks
+  const df = pairs.reduce((a, [x, y]) => a + Math.min(x.length, y.length) - 1, 0);
+  const mean = pairs.reduce((a, [x, y]) => a + y.reduce((p, v) => p + v, 0) / y.length - x.reduce((p, v) => p + v, 0) / x.length, 0) / pairs.length;
+  const widen = smallSampleWidening(tail, df);
   return { lo: mean - (mean - at(tail)) * widen, hi: mean + (at(1 - tail) - mean) * widen };
 }
 
@@ -69,7 +138,10 @@ export function pairedCompare(current: SplitScores, candidate: SplitScores, opts
   const n = diffs.length;
   const meanDiff = n ? diffs.reduce((a, d) => a + d, 0) / n : 0;
   if (diffs.every((d) => Math.abs(d) <= SCORE_EPSILON)) return { n, meanDiff, lo: 0, hi: 0, verdict: 'tie' };
-  const { lo, hi } = bootstrapMeanCI(diffs, opts.resamples ?? 2000, opts.confidence ?? 0.9, opts.seed);
+  const resamples = opts.resamples ?? 2000;
+  const confidence = opts.confidence ?? 0.9;
+  const { lo, hi } =
+    sampleBootstrapCI(current, candidate, opts.metric, opts.mixedWeight ?? 0.5, resamples, confidence, opts.seed) ?? bootstrapMeanCI(diffs, resamples, confidence, opts.seed);
   const verdict = lo > SCORE_EPSILON ? 'gain' : hi < -SCORE_EPSILON ? 'loss' : 'unclear';
   return { n, meanDiff, lo, hi, verdict };
 }

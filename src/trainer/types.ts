@@ -94,7 +94,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   samples: 1,
   failureOnly: false,
   attribution: true,
-  gateConfidence: 0.95,
+  gateConfidence: 0.9,
   gateResamples: 2000,
   gateRounds: 4,
 };

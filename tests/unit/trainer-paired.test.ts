@@ -86,14 +86,14 @@ describe('settleGate: an indecisive candidate earns more samples, then is reject
 /**
  * A scripted noisy scorer: every candidate has a true per-task score (current + a true shift);
  * each sample is the true score plus Gaussian noise (sd 0.15), so one sample of one mean on 10
- * tasks is what the old gate saw. The gate with its defaults (confidence 0.95 split over the looks,
+ * tasks is what the old gate saw. The gate with its defaults (confidence 0.9 split over the looks,
  * `gateRounds` extra rounds of samples) must accept no candidate that is truly worse and leave at
- * most 10% indecisive at the end (the second is not met yet: see the assertion). True shifts of ±0.02 are left out: a candidate that close to
- * the current skill is not decidable on 10 tasks by any gate (with them, 0–2 of 120 worse ones get
- * through and 13–14% end indecisive; see the README).
+ * most 10% indecisive at the end. True shifts of ±0.02 are left out: a candidate that close to
+ * the current skill is not decidable on 10 tasks by any gate. (Scenario seeds 7, 42 and 1 give
+ * 0, 1 and 0 worse accepted of ~120, and 4.6–9.3% indecisive.)
  */
 describe('the gate under val noise (scripted noisy scorer)', () => {
-  it('accepts 0 truly worse candidates; the indecisive share is reported (target ≤ 10%, measured 15%)', async () => {
+  it('accepts 0 truly worse candidates and ends ≤ 10% indecisive', async () => {
     const rand = mulberry32(2026);
     const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
     const clamp = (x: number) => Math.min(1, Math.max(0, x));
@@ -121,7 +121,13 @@ describe('the gate under val noise (scripted noisy scorer)', () => {
           while (draws.cand[i].length < samples) draws.cand[i].push(clamp(truthCand[i] + SD * gauss()));
         }
         const mean = (xs: number[]) => xs.slice(0, samples).reduce((a, x) => a + x, 0) / samples;
-        return { current: split(draws.cur.map(mean)), candidate: split(draws.cand.map(mean)) };
+        // what measure.ts gives the gate: per-task means, and each sample once there are several
+        const withSamples = (all: number[][]): SplitScores => {
+          const s = split(all.map(mean));
+          if (samples > 1) s.perTask.forEach((t, i) => (t.samples = all[i].slice(0, samples).map((soft) => ({ hard: 0, soft }))));
+          return s;
+        };
+        return { current: withSamples(draws.cur), candidate: withSamples(draws.cand) };
       };
       const first = measure(1);
       if (first.candidate.soft > first.current.soft && trueDelta < 0) naiveWorseAccepted++;
@@ -139,14 +145,13 @@ describe('the gate under val noise (scripted noisy scorer)', () => {
       if (d.accepted && shift === 0) equalAccepted++;
       if (d.accepted && trueDelta > 0.03) betterAccepted++;
     }
+    console.log(`noisy-gate figure: ${N} candidates, truly worse accepted ${worseAccepted} (one-sample mean gate: ${naiveWorseAccepted}), indecisive at the end ${indecisive} (${((100 * indecisive) / N).toFixed(1)}%), clearly better accepted ${betterAccepted}/${better}, equal accepted ${equalAccepted}`);
     // the old gate (one sample, strict mean) would have accepted many truly worse candidates
     expect(naiveWorseAccepted).toBeGreaterThan(5);
     expect(worseAccepted).toBe(0);
-    // the issue's target is ≤ 10%; this harsh mix (half the shifts within ±0.05, sd 0.15 a sample) ends at 15%
-    expect(indecisive / N).toBeLessThanOrEqual(0.2);
+    expect(indecisive / N).toBeLessThanOrEqual(0.1);
     // and it still learns: most clearly better candidates get through
     expect(betterAccepted / better).toBeGreaterThan(0.5);
     expect(equalAccepted).toBeLessThanOrEqual(3);
-    console.log(`noisy-gate figure: ${N} candidates, truly worse accepted ${worseAccepted} (one-sample mean gate: ${naiveWorseAccepted}), indecisive at the end ${indecisive} (${((100 * indecisive) / N).toFixed(1)}%), clearly better accepted ${betterAccepted}/${better}, equal accepted ${equalAccepted}`);
   });
 });
