@@ -136,6 +136,8 @@ async function gateStage(ctx: TrainContext, report: Report, before: SkillState, 
 function applyVerdict(report: Report, settled: SettledGate): void {
   const d = settled.decision;
   report.action = d.action;
+  // after extra sample rounds both sides were re-measured: report the pair the decision compared
+  if (settled.rounds > 0) report.valBefore = d.currentScore;
   report.valAfter = d.candidateScore;
   report.regressions = d.regressions;
   report.reason = d.reason;
