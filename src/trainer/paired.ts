@@ -43,6 +43,8 @@ export function pairedDiffs(current: SplitScores, candidate: SplitScores, metric
   });
 }
 
+const MAX_WIDENING = 2;
+
 /** Standard normal quantile of a lower tail p ≤ 0.5, magnitude (Abramowitz & Stegun 26.2.23). */
 function normalTail(p: number): number {
   const t = Math.sqrt(-2 * Math.log(Math.min(0.5, Math.max(1e-12, p))));
@@ -60,7 +62,9 @@ export function smallSampleWidening(tail: number, df: number): number {
   const z = normalTail(tail);
   if (z <= 0) return 1;
   const t = z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df);
-  return (t / z) * Math.sqrt((df + 1) / df);
+  // the expansion diverges below ~3 degrees of freedom; capped, a 1–2 task val split can still
+  // accept a gain that more samples confirm (the extra rounds' per-sample interval decides it)
+  return Math.min(MAX_WIDENING, (t / z) * Math.sqrt((df + 1) / df));
 }
 
 /** Percentile bootstrap of the mean of `diffs` (resampling tasks with replacement), widened for small n. */
