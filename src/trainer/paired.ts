@@ -150,6 +150,9 @@ export function pairedCompare(current: SplitScores, candidate: SplitScores, opts
   return { n, meanDiff, lo, hi, verdict };
 }
 
+/** Below this many val tasks the gate falls back to the strict mean comparison. */
+export const MIN_TASKS_FOR_INTERVAL = 4;
+
 export type GateOutcome = 'accept' | 'reject' | 'indecisive';
 
 export interface PairedGateDecision extends GateDecision {
@@ -174,6 +177,8 @@ export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   const band = `paired Δ ${ci.meanDiff >= 0 ? '+' : ''}${ci.meanDiff.toFixed(3)}, CI [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}] over ${ci.n} task(s)`;
   if (input.enabled === false) return { ...base, outcome: 'accept', ci };
   if (!base.accepted) return { ...base, outcome: 'reject', ci, reason: `${base.reason}; ${band}` };
+  // on fewer tasks an interval over tasks says nothing useful: the strict mean gate decides alone
+  if (ci.n < MIN_TASKS_FOR_INTERVAL) return { ...base, outcome: 'accept', ci, reason: `${base.reason}; only ${ci.n} val task(s): no interval` };
   if (ci.verdict === 'gain') return { ...base, outcome: 'accept', ci, reason: `${base.reason}; ${band}` };
   return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, reason: `indecisive: ${base.reason} but ${band} includes 0` };
 }
