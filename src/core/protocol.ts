@@ -34,6 +34,15 @@ export interface RolloutDigest {
   score: number; // soft score
   passed: boolean; // hard
   feedback: string; // non-sealed failures only
+  /** the user's corrections for this task, quoted with the session and time they were said */
+  corrections?: Array<{ text: string; session: string | null; at: number | null }>;
+  /** the rubric (or outcome description) the judge grades against */
+  rubric?: string;
+  /** what each non-sealed check wants, and whether this reply met it */
+  wants?: Array<{ checkId: string; wants: string; passed: boolean }>;
+  /** tools the target called and files it changed, in short form */
+  toolsCalled?: string[];
+  changedFiles?: string[];
 }
 
 export interface RejectedEditDigest {
@@ -52,7 +61,14 @@ export interface ReflectPayload {
   metaSkill: string;
   maxEdits: number;
 }
-export const ReflectReply = z.object({ edits: z.array(EditSchema) });
+/**
+ * The analyst's reading of each failure: a `defect` of the skill (it lacks or gets wrong a rule:
+ * edit it) or a `lapse` of execution (the skill already says it; the agent did not do it: a new
+ * rule would only repeat it). Edits backed only by lapses are dropped.
+ */
+export const FailureLabel = z.object({ taskId: z.string(), kind: z.enum(['defect', 'lapse']), why: z.string().default('') });
+export type FailureLabel = z.infer<typeof FailureLabel>;
+export const ReflectReply = z.object({ edits: z.array(EditSchema), failures: z.array(FailureLabel).default([]) });
 
 export interface MergePayload {
   skill: string;
@@ -83,7 +99,15 @@ export interface SlowUpdatePayload {
   skillBefore: string;
   skillAfter: string;
   currentGuidance: string;
-  perTask: Array<{ taskId: string; intent: string; before: number; after: number; status: 'improved' | 'regressed' | 'still_failing' | 'stable' }>;
+  perTask: Array<{
+    taskId: string;
+    intent: string;
+    before: number;
+    after: number;
+    status: 'improved' | 'regressed' | 'still_failing' | 'stable';
+    /** regressed and still-failing tasks: the replies (clipped) and judge feedback before and after */
+    trajectory?: { before: { response: string; feedback: string }; after: { response: string; feedback: string } };
+  }>;
 }
 export const SlowUpdateReply = z.object({ guidance: z.string() });
 

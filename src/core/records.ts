@@ -117,6 +117,8 @@ export const TaskSchema = z.object({
   reviewed: z.boolean().default(false),
   /** user corrections seen after this task: preference evidence */
   corrections: z.array(z.string()).default([]),
+  /** where each correction was said (same order as `corrections`), when the miner knows it */
+  correctionSources: z.array(z.object({ session: z.string().nullable(), at: z.number().int().nullable() })).optional(),
   agents: z.array(AgentId).default([]),
 });
 export type Task = z.infer<typeof TaskSchema>;
@@ -140,6 +142,8 @@ export const RolloutSchema = z.object({
   model: z.string(),
   response: z.string(),
   toolsCalled: z.array(z.string()).default([]),
+  /** files the target wrote or changed in its workspace (relative paths), when the replay knows them */
+  changedFiles: z.array(z.string()).optional(),
   hardScore: z.number().min(0).max(1), // 1 if every check passed
   softScore: z.number().min(0).max(1), // weighted fraction of checks passed (rubric score if rubric)
   checks: z.array(CheckResultSchema),

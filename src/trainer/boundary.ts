@@ -1,5 +1,6 @@
 /** The epoch boundary: slow update (gated, re-measured) and the optimizer's meta skill. */
-import { SCORE_EPSILON, perTaskRegressions } from './gate.js';
+import { SCORE_EPSILON } from './gate.js';
+import { countVal, gateOnVal } from './val-gate.js';
 import { setGuidance } from './skilldoc.js';
 import { slowUpdate, updateMetaSkill } from './epoch.js';
 import { shuffled } from './rng.js';
@@ -14,19 +15,32 @@ export async function epochBoundary(ctx: TrainContext, epoch: number): Promise<v
     const sample = shuffled(train, options.seed + epoch * 2000).slice(0, options.slowUpdateSamples);
     const prev = await measure(sample, st.epochStart.content, 'slow_update');
     const curr = await measure(sample, st.current.content, 'slow_update');
-    const res = await slowUpdate({ call, skillBefore: st.epochStart.content, skillAfter: st.current.content, tasks: sample, before: prev.scores, after: curr.scores, metric: options.gateMetric });
+    const res = await slowUpdate({
+      call,
+      skillBefore: st.epochStart.content,
+      skillAfter: st.current.content,
+      tasks: sample,
+      before: prev.scores,
+      after: curr.scores,
+      metric: options.gateMetric,
+      rolloutsBefore: prev.rollouts,
+      rolloutsAfter: curr.rollouts,
+    });
     let action: string = res.action;
     let detail: Record<string, unknown> = {};
     if (res.guidance) {
       const cand = setGuidance(st.current.content, res.guidance);
       if (cand === st.current.content) action = 'unchanged';
       else {
-        // Guidance is re-measured (upstream kept a stale score) and must not lower validation.
-        const candScores = (await measure(val, cand, 'gate')).scores;
+        // Guidance is re-measured (upstream kept a stale score) and passes the same strict, paired
+        // gate as a step: guidance that changes nothing is rejected, or it would pile up.
+        countVal(ctx, 'slow_update');
+        const measured = (await measure(val, cand, 'gate')).scores;
+        const settled = await gateOnVal(ctx, 'slow_update', st.current, { content: cand, scores: measured }, st.best.score, options.seed + epoch * 2000 + 1);
+        const candScores = settled.candidate;
         const candScore = score(candScores);
-        const regressions = perTaskRegressions(st.current.scores, candScores, options.gateMetric, options.mixedWeight);
-        const ok = !options.gateEnabled || (candScore >= st.current.score - SCORE_EPSILON && (!options.noRegression || regressions.length === 0));
-        detail = { valBefore: st.current.score, valAfter: candScore, regressions };
+        const ok = settled.decision.accepted;
+        detail = { valBefore: st.current.score, valAfter: candScore, regressions: settled.decision.regressions, gate: settled.decision.reason };
         if (ok) {
           st.current = { content: cand, scores: candScores, score: candScore, origin: `slow_update_epoch_${epoch}` };
           st.lineage.push({ kind: 'guidance', text: res.guidance });

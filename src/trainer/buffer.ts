@@ -3,6 +3,11 @@
  * each epoch boundary, unbounded text). Here it is persisted per skill in `rejected_edits`, so it
  * survives a resume and carries across epochs and nights, includes edits the user rejected in
  * review, and is rendered bounded (most informative entries first, content clipped).
+ *
+ * It forgives noise: an edit is banned (blocked and shown as "do not propose") only after a drop
+ * the gate's confidence interval calls real, after the user rejects it, or after a second noisy
+ * drop. A single drop the interval cannot tell from noise only demotes it (stored with its
+ * reason, not blocked): on 3–10 val tasks one unlucky sample must not ban a good rule forever.
  */
 import type { Db } from '../store/db.js';
 import type { Edit } from '../core/records.js';
@@ -16,9 +21,13 @@ import { clip } from './prompts.js';
 export interface BufferEntry {
   edit: Edit;
   scoreDrop: number | null;
-  source: 'gate' | 'user';
+  /** gate = banned by a real drop; user = rejected in review; demoted = one noisy drop (not banned) */
+  source: 'gate' | 'user' | 'demoted';
   reason: string;
 }
+
+/** Whether a measured drop is real (the CI excludes 0) or could be noise. */
+export type DropVerdict = 'real' | 'noise';
 
 export function editHash(e: Edit): string {
   return sha256(editKey(e)).slice(0, 16);
@@ -28,6 +37,7 @@ export function editHash(e: Edit): string {
 const HARM_EPSILON = 1e-9;
 
 function isHarmful(e: BufferEntry): boolean {
+  if (e.source === 'demoted') return false;
   return e.source === 'user' || (e.scoreDrop !== null && e.scoreDrop > HARM_EPSILON);
 }
 
@@ -51,14 +61,22 @@ export class RejectedEditBuffer {
     }
   }
 
-  /** Records edits the gate rejected, all with the candidate's measured drop. */
-  add(edits: Edit[], scoreDrop: number | null, reason: string): void {
+  /**
+   * Records edits the gate rejected, all with the candidate's measured drop. A `noise` verdict
+   * demotes the edit; a second noisy drop of the same edit (or a `real` one) bans it.
+   */
+  add(edits: Edit[], scoreDrop: number | null, reason: string, verdict: DropVerdict = 'real'): void {
     if (!this.enabled) return;
     for (const edit of edits) {
       const hash = editHash(edit);
+      const demoted = this.entries.get(`demoted:${hash}`);
       const prev = this.entries.get(`gate:${hash}`);
-      const drop = prev?.scoreDrop != null && scoreDrop != null ? Math.max(prev.scoreDrop, scoreDrop) : (scoreDrop ?? prev?.scoreDrop ?? null);
-      this.entries.set(`gate:${hash}`, { edit, scoreDrop: drop, source: 'gate', reason });
+      const ban = verdict === 'real' || demoted !== undefined;
+      const why = verdict === 'noise' && demoted ? `${reason}; banned after a second drop (first: ${demoted.reason})` : reason;
+      const source: BufferEntry['source'] = ban ? 'gate' : 'demoted';
+      const before = ban ? prev : demoted;
+      const drop = before?.scoreDrop != null && scoreDrop != null ? Math.max(before.scoreDrop, scoreDrop) : (scoreDrop ?? before?.scoreDrop ?? null);
+      this.entries.set(`${source}:${hash}`, { edit, scoreDrop: drop, source, reason: why });
       if (this.db) {
         recordRejectedEdit(this.db, {
           skillKey: this.skillKey,
@@ -66,12 +84,22 @@ export class RejectedEditBuffer {
           op: edit.op,
           anchor: edit.anchor ?? null,
           content: edit.content ?? '',
-          reason,
+          reason: why,
           scoreDrop,
-          source: 'gate',
+          source,
         });
       }
     }
+  }
+
+  /** Why an edit is banned (null when it is not): the user's rejection or the measured drop. */
+  banReason(edit: Edit): string | null {
+    if (!this.enabled) return null;
+    const h = editHash(edit);
+    const user = this.entries.get(`user:${h}`);
+    if (user) return `rejected by the user${user.reason ? `: ${user.reason}` : ''}`;
+    const gate = this.entries.get(`gate:${h}`);
+    return gate && isHarmful(gate) ? gate.reason : null;
   }
 
   size(): number {
@@ -97,7 +125,7 @@ export class RejectedEditBuffer {
         ...(e.edit.anchor ? { anchor: clip(e.edit.anchor, 200) } : {}),
         content: clip(e.edit.content ?? '', 300),
         scoreDrop: e.scoreDrop,
-        source: e.source,
+        source: e.source === 'user' ? ('user' as const) : ('gate' as const),
       }));
   }
 

@@ -3,18 +3,25 @@
  *
  * Slow update: the same sample of train tasks is run under the skill that entered the epoch and
  * the skill now; per task improved / regressed / still failing / stable goes to the optimizer,
- * which rewrites the protected guidance block. (Upstream force-accepted this without re-measuring
+ * which rewrites the protected guidance block. For regressed and still-failing tasks it also sees
+ * the replies before and after (clipped) and the judge's feedback: a score alone cannot say why. (Upstream force-accepted this without re-measuring
  * the score; the trainer here gates it and re-measures, see train.ts.)
  *
  * Meta skill: optimizer-side strategy memory (which edits helped or hurt), never put in the skill,
  * shown to the optimizer's reflect/merge/rank/lr prompts from the next epoch on.
  */
-import type { Edit, Task } from '../core/records.js';
+import type { Edit, Rollout, Task } from '../core/records.js';
 import { MetaSkillReply, SlowUpdateReply, type MetaSkillPayload, type SlowUpdatePayload } from '../core/protocol.js';
 import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
 import { clip, renderPrompt } from './prompts.js';
 import { metricScore, type GateMetric, type SplitScores } from './gate.js';
 import { getGuidance } from './skilldoc.js';
+import { clipReply, fenced } from './evidence.js';
+
+/** Trajectories shown per slow update, and their clip (the block is short; so is its evidence). */
+const TRAJECTORY_TASKS = 6;
+const TRAJECTORY_REPLY = 600;
+const TRAJECTORY_FEEDBACK = 300;
 
 export type PairStatus = SlowUpdatePayload['perTask'][number]['status'];
 
@@ -24,6 +31,39 @@ export interface Comparison {
   before: number;
   after: number;
   status: PairStatus;
+  trajectory?: SlowUpdatePayload['perTask'][number]['trajectory'];
+}
+
+/** Before/after replies and feedback of the regressed and still-failing tasks (regressions first). */
+export function attachTrajectories(pairs: Comparison[], before: Rollout[], after: Rollout[]): Comparison[] {
+  const first = (rs: Rollout[]) => {
+    const m = new Map<string, Rollout>();
+    for (const r of rs) if (!m.has(r.taskId)) m.set(r.taskId, r);
+    return m;
+  };
+  const b = first(before);
+  const a = first(after);
+  const order = (p: Comparison) => (p.status === 'regressed' ? 0 : 1);
+  const chosen = new Set(
+    pairs
+      .filter((p) => (p.status === 'regressed' || p.status === 'still_failing') && b.has(p.taskId) && a.has(p.taskId))
+      .sort((x, y) => order(x) - order(y))
+      .slice(0, TRAJECTORY_TASKS)
+      .map((p) => p.taskId),
+  );
+  const side = (r: Rollout) => ({ response: clipReply(r.response, TRAJECTORY_REPLY), feedback: clip(r.feedback, TRAJECTORY_FEEDBACK) });
+  return pairs.map((p) => (chosen.has(p.taskId) ? { ...p, trajectory: { before: side(b.get(p.taskId)!), after: side(a.get(p.taskId)!) } } : p));
+}
+
+function renderTrajectory(p: Comparison): string {
+  if (!p.trajectory) return '';
+  const { before, after } = p.trajectory;
+  return [
+    `  Before — feedback: ${before.feedback || '(none)'}`,
+    `  Reply before:\n${fenced(before.response)}`,
+    `  After — feedback: ${after.feedback || '(none)'}`,
+    `  Reply after:\n${fenced(after.response)}`,
+  ].join('\n');
 }
 
 /** Category from pass/fail (hard) before and after, as upstream; scores are the gate metric. */
@@ -54,7 +94,7 @@ function renderComparison(pairs: Comparison[]): string {
   for (const [status, title] of groups) {
     const list = pairs.filter((p) => p.status === status);
     if (!list.length) continue;
-    parts.push(`### ${title}\n${list.map((p) => `- ${p.taskId}: ${clip(p.intent, 160)} (score ${p.before.toFixed(2)} → ${p.after.toFixed(2)})`).join('\n')}`);
+    parts.push(`### ${title}\n${list.map((p) => [`- ${p.taskId}: ${clip(p.intent, 160)} (score ${p.before.toFixed(2)} → ${p.after.toFixed(2)})`, renderTrajectory(p)].filter(Boolean).join('\n')).join('\n')}`);
   }
   return parts.join('\n\n');
 }
@@ -66,8 +106,19 @@ export interface SlowUpdateResult {
   error?: string;
 }
 
-export async function slowUpdate(input: { call: CallContext; skillBefore: string; skillAfter: string; tasks: Task[]; before: SplitScores; after: SplitScores; metric: GateMetric }): Promise<SlowUpdateResult> {
-  const pairs = comparePairs(input.tasks, input.before, input.after, input.metric);
+export async function slowUpdate(input: {
+  call: CallContext;
+  skillBefore: string;
+  skillAfter: string;
+  tasks: Task[];
+  before: SplitScores;
+  after: SplitScores;
+  metric: GateMetric;
+  /** the rollouts behind `before` and `after` (for the trajectories) */
+  rolloutsBefore?: Rollout[];
+  rolloutsAfter?: Rollout[];
+}): Promise<SlowUpdateResult> {
+  const pairs = attachTrajectories(comparePairs(input.tasks, input.before, input.after, input.metric), input.rolloutsBefore ?? [], input.rolloutsAfter ?? []);
   const currentGuidance = getGuidance(input.skillAfter);
   const troubled = pairs.some((p) => p.status === 'regressed' || p.status === 'still_failing');
   if (!troubled && !currentGuidance) return { guidance: null, pairs, action: 'skip_nothing_to_say' };
@@ -75,7 +126,7 @@ export async function slowUpdate(input: { call: CallContext; skillBefore: string
     skillBefore: input.skillBefore,
     skillAfter: input.skillAfter,
     currentGuidance,
-    perTask: pairs.map((p) => ({ taskId: p.taskId, intent: p.intent, before: p.before, after: p.after, status: p.status })),
+    perTask: pairs.map((p) => ({ taskId: p.taskId, intent: p.intent, before: p.before, after: p.after, status: p.status, ...(p.trajectory ? { trajectory: p.trajectory } : {}) })),
   };
   const rendered = renderPrompt('slow_update', {
     before: input.skillBefore,

@@ -2,12 +2,14 @@
  * The end of a run: attribution of the best skill's edits (leave-one-out), pruning of accepted
  * edits whose removal raises validation (gated; `training.prune`), simplification (accepted edits
  * with no measurable effect dropped; `training.simplify`), the held-out test split, the result and
- * summary.
+ * summary. Prune and simplify pass the same paired, strict gate as a step (a tie is rejected), so
+ * reusing the val split here cannot ship a skill on a lucky draw; every reuse is counted.
  * Best effort once the budget is gone: what could not be measured stays null.
  */
 import type { EditRecord } from '../core/records.js';
 import { getRun, updateRun } from '../store/repos/runs.js';
-import { gateDecision, metricScore, SCORE_EPSILON, type SplitScores } from './gate.js';
+import { metricScore, SCORE_EPSILON, type SplitScores } from './gate.js';
+import { countVal, gateOnVal } from './val-gate.js';
 import { attributeEdits, rebuildSkill, withoutEdits } from './attribution.js';
 import { stopReason, type TrainContext } from './context.js';
 import type { TrainResult } from './types.js';
@@ -32,7 +34,10 @@ if (stoppedBy !== 'aborted') {
         bestScore: st.best.score,
         opts: applyOpts,
         maxEdits: options.attributionMaxEdits,
-        score: async (content) => score((await measure(val, content, 'attribution')).scores),
+        score: async (content) => {
+          countVal(ctx, 'attribution');
+          return score((await measure(val, content, 'attribution')).scores);
+        },
         signal,
       });
       for (const [id, v] of attr.effects) effects.set(id, v);
@@ -44,9 +49,12 @@ if (stoppedBy !== 'aborted') {
       const lineage = withoutEdits(bestLineage, ids);
       const content = rebuildSkill(st.baseline.content, lineage, applyOpts);
       if (content === st.best.content) break;
-      const scores = (await measure(val, content, 'prune')).scores;
-      const d = gateDecision({ metric: options.gateMetric, mixedWeight: options.mixedWeight, current: st.best.scores, candidate: scores, bestScore: st.best.score, noRegression: options.noRegression });
+      countVal(ctx, 'prune');
+      const measured = (await measure(val, content, 'prune')).scores;
+      const settled = await gateOnVal(ctx, 'prune', st.best, { content, scores: measured }, st.best.score, options.seed + 5000 + round);
+      const d = settled.decision;
       if (!d.accepted) break;
+      const scores = settled.candidate;
       for (const id of harmful) pruned.set(id, -(attr.effects.get(id) ?? 0));
       for (const op of bestLineage) {
         if (op.kind !== 'edits') continue;
@@ -67,9 +75,12 @@ if (stoppedBy !== 'aborted') {
         const lineage = withoutEdits(bestLineage, ids);
         const content = rebuildSkill(st.baseline.content, lineage, applyOpts);
         if (content !== st.best.content) {
-          const scores = (await measure(val, content, 'simplify')).scores;
+          countVal(ctx, 'simplify');
+          const measured = (await measure(val, content, 'simplify')).scores;
+          const settled = await gateOnVal(ctx, 'simplify', st.best, { content, scores: measured }, st.best.score, options.seed + 6000);
+          const scores = settled.candidate;
           const candidate = score(scores);
-          if (candidate >= st.best.score - SCORE_EPSILON) {
+          if (settled.decision.accepted) {
             for (const id of inert) {
               pruned.set(id, 0);
               effects.delete(id);
@@ -131,6 +142,7 @@ const result: TrainResult = {
   usage: { stages: meter.snapshot(), total: meter.total(), budget: input.budget ? input.budget.used() : null },
   bestStep: st.best.step,
   epochs: st.epochs,
+  valComparisons: { ...(st.valComparisons ?? {}) },
 };
 persist();
 files.writeBest(st.best.content);

@@ -11,8 +11,8 @@ export type { GateMetric };
 export interface SplitScores {
   hard: number;
   soft: number;
-  /** per task: mean hard and soft over samples */
-  perTask: Array<{ taskId: string; hard: number; soft: number }>;
+  /** per task: mean hard and soft over samples (and each sample, when there were several) */
+  perTask: Array<{ taskId: string; hard: number; soft: number; samples?: Array<{ hard: number; soft: number }> }>;
 }
 
 export type GateAction = 'accept_new_best' | 'accept' | 'reject' | 'force_accept';

@@ -8,15 +8,19 @@ import type { UsageMeter } from './optimizer.js';
 
 /** Per-task means over samples; a rollout that failed to run scores 0 (it cannot count as a pass). */
 export function splitScoresFrom(rollouts: Rollout[]): SplitScores {
-  const byTask = new Map<string, { hard: number; soft: number; n: number }>();
+  const byTask = new Map<string, Array<{ hard: number; soft: number }>>();
   for (const r of rollouts) {
-    const t = byTask.get(r.taskId) ?? { hard: 0, soft: 0, n: 0 };
-    t.hard += r.error ? 0 : r.hardScore;
-    t.soft += r.error ? 0 : r.softScore;
-    t.n++;
+    const t = byTask.get(r.taskId) ?? [];
+    t.push({ hard: r.error ? 0 : r.hardScore, soft: r.error ? 0 : r.softScore });
     byTask.set(r.taskId, t);
   }
-  const perTask = [...byTask].map(([taskId, t]) => ({ taskId, hard: t.hard / t.n, soft: t.soft / t.n }));
+  const perTask = [...byTask].map(([taskId, s]) => ({
+    taskId,
+    hard: s.reduce((a, x) => a + x.hard, 0) / s.length,
+    soft: s.reduce((a, x) => a + x.soft, 0) / s.length,
+    // several samples of one task let the gate tell sampling noise from a real change
+    ...(s.length > 1 ? { samples: s } : {}),
+  }));
   const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
   return { hard: mean('hard'), soft: mean('soft'), perTask };
 }
@@ -24,7 +28,8 @@ export function splitScoresFrom(rollouts: Rollout[]): SplitScores {
 export const EMPTY_SCORES: SplitScores = { hard: 0, soft: 0, perTask: [] };
 
 export interface Measurer {
-  (tasks: Task[], content: string, stage: string): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
+  /** `samples` overrides the run's samples per task (an indecisive gate asks for more) */
+  (tasks: Task[], content: string, stage: string, samples?: number): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
 }
 
 export function makeMeasurer(opts: {
@@ -37,7 +42,7 @@ export function makeMeasurer(opts: {
   signal?: AbortSignal;
   runId: string;
 }): Measurer {
-  return async (tasks, content, stage) => {
+  return async (tasks, content, stage, samples) => {
     if (!tasks.length) return { scores: EMPTY_SCORES, rollouts: [] };
     const rollouts = await rolloutBatch({
       db: opts.db,
@@ -45,7 +50,7 @@ export function makeMeasurer(opts: {
       skill: { name: opts.skillName, content },
       target: opts.backends.target,
       judge: opts.backends.judge,
-      samples: opts.samples,
+      samples: samples ?? opts.samples,
       concurrency: opts.concurrency,
       signal: opts.signal,
       useCache: true,

@@ -4,14 +4,19 @@
  * step seed and cut into minibatches analysed in parallel. Patches come back sorted by minibatch,
  * so the result does not depend on completion order. Rollouts that failed to run (infra errors)
  * are not shown to the analysts: they say nothing about the skill.
+ *
+ * Skill-aware: the analyst labels each failure a skill `defect` or an execution `lapse` (the skill
+ * already says it); an edit whose evidence is only lapses is dropped — another copy of a rule the
+ * agent already ignored makes the skill longer, not better.
  */
 import type { Edit, Rollout, Task } from '../core/records.js';
-import { ReflectReply, type ReflectPayload, type RejectedEditDigest, type RolloutDigest } from '../core/protocol.js';
+import { ReflectReply, type FailureLabel, type ReflectPayload, type RejectedEditDigest, type RolloutDigest } from '../core/protocol.js';
 import { chunk, mapLimit, shuffled } from './rng.js';
 import { clip, renderPrompt } from './prompts.js';
 import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
 import { stripMarkers } from './skilldoc.js';
 import { optimizerView } from '../mine/view.js';
+import { attemptEvidence, EVIDENCE_BUDGET, fenced, renderEvidence } from './evidence.js';
 
 export type EditSource = 'failure' | 'success';
 
@@ -30,6 +35,10 @@ export interface Patch {
   source: EditSource;
   taskIds: string[];
   edits: ProposedEdit[];
+  /** the analyst's defect/lapse labels of this minibatch's failures */
+  labels?: FailureLabel[];
+  /** edits dropped because every task behind them was labelled a lapse */
+  lapseOnly?: number;
 }
 
 export interface ReflectInput {
@@ -55,10 +64,9 @@ export interface ReflectResult {
   successes: number;
   /** rollouts left out because they failed to run */
   infraErrors: number;
+  /** failures the analysts labelled execution lapses (no rule written for them) */
+  lapses: number;
 }
-
-const RESPONSE_CHARS = 1500;
-const FEEDBACK_CHARS = 800;
 
 export function isFailure(r: Rollout): boolean {
   return r.hardScore < 1;
@@ -68,27 +76,36 @@ export function digestRollout(r: Rollout, task: Task | undefined): RolloutDigest
   return {
     taskId: r.taskId,
     intent: task?.intent ?? r.taskId,
-    response: clip(r.response, RESPONSE_CHARS),
     score: r.softScore,
     passed: r.hardScore >= 1,
-    feedback: clip(r.feedback, FEEDBACK_CHARS),
+    feedback: clip(r.feedback, EVIDENCE_BUDGET.feedback),
+    ...attemptEvidence(r, task),
   };
 }
 
-function renderAttempt(d: RolloutDigest, task: Task | undefined, i: number): string {
+export function renderAttempt(d: RolloutDigest, task: Task | undefined, i: number): string {
   const view = task ? optimizerView(task) : undefined; // no sealed check or exact answer reaches the optimizer
-  const checks = (view?.judge.checks ?? []).map((c) => `- ${c.description ?? `${c.op} ${c.value ?? ''}`.trim()}`);
   return [
     `### Attempt ${i + 1} (task=${d.taskId})`,
     `Task: ${d.intent}`,
     view?.context ? `Context:\n${clip(view.context, 1000)}` : '',
-    checks.length ? `What the judge checks:\n${checks.join('\n')}` : '',
+    ...renderEvidence(d),
     `Result: ${d.passed ? 'PASS' : 'FAIL'} (soft=${d.score.toFixed(2)})`,
     d.feedback ? `Feedback:\n${d.feedback}` : '',
-    `Response:\n\`\`\`\n${d.response}\n\`\`\``,
+    `Response:\n${fenced(d.response)}`,
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/** Drops edits backed only by tasks the analyst labelled lapses (only failures are labelled). */
+export function dropLapseOnly(edits: ProposedEdit[], labels: FailureLabel[]): { kept: ProposedEdit[]; dropped: number } {
+  const lapses = new Set(labels.filter((l) => l.kind === 'lapse').map((l) => l.taskId));
+  const defects = new Set(labels.filter((l) => l.kind === 'defect').map((l) => l.taskId));
+  for (const id of defects) lapses.delete(id);
+  if (!lapses.size) return { kept: edits, dropped: 0 };
+  const kept = edits.filter((p) => !p.edit.evidence.length || p.edit.evidence.some((id) => !lapses.has(id)));
+  return { kept, dropped: edits.length - kept.length };
 }
 
 export function renderRejected(rejected: RejectedEditDigest[]): string {
@@ -154,7 +171,10 @@ export async function reflect(input: ReflectInput): Promise<ReflectResult> {
     try {
       const reply = await askOptimizer(input.call, 'reflect', 'reflect', payload, rendered, ReflectReply);
       const taskIds = job.batch.map((r) => r.taskId);
-      return { id: job.id, source: job.source, taskIds, edits: sanitizeEdits(reply.edits, taskIds, input.maxEdits, job.source) };
+      const ids = new Set(taskIds);
+      const labels = job.source === 'failure' ? reply.failures.filter((l) => ids.has(l.taskId)) : [];
+      const { kept, dropped } = dropLapseOnly(sanitizeEdits(reply.edits, taskIds, input.maxEdits, job.source), labels);
+      return { id: job.id, source: job.source, taskIds, edits: kept, labels, lapseOnly: dropped };
     } catch (err) {
       if (!isSurvivable(err)) throw err;
       errors.push({ minibatch: job.id, error: (err as Error).message });
@@ -167,5 +187,6 @@ export async function reflect(input: ReflectInput): Promise<ReflectResult> {
     failures: failures.length,
     successes: successes.length,
     infraErrors: input.rollouts.length - usable.length,
+    lapses: results.reduce((a, p) => a + (p?.labels?.filter((l) => l.kind === 'lapse').length ?? 0), 0),
   };
 }

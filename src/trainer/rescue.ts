@@ -30,7 +30,8 @@ export async function rescueEdits(input: {
   applyOpts: ApplyOptions;
   measureVal: (content: string) => Promise<SplitScores>;
   score: (s: SplitScores) => number;
-  gate: (candidate: SplitScores) => GateDecision;
+  /** the gate on the recombined candidate (it may re-measure an indecisive one) */
+  gate: (content: string, candidate: SplitScores) => Promise<GateDecision>;
 }): Promise<RescueResult> {
   const singles: SingleEditTrial[] = [];
   const alone = new Map<number, SplitScores>();
@@ -49,5 +50,5 @@ export async function rescueEdits(input: {
   if (!kept.length) return { singles, kept: [], candidate: null, scores: null, decision: null };
   const candidate = applyEdits(input.base, kept.map((r) => r.edit), input.applyOpts).content;
   const scores = kept.length === 1 ? alone.get(kept[0].index)! : await input.measureVal(candidate);
-  return { singles, kept, candidate, scores, decision: input.gate(scores) };
+  return { singles, kept, candidate, scores, decision: await input.gate(candidate, scores) };
 }

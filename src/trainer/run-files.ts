@@ -56,6 +56,8 @@ export interface RunState {
   steps: StepReport[];
   epochs: Array<{ epoch: number; slowUpdate: string; metaSkill: string; valEnd: number }>;
   usage: Record<string, StageUsage>;
+  /** validation comparisons made, per stage (gate, rescue, attribution, prune, simplify, slow_update) */
+  valComparisons?: Record<string, number>;
 }
 
 const pad = (n: number, w = 4) => String(n).padStart(w, '0');

@@ -1,21 +1,26 @@
 /**
- * One training step: rollout (a train batch under the current skill) → reflect → aggregate →
- * select (≤ the step's learning rate) → update → gate on validation, with the rescue of a rejected
- * multi-edit candidate; then the step is committed (state, store row, run directory).
+ * One training step, as the stages it is made of: rollout (a train batch under the current skill)
+ * → propose (reflect + aggregate + the rejected-edit filter) → select (≤ the step's learning rate,
+ * applied) → gate on validation (paired, with extra samples when indecisive) → rescue of a
+ * rejected multi-edit candidate → commit (state, store row, run directory).
  */
-import type { EditRecord, Task } from '../core/records.js';
+import type { EditRecord, Rollout, Task } from '../core/records.js';
 import { sha256 } from '../core/fsutil.js';
 import { saveStep } from '../store/repos/runs.js';
 import { scheduledLr, nextLr } from './lr.js';
-import { gateDecision, SCORE_EPSILON, type SplitScores } from './gate.js';
+import { SCORE_EPSILON, type SplitScores } from './gate.js';
 import { applyEdits, type EditApplyResult } from './edits.js';
 import type { EditScope } from './skilldoc.js';
-import { reflect } from './reflect.js';
+import { reflect, type ProposedEdit, type ReflectResult } from './reflect.js';
 import { aggregate } from './aggregate.js';
 import { decideBudget, selectEdits } from './select.js';
 import { rescueEdits } from './rescue.js';
+import type { SettledGate } from './paired.js';
+import { countVal, gateOnVal } from './val-gate.js';
+import type { DropVerdict } from './buffer.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
+import type { SkillState } from './run-files.js';
 
 /** A score with two decimals; '—' when it was not measured. */
 export const f2 = (x: number | null) => (x === null ? '—' : x.toFixed(2));
@@ -38,7 +43,7 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.unmatched) parts.push(`${r.unmatched} unmatched`);
   if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
-  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
+  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : ACTION_LABEL[r.action]}`);
   return parts.join(' · ');
 }
 
@@ -57,30 +62,128 @@ function scopeNote(scope: EditScope, fullDocument: boolean): string {
     : `The whole Markdown body can change${fullDocument ? ', including the YAML front matter (keep it valid YAML)' : ' except the YAML front matter'}. Guidance blocks are read-only.`;
 }
 
+type Report = Omit<StepReport, 'line'>;
+
+/** Stage 1: the train batch under the current skill. */
+async function rolloutStage(ctx: TrainContext, batch: Task[], before: SkillState) {
+  return ctx.measure(batch, before.content, 'rollout');
+}
+
+/** Stage 2: reflect on the rollouts, merge the patches, drop what the buffer bans. */
+async function proposeStage(ctx: TrainContext, before: SkillState, rollouts: Rollout[], seed: number) {
+  const { options, st, call, buffer, scope, taskById } = ctx;
+  const metaSkill = options.metaSkill ? st.metaSkill : '';
+  const refl = await reflect({
+    call,
+    skill: before.content,
+    scopeNote: scopeNote(scope, options.fullDocument),
+    rollouts,
+    tasks: taskById,
+    rejected: buffer.digest(),
+    metaSkill,
+    history: historyText(st.steps),
+    maxEdits: options.lr,
+    minibatchSize: options.minibatchSize,
+    seed,
+    concurrency: options.optimizerConcurrency,
+    failureOnly: options.failureOnly,
+  });
+  if (!refl.patches.length) return { refl, kept: [] as ProposedEdit[], blocked: [] as ProposedEdit[], mergeFallbacks: 0 };
+  const agg = await aggregate({ call, skill: before.content, patches: refl.patches, metaSkill, mergeBatchSize: options.mergeBatchSize, concurrency: options.optimizerConcurrency });
+  const { kept, blocked } = buffer.filter(agg.edits);
+  return { refl, kept, blocked, mergeFallbacks: agg.fallbacks.length };
+}
+
+/** Stage 3: the step's budget (learning rate), the selection under it, the candidate document. */
+async function selectStage(ctx: TrainContext, report: Report, before: SkillState, kept: ProposedEdit[]) {
+  const { options, st, call, applyOpts } = ctx;
+  const metaSkill = options.metaSkill ? st.metaSkill : '';
+  if (!options.lrCap) report.lr = kept.length;
+  else if (options.lrSchedule === 'autonomous') {
+    const recent = st.steps.slice(-5).filter((s) => s.valAfter !== null);
+    const decision = await decideBudget({
+      call,
+      skill: before.content,
+      edits: kept,
+      step: report.globalStep,
+      totalSteps: report.totalSteps,
+      min: options.minLr,
+      max: options.lr,
+      recentAcceptRate: recent.length ? recent.filter((s) => s.action.startsWith('accept') || s.action === 'force_accept').length / recent.length : 0.5,
+      metaSkill,
+    });
+    report.lr = decision.budget;
+    report.lrReason = decision.fallback ? `fallback to min: ${decision.reason}` : decision.reason;
+  }
+  const sel = await selectEdits({ call, skill: before.content, edits: kept, budget: report.lr, metaSkill });
+  const applied = applyEdits(before.content, sel.selected.map((p) => p.edit), applyOpts);
+  report.selected = sel.selected.length;
+  report.applied = applied.results.filter((r) => r.status === 'applied').length;
+  report.unmatched = applied.results.length - report.applied;
+  report.candidateHash = sha256(applied.content).slice(0, 16);
+  return { sel, applied };
+}
+
+/** Stage 4: the candidate against the current skill on val (paired CI, more samples if undecided). */
+async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, seed: number): Promise<{ settled: SettledGate; scores: SplitScores }> {
+  countVal(ctx, 'gate');
+  const scores = (await ctx.measure(ctx.val, candidate, 'gate')).scores;
+  const settled = await gateOnVal(ctx, 'gate', before, { content: candidate, scores }, ctx.st.best.score, seed);
+  applyVerdict(report, settled);
+  return { settled, scores: settled.candidate };
+}
+
+function applyVerdict(report: Report, settled: SettledGate): void {
+  const d = settled.decision;
+  report.action = d.action;
+  // after extra sample rounds both sides were re-measured: report the pair the decision compared
+  if (settled.rounds > 0) report.valBefore = d.currentScore;
+  report.valAfter = d.candidateScore;
+  report.regressions = d.regressions;
+  report.reason = d.reason;
+  report.gate = { outcome: d.outcome, meanDiff: d.ci.meanDiff, lo: d.ci.lo, hi: d.ci.hi, n: d.ci.n, rounds: settled.rounds };
+}
+
+/** A drop the interval calls real bans the edit; a drop it cannot tell from noise only demotes it. */
+function verdictOf(settled: SettledGate | null): DropVerdict {
+  return settled?.decision.ci.verdict === 'loss' ? 'real' : 'noise';
+}
+
+/** Stage 5: a rejected multi-edit candidate keeps the edits that help on their own. */
+async function rescueStage(ctx: TrainContext, report: Report, before: SkillState, appliedEdits: EditApplyResult[], seed: number) {
+  const { options, val, measure, score, applyOpts, st } = ctx;
+  const ownDrop = new Map<number, number | null>();
+  if (report.action !== 'reject' || !options.rescue || appliedEdits.length <= 1 || report.valAfter === null) return { ownDrop, rescued: null };
+  let last: SettledGate | null = null;
+  const r = await rescueEdits({
+    base: before.content,
+    baseScore: before.score,
+    applied: appliedEdits,
+    applyOpts,
+    measureVal: async (content) => {
+      countVal(ctx, 'rescue');
+      return (await measure(val, content, 'rescue')).scores;
+    },
+    score,
+    gate: async (content, cand) => {
+      last = await gateOnVal(ctx, 'rescue', before, { content, scores: cand }, st.best.score, seed + 7);
+      return last.decision;
+    },
+  });
+  for (const t of r.singles) ownDrop.set(t.index, t.gain === null ? null : -t.gain);
+  return { ownDrop, rescued: r.decision?.accepted && r.candidate !== null && r.scores ? { r, settled: last as SettledGate | null } : null };
+}
+
 export async function runStep(ctx: TrainContext, epoch: number, index: number, batch: Task[]): Promise<void> {
-  const { options, st, files, buffer, applyOpts, scope, val, taskById, spe, totalSteps, runId, measure, score, call, db, persist, progress, input } = ctx;
+  const { options, st, buffer, spe, totalSteps, runId } = ctx;
   const t0 = Date.now();
   const globalStep = (epoch - 1) * spe + index + 1;
   const advanced = nextLr(st.lr, options.lrSchedule, totalSteps, options.lr, options.minLr);
   const batchSeed = options.seed + epoch * 1000 + index + 1;
   const before = st.current;
-  const trainRun = await measure(batch, before.content, 'rollout');
-  const refl = await reflect({
-    call,
-    skill: before.content,
-    scopeNote: scopeNote(scope, options.fullDocument),
-    rollouts: trainRun.rollouts,
-    tasks: taskById,
-    rejected: buffer.digest(),
-    metaSkill: options.metaSkill ? st.metaSkill : '',
-    history: historyText(st.steps),
-    maxEdits: options.lr,
-    minibatchSize: options.minibatchSize,
-    seed: batchSeed,
-    concurrency: options.optimizerConcurrency,
-    failureOnly: options.failureOnly,
-  });
-  const base: Omit<StepReport, 'line'> = {
+  const trainRun = await rolloutStage(ctx, batch, before);
+  const { refl, kept, blocked, mergeFallbacks } = await proposeStage(ctx, before, trainRun.rollouts, batchSeed);
+  const report: Report = {
     epoch,
     step: index + 1,
     stepsInEpoch: spe,
@@ -94,9 +197,9 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
     infraErrors: refl.infraErrors,
     patches: refl.patches.length,
     reflectErrors: refl.errors.length,
-    mergeFallbacks: 0,
-    proposed: 0,
-    blocked: 0,
+    mergeFallbacks,
+    proposed: kept.length,
+    blocked: blocked.length,
     lr: scheduledLr(options.lrSchedule, advanced.state.position, totalSteps, options.lr, options.minLr),
     selected: 0,
     applied: 0,
@@ -113,38 +216,11 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   let edits: { selected: EditApplyResult[]; dropped: unknown[]; blocked: unknown[] } = { selected: [], dropped: [], blocked: [] };
   let candidate: string | undefined;
   let candScores: SplitScores | null = null;
-  const report = { ...base };
+  let settled: SettledGate | null = null;
   if (refl.patches.length) {
-    const agg = await aggregate({ call, skill: before.content, patches: refl.patches, metaSkill: options.metaSkill ? st.metaSkill : '', mergeBatchSize: options.mergeBatchSize, concurrency: options.optimizerConcurrency });
-    const { kept, blocked } = buffer.filter(agg.edits);
-    report.mergeFallbacks = agg.fallbacks.length;
-    report.proposed = kept.length;
-    report.blocked = blocked.length;
-    if (!options.lrCap) report.lr = kept.length;
-    else if (options.lrSchedule === 'autonomous') {
-      const recent = st.steps.slice(-5).filter((s) => s.valAfter !== null);
-      const decision = await decideBudget({
-        call,
-        skill: before.content,
-        edits: kept,
-        step: globalStep,
-        totalSteps,
-        min: options.minLr,
-        max: options.lr,
-        recentAcceptRate: recent.length ? recent.filter((s) => s.action.startsWith('accept') || s.action === 'force_accept').length / recent.length : 0.5,
-        metaSkill: options.metaSkill ? st.metaSkill : '',
-      });
-      report.lr = decision.budget;
-      report.lrReason = decision.fallback ? `fallback to min: ${decision.reason}` : decision.reason;
-    }
-    const sel = await selectEdits({ call, skill: before.content, edits: kept, budget: report.lr, metaSkill: options.metaSkill ? st.metaSkill : '' });
-    report.selected = sel.selected.length;
-    const applied = applyEdits(before.content, sel.selected.map((p) => p.edit), applyOpts);
+    const { sel, applied } = await selectStage(ctx, report, before, kept);
     edits = { selected: applied.results, dropped: sel.dropped, blocked };
-    report.applied = applied.results.filter((r) => r.status === 'applied').length;
-    report.unmatched = applied.results.length - report.applied;
     candidate = applied.content;
-    report.candidateHash = sha256(candidate).slice(0, 16);
     if (!sel.selected.length) {
       report.action = 'skip_no_edits';
       report.reason = sel.fallback ?? 'learning rate 0 or nothing left after the rejected-edit filter';
@@ -152,54 +228,53 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
       report.action = 'reject_no_change';
       report.reason = 'no selected edit changed the skill';
     } else {
-      candScores = (await measure(val, candidate, 'gate')).scores;
-      const d = gateDecision({
-        metric: options.gateMetric,
-        mixedWeight: options.mixedWeight,
-        current: before.scores,
-        candidate: candScores,
-        bestScore: st.best.score,
-        margin: options.margin,
-        noRegression: options.noRegression,
-        enabled: options.gateEnabled,
-      });
-      report.action = d.action;
-      report.valAfter = d.candidateScore;
-      report.regressions = d.regressions;
-      report.reason = d.reason;
+      const g = await gateStage(ctx, report, before, candidate, batchSeed);
+      settled = g.settled;
+      candScores = g.scores;
     }
   }
-  // a rejected multi-edit candidate: keep the edits that help on their own
   let appliedEdits = edits.selected.filter((r) => r.status === 'applied');
-  const ownDrop = new Map<number, number | null>();
-  if (report.action === 'reject' && options.rescue && appliedEdits.length > 1 && report.valAfter !== null) {
-    const r = await rescueEdits({
-      base: before.content,
-      baseScore: before.score,
-      applied: appliedEdits,
-      applyOpts,
-      measureVal: async (content) => (await measure(val, content, 'rescue')).scores,
-      score,
-      gate: (cand) =>
-        gateDecision({ metric: options.gateMetric, mixedWeight: options.mixedWeight, current: before.scores, candidate: cand, bestScore: st.best.score, margin: options.margin, noRegression: options.noRegression }),
-    });
-    for (const t of r.singles) ownDrop.set(t.index, t.gain === null ? null : -t.gain);
-    if (r.decision?.accepted && r.candidate !== null && r.scores) {
-      report.rescued = { kept: r.kept.length, of: appliedEdits.length, fullValAfter: report.valAfter };
-      report.valAfter = r.decision.candidateScore;
-      report.regressions = r.decision.regressions;
-      report.action = r.decision.action;
-      report.reason = `full candidate rejected (${report.reason}); kept ${r.kept.length}/${appliedEdits.length} edits that help alone: ${r.decision.reason}`;
-      candidate = r.candidate;
-      candScores = r.scores;
-      report.candidateHash = sha256(candidate).slice(0, 16);
-      const keptIdx = new Set(r.kept.map((k) => k.index));
-      const rejectedHere = appliedEdits.filter((a) => !keptIdx.has(a.index));
-      for (const a of rejectedHere) buffer.add([a.edit], ownDrop.get(a.index) ?? null, `gate (alone): ${runId} step ${globalStep}`);
-      appliedEdits = r.kept;
-    }
+  const { ownDrop, rescued } = await rescueStage(ctx, report, before, appliedEdits, batchSeed);
+  const r = rescued?.r;
+  if (rescued && r && r.candidate !== null && r.scores && r.decision) {
+    const fullVerdict = verdictOf(settled);
+    report.rescued = { kept: r.kept.length, of: appliedEdits.length, fullValAfter: report.valAfter ?? 0 };
+    const fullReason = report.reason;
+    if (rescued.settled) applyVerdict(report, rescued.settled);
+    report.reason = `full candidate rejected (${fullReason}); kept ${r.kept.length}/${appliedEdits.length} edits that help alone: ${r.decision.reason}`;
+    candidate = r.candidate;
+    candScores = rescued.settled?.candidate ?? r.scores;
+    report.candidateHash = sha256(candidate).slice(0, 16);
+    const keptIdx = new Set(r.kept.map((k) => k.index));
+    const rejectedHere = appliedEdits.filter((a) => !keptIdx.has(a.index));
+    for (const a of rejectedHere) buffer.add([a.edit], ownDrop.get(a.index) ?? null, `gate (alone): ${runId} step ${globalStep}`, fullVerdict);
+    appliedEdits = r.kept;
   }
-  // commit the step
+  commitStage(ctx, { report, before, edits, appliedEdits, ownDrop, candidate, candScores, settled, trainRun, refl, batch, advanced, t0 });
+}
+
+/** Stage 6: the step's outcome into the run state, the buffer, the store and the run directory. */
+function commitStage(
+  ctx: TrainContext,
+  s: {
+    report: Report;
+    before: SkillState;
+    edits: { selected: EditApplyResult[]; dropped: unknown[]; blocked: unknown[] };
+    appliedEdits: EditApplyResult[];
+    ownDrop: Map<number, number | null>;
+    candidate: string | undefined;
+    candScores: SplitScores | null;
+    settled: SettledGate | null;
+    trainRun: { scores: SplitScores; rollouts: Rollout[] };
+    refl: ReflectResult;
+    batch: Task[];
+    advanced: ReturnType<typeof nextLr>;
+    t0: number;
+  },
+): void {
+  const { st, files, buffer, runId, score, db, persist, progress, input } = ctx;
+  const { report, before, edits, appliedEdits, ownDrop, candidate, candScores, trainRun, refl, batch } = s;
+  const globalStep = report.globalStep;
   const accepted = report.action === 'accept' || report.action === 'accept_new_best' || report.action === 'force_accept';
   const keptIdx = new Set(appliedEdits.map((r) => r.index));
   const dropOf = (index: number) => (ownDrop.has(index) ? (ownDrop.get(index) ?? null) : report.valAfter !== null ? before.score - report.valAfter : null);
@@ -215,13 +290,15 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
       files.writeBest(candidate);
     }
   } else if (report.action === 'reject' && report.valAfter !== null) {
-    const reason = `gate: val ${before.score.toFixed(3)} → ${report.valAfter.toFixed(3)} (${runId} step ${globalStep})`;
-    for (const a of appliedEdits) buffer.add([a.edit], dropOf(a.index), reason);
+    const verdict = verdictOf(s.settled);
+    const band = report.gate ? `, CI [${report.gate.lo.toFixed(3)}, ${report.gate.hi.toFixed(3)}]` : '';
+    const reason = `gate: val ${before.score.toFixed(3)} → ${report.valAfter.toFixed(3)}${band} (${runId} step ${globalStep})`;
+    for (const a of appliedEdits) buffer.add([a.edit], dropOf(a.index), reason, verdict);
   }
   report.bestScore = st.best.score;
-  report.wallMs = Date.now() - t0;
+  report.wallMs = Date.now() - s.t0;
   const full: StepReport = { ...report, line: formatStepLine(report) };
-  st.lr = advanced.state;
+  st.lr = s.advanced.state;
   st.lastCompletedStep = globalStep;
   st.steps.push(full);
   st.edits.push(...records);
@@ -244,7 +321,7 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   });
   files.writeSkill(globalStep, st.current.content);
   files.writeHistory(st.steps);
-  saveStep(db, runId, epoch, globalStep, full);
+  saveStep(db, runId, report.epoch, globalStep, full);
   persist();
   progress.tick(1, full.action);
   input.onStep?.(full);

@@ -81,7 +81,7 @@ describe('run record, resume and reproducibility', () => {
 
   it('records the run in the store and in runs/<id>/, and persists rejected edits', async () => {
     const { db, paths } = store();
-    const r = await trainSkill({ db, paths, skill, tasks, backends: sims(5, true), options: opts({ epochs: 2 }) });
+    const r = await trainSkill({ db, paths, skill, tasks, backends: sims(5, true), options: opts({ epochs: 2, metaSkill: true }) }); // the meta skill is off by default; its record is checked here
     expect(r.stoppedBy).toBe('done');
     expect(getRun(db, r.runId)?.status).toBe('done');
     expect(listSteps(db, r.runId).map((s) => s.step)).toEqual(r.steps.map((s) => s.globalStep));

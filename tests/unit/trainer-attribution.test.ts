@@ -57,7 +57,7 @@ describe('rescue of a rejected multi-edit candidate', () => {
       applyOpts: opts,
       measureVal: async (c) => scores(c),
       score: (s) => s.soft,
-      gate: (cand) => gateDecision({ metric: 'soft', current: baseScores, candidate: cand, bestScore: valScore(base) }),
+      gate: async (_content, cand) => gateDecision({ metric: 'soft', current: baseScores, candidate: cand, bestScore: valScore(base) }),
     });
     expect(r.kept.map((k) => k.edit.content)).toEqual(['- good one', '- good two']);
     expect(r.decision?.action).toBe('accept_new_best');

@@ -3,7 +3,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { openDb, type Db } from '../../src/store/db.js';
 import { RejectedEditBuffer } from '../../src/trainer/buffer.js';
-import { recordRejectedEdit, listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
+import { recordRejectedEdit, listRejectedEdits, banLine, rejectedEditVerdicts } from '../../src/store/repos/rejected-edits.js';
+import { editHash } from '../../src/trainer/buffer.js';
 import type { Edit } from '../../src/core/records.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 
@@ -69,5 +70,36 @@ describe('rejected-edit buffer', () => {
     expect(b.digest()).toEqual([]);
     expect(b.filter([{ edit: edit('- shout'), source: 'failure', support: 1, level: 0 }]).kept).toHaveLength(1);
     expect(listRejectedEdits(d0, 'k')).toHaveLength(0);
+  });
+
+  it('forgives noise: one noisy drop only demotes; a second one, a real drop or the user bans, with the reason kept', () => {
+    const b = new RejectedEditBuffer(open(), '/skills/n/SKILL.md');
+    const good = edit('- cite the PR number');
+    b.add([good], 0.05, 'gate: val 0.60 → 0.55, CI [-0.12, 0.03] (run1 step 2)', 'noise');
+    expect(b.has(good)).toBe(false); // still allowed
+    expect(b.digest()).toEqual([]); // not shown as "do not propose"
+    expect(b.banReason(good)).toBeNull();
+    const row = rejectedEditVerdicts(db!, ['/skills/n/SKILL.md'], editHash(good))[0];
+    expect(row.source).toBe('demoted');
+    expect(banLine(row)).toMatch(/^demoted, not banned: one drop that could be noise \(val drop 0\.050\)/);
+    b.add([good], 0.04, 'gate: val 0.61 → 0.57 (run1 step 5)', 'noise');
+    expect(b.has(good)).toBe(true);
+    expect(b.banReason(good)).toMatch(/banned after a second drop \(first: gate: val 0\.60/);
+    const bad = edit('- never write tests');
+    b.add([bad], 0.2, 'gate: val 0.60 → 0.40, CI [-0.30, -0.10] (run1 step 3)', 'real');
+    expect(b.has(bad)).toBe(true);
+    const banned = rejectedEditVerdicts(db!, ['/skills/n/SKILL.md'], editHash(bad))[0];
+    expect(banLine(banned)).toBe('banned: gate: val 0.60 → 0.40, CI [-0.30, -0.10] (run1 step 3) (val drop 0.200)');
+    expect(banLine({ source: 'user', reason: 'too chatty', scoreDrop: null })).toBe('banned: rejected by the user — too chatty');
+    // a reopen (resume, next night) keeps the demotion, so the second strike still bans
+    db!.close();
+    const again = new RejectedEditBuffer(open(), '/skills/n/SKILL.md');
+    const other = edit('- keep the summary short');
+    again.add([other], 0.01, 'noisy', 'noise');
+    db!.close();
+    const third = new RejectedEditBuffer(open(), '/skills/n/SKILL.md');
+    expect(third.has(other)).toBe(false);
+    third.add([other], 0.02, 'noisy again', 'noise');
+    expect(third.has(other)).toBe(true);
   });
 });

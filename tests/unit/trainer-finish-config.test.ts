@@ -118,23 +118,27 @@ describe('finishing-pass config keys', () => {
   // one accepted step of ALPHA + BETA + GAMMA (harmful) + TIDY (inert): val 1/3 → 2/3
   const bundle = [SAY('ALPHA'), SAY('BETA'), SAY('GAMMA'), TIDY];
 
-  it('by default prune drops the harmful edit and simplify the inert one', async () => {
+  it('by default prune drops the harmful edit; simplify measures the inert one but a tie is rejected', async () => {
     const { r, notes } = await run(bundle);
     expect(r.steps).toHaveLength(1);
     expect(r.steps[0].action).toBe('accept_new_best');
-    expect(status(r)).toEqual({ [SAY('ALPHA')]: 'accepted', [SAY('BETA')]: 'accepted', [SAY('GAMMA')]: 'rejected', [TIDY]: 'rejected' });
+    expect(status(r)).toEqual({ [SAY('ALPHA')]: 'accepted', [SAY('BETA')]: 'accepted', [SAY('GAMMA')]: 'rejected', [TIDY]: 'accepted' });
     expect(r.best.val).toBeCloseTo(1);
     expect(r.bestSkill).not.toContain(SAY('GAMMA'));
-    expect(r.bestSkill).not.toContain(TIDY);
+    expect(r.bestSkill).toContain(TIDY);
     expect(notes.some((n) => n.startsWith('[prune] removed 1'))).toBe(true);
-    expect(notes.some((n) => n.startsWith('[simplify] removed 1'))).toBe(true);
+    expect(notes.some((n) => n.startsWith('[simplify] removed'))).toBe(false);
     expect(r.usage.stages.prune).toBeDefined();
     expect(r.usage.stages.simplify).toBeDefined();
+    // every reuse of the val split is counted: 1 gate, 3 leave-one-out per round, 1 prune, 1 simplify
+    expect(r.valComparisons).toMatchObject({ gate: 1, prune: 1, simplify: 1 });
+    expect(r.valComparisons.attribution).toBeGreaterThanOrEqual(4);
   });
 
-  it('prune off: the harmful edit stays accepted with its negative effect; simplify still runs', async () => {
+  it('prune off: the harmful edit stays accepted with its negative effect; simplify still runs (and rejects the tie)', async () => {
     const { r, notes } = await run(bundle, { prune: false });
-    expect(status(r)).toEqual({ [SAY('ALPHA')]: 'accepted', [SAY('BETA')]: 'accepted', [SAY('GAMMA')]: 'accepted', [TIDY]: 'rejected' });
+    expect(status(r)).toEqual({ [SAY('ALPHA')]: 'accepted', [SAY('BETA')]: 'accepted', [SAY('GAMMA')]: 'accepted', [TIDY]: 'accepted' });
+    expect(r.usage.stages.simplify).toBeDefined();
     expect(r.edits.find((e) => e.content === SAY('GAMMA'))?.effect).toBeCloseTo(-1 / 3);
     expect(r.bestSkill).toContain(SAY('GAMMA'));
     expect(r.best.val).toBeCloseTo(2 / 3);

@@ -8,6 +8,8 @@ import { ProposalStatus, type Proposal } from '../../core/records.js';
 import { listProposals, listReceipts, requireProposal } from '../../store/repos/proposals.js';
 import { fmtScore } from '../../proposals/staging-report.js';
 import { agentDisplayName } from '../../../adapters/index.js';
+import { banLine, rejectedEditVerdicts } from '../../store/repos/rejected-edits.js';
+import { editHash } from '../../trainer/buffer.js';
 
 export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map(agentDisplayName).join(', ') : 'no agent detected');
 
@@ -38,6 +40,12 @@ function show(ctx: CliContext, id: string): void {
       const effect = e.effect !== undefined && e.effect !== null ? ` (effect ${e.effect >= 0 ? '+' : ''}${e.effect.toFixed(2)})` : '';
       ctx.print(`  [${e.status}] ${e.id} ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
       if (e.rationale) ctx.print(`      why: ${e.rationale.replace(/\s+/g, ' ').slice(0, 140)}`);
+      if (e.status === 'rejected') {
+        // the strongest verdict first: the user's rejection, then a ban, then a demotion
+        const rank = { user: 0, gate: 1, demoted: 2 } as const;
+        const v = rejectedEditVerdicts(ctx.db, [p.skillTarget.path, `managed:${p.skillTarget.name}`], editHash(e)).sort((a, b) => rank[a.source] - rank[b.source])[0];
+        if (v) ctx.print(`      ${banLine(v)}`);
+      }
     }
     ctx.print('');
     ctx.print(p.diff.trimEnd());

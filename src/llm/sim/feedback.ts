@@ -103,7 +103,9 @@ function splitPoints(line: string): string[] {
 export function collectIssues(rollouts: RolloutDigest[], rng: Rng): Issue[] {
   const byKey = new Map<string, Issue>();
   for (const r of rollouts) {
-    for (const line of r.feedback.split(/\r?\n/)) {
+    // the user's own words, quoted in the prompt beside each failed attempt, are issues too
+    const quoted = r.passed ? [] : (r.corrections ?? []).map((c) => `Rubric: ${c.text}`);
+    for (const line of [...r.feedback.split(/\r?\n/), ...quoted]) {
       // rubric critiques may list several missing points separated by ';' (not a ';' inside a quote)
       const pieces = /^Rubric/.test(line.trim()) ? splitPoints(line).map((p, i) => (i === 0 ? p : `Rubric: ${p}`)) : [line];
       for (const piece of pieces) {

@@ -12,7 +12,7 @@ import type { Backend, LlmReply, LlmRequest, Operation, PayloadFor, Role } from 
 import { SleepError } from '../../core/errors.js';
 import { Rng, hashHex, hashUnit, stableStringify } from './rng.js';
 import { perform } from './target.js';
-import { reflect, type HarmRates } from './reflect.js';
+import { labelFailures, reflect, type HarmRates } from './reflect.js';
 import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
 import { judgeRubric, mineTask } from './judge-miner.js';
 import { reviewClusters } from './cluster-review.js';
@@ -125,7 +125,7 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
   const structured = (op: Exclude<Operation, 'perform'>, payload: PayloadFor[Operation], rng: Rng): unknown => {
     switch (op) {
       case 'reflect':
-        return { edits: reflect(payload as PayloadFor['reflect'], rates, rng) };
+        return { edits: reflect(payload as PayloadFor['reflect'], rates, rng), failures: labelFailures(payload as PayloadFor['reflect'], rng) };
       case 'merge':
         return merge(payload as PayloadFor['merge']);
       case 'rank':

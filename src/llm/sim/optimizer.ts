@@ -89,7 +89,9 @@ export function slowUpdate(payload: SlowUpdatePayload, rng: Rng): { guidance: st
   lines.push(
     `- Epoch review: ${improved.length} task(s) improved, ${regressed.length} regressed, ${failing.length} still failing; ${learned} rule(s) were added this epoch.`,
   );
-  if (failing.length) lines.push(`- Still failing: ${rng.pick(['focus on', 'look at'])} ${failing.slice(0, 2).map((t) => shortIntent(t.intent)).join('; ')}.`);
+  // with the trajectories, name what the judge said the reply still misses (its first failed check)
+  const missed = (t: SlowUpdatePayload['perTask'][number]) => /^Failed check "[^"]+":\s*([^—;\n]+)/m.exec(t.trajectory?.after.feedback ?? '')?.[1]?.trim();
+  if (failing.length) lines.push(`- Still failing: ${rng.pick(['focus on', 'look at'])} ${failing.slice(0, 2).map((t) => shortIntent(t.intent) + (missed(t) ? ` (misses: ${missed(t)})` : '')).join('; ')}.`);
   if (regressed.length) lines.push(`- Regressed: ${regressed.slice(0, 2).map((t) => shortIntent(t.intent)).join('; ')}; re-read the rules for these before replying.`);
   return { guidance: lines.slice(-MAX_GUIDANCE_LINES).join('\n') };
 }

@@ -6,7 +6,7 @@
  * It avoids edits that match the rejected-edit buffer.
  */
 import type { Edit } from '../../core/records.js';
-import type { ReflectPayload, RejectedEditDigest } from '../../core/protocol.js';
+import type { FailureLabel, ReflectPayload, RejectedEditDigest } from '../../core/protocol.js';
 import { Rng } from './rng.js';
 import { collectIssues, type Issue } from './feedback.js';
 import { concepts, isNegated, jaccard, paraphrase } from './semantics.js';
@@ -331,4 +331,19 @@ function harmfulEdit(payload: ReflectPayload, issue: Issue, rng: Rng, rationale:
     return { op: 'add', content: contradict(firstSentence), rationale: `${rationale}; the rule above is too strict`, evidence: issue.taskIds };
   }
   return { op: 'add', content: contradict(issue.statement), rationale, evidence: issue.taskIds };
+}
+
+/**
+ * Skill-aware labels, as an analyst reading the skill would give them: a failure whose every
+ * issue the skill already states is an execution lapse; one the skill does not cover is a defect.
+ */
+export function labelFailures(payload: ReflectPayload, rng: Rng): FailureLabel[] {
+  if (payload.mode !== 'failures') return [];
+  return payload.rollouts
+    .filter((r) => !r.passed)
+    .map((r) => {
+      const issues = collectIssues([r], rng);
+      const lapse = issues.length > 0 && issues.every((i) => alreadyCovered(payload.skill, i));
+      return { taskId: r.taskId, kind: lapse ? ('lapse' as const) : ('defect' as const), why: lapse ? 'the skill already states every missed rule' : 'the skill lacks a rule for what was missed' };
+    });
 }

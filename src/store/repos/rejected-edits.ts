@@ -1,7 +1,9 @@
 /**
  * Rejected edits per skill: edits the gate measured as harmful (with the score drop) and edits the
  * user rejected in review. They are fed to later reflection so the optimizer does not propose them
- * again, and they outlive a run (resume, next night).
+ * again, and they outlive a run (resume, next night). `source` says why: `gate` = banned by a
+ * validation drop the gate's interval called real (or a second noisy drop), `user` = rejected in
+ * review, `demoted` = one drop that could be noise (kept as a record, not banned).
  */
 import type { Db } from '../db.js';
 
@@ -13,7 +15,7 @@ export interface RejectedEditRow {
   content: string;
   reason: string | null;
   scoreDrop: number | null;
-  source: 'gate' | 'user';
+  source: 'gate' | 'user' | 'demoted';
   createdAt: number;
 }
 
@@ -57,4 +59,19 @@ export function recordRejectedEdit(db: Db, row: Omit<RejectedEditRow, 'createdAt
 
 export function listRejectedEdits(db: Db, skillKey: string): RejectedEditRow[] {
   return (db.prepare(`SELECT * FROM rejected_edits WHERE skill_key = ? ORDER BY created_at, id`).all(skillKey) as RawRow[]).map(fromRaw);
+}
+
+/** One line for the review: why this edit is banned, or that it is only demoted. */
+export function banLine(row: Pick<RejectedEditRow, 'source' | 'reason' | 'scoreDrop'>): string {
+  const drop = row.scoreDrop === null ? '' : ` (val drop ${row.scoreDrop.toFixed(3)})`;
+  if (row.source === 'user') return `banned: rejected by the user${row.reason ? ` — ${row.reason}` : ''}`;
+  if (row.source === 'demoted') return `demoted, not banned: one drop that could be noise${drop}${row.reason ? ` — ${row.reason}` : ''}`;
+  return `banned: ${row.reason ?? 'validation drop'}${drop}`;
+}
+
+/** The stored verdicts on one edit (any source), for the review's "why banned" line. */
+export function rejectedEditVerdicts(db: Db, skillKeys: string[], editHash: string): RejectedEditRow[] {
+  if (!skillKeys.length) return [];
+  const marks = skillKeys.map(() => '?').join(', ');
+  return (db.prepare(`SELECT * FROM rejected_edits WHERE edit_hash = ? AND skill_key IN (${marks}) ORDER BY created_at, id`).all(editHash, ...skillKeys) as RawRow[]).map(fromRaw);
 }
