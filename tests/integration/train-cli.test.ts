@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, runCli, CLI_BIN, type Sandbox } from '../helpers/sandbox.js';
 import { simPersonaTasks } from '../../src/llm/sim/persona.js';
+import { openDb } from '../../src/store/db.js';
+import { resolvePaths } from '../../src/core/paths.js';
+import { markProjectSeen } from '../helpers/seen-project.js';
 
 let sb: Sandbox;
 afterEach(() => sb?.cleanup());
@@ -15,6 +18,16 @@ function setup(): { project: string; tasksFile: string } {
   sb = makeSandbox();
   const project = path.join(sb.root, 'proj');
   fs.mkdirSync(project, { recursive: true });
+  // proposals only write inside projects the store has seen sessions in (src/proposals/targets.ts)
+  const db = openDb(resolvePaths({ env: sb.env }).database);
+  try {
+    markProjectSeen(db, project);
+  } finally {
+    db.close();
+  }
+  // the paired gate re-samples undecided candidates: two epochs of this world need more than the nightly default of 400 calls
+  const set = runCli(['config', 'set', 'budget.maxCalls', '2000'], sb.env);
+  if (set.status !== 0) throw new Error(set.stderr);
   const tasksFile = path.join(sb.root, 'tasks.jsonl');
   fs.writeFileSync(tasksFile, simPersonaTasks(2, 40, { ruleOnly: true }).map((t) => JSON.stringify({ ...t, project })).join('\n') + '\n');
   return { project, tasksFile };
