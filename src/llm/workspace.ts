@@ -57,8 +57,20 @@ export function removeWorkspace(dir: string): void {
   // only ever delete something we marked
   if (!fs.existsSync(path.join(dir, WORKSPACE_MARKER))) return;
   fs.rmSync(dir, { recursive: true, force: true });
-  const track = dir + TRACK_SUFFIX;
-  if (fs.existsSync(path.join(track, WORKSPACE_MARKER))) fs.rmSync(track, { recursive: true, force: true });
+  for (const sibling of [dir + TRACK_SUFFIX, dir + HOME_SUFFIX]) {
+    if (fs.existsSync(path.join(sibling, WORKSPACE_MARKER))) fs.rmSync(sibling, { recursive: true, force: true });
+  }
+}
+
+/** suffix of the private agent home kept beside a workspace */
+const HOME_SUFFIX = '.home';
+
+/** A private, empty agent config home beside the workspace (removed with it). */
+export function createAgentHome(workspace: string): string {
+  const dir = workspace + HOME_SUFFIX;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, WORKSPACE_MARKER), 'skillopt-sleep private agent home\n', { mode: 0o600 });
+  return dir;
 }
 
 export function isMarkedWorkspace(dir: string): boolean {
