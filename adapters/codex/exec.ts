@@ -4,8 +4,8 @@
  * | web_search}, turn.completed {usage}, turn.failed, error).
  *
  * The `target` role works on the seeded workspace like the user's own Codex would: its shell and
- * apply_patch are on, under the `workspace-write` sandbox (writes only inside the workspace, no
- * network). Codex's sandbox limits writes, not reads: a command may still read files outside the
+ * apply_patch are on, under the `workspace-write` sandbox with /tmp and $TMPDIR taken out of its
+ * writable roots (writes only inside the workspace, no network). Codex's sandbox limits writes, not reads: a command may still read files outside the
  * workspace (said in the README). Other roles keep the shell off and a read-only sandbox.
  * The skill is installed as the workspace's AGENTS.md, which Codex injects whole.
  *
@@ -22,7 +22,10 @@ import { num, obj, parseJsonLines, type AgentHomeSpec, type ExecAdapter, type Ex
 
 export function buildCodexInvocation(input: ExecInput): ExecInvocation {
   const argv = ['exec', '--json', '--ephemeral', '--skip-git-repo-check'];
-  if (input.mode === 'agent') argv.push('--sandbox', 'workspace-write');
+  // workspace-write also opens /tmp and $TMPDIR by default: only the workspace stays writable
+  if (input.mode === 'agent') {
+    argv.push('--sandbox', 'workspace-write', '-c', 'sandbox_workspace_write.exclude_slash_tmp=true', '-c', 'sandbox_workspace_write.exclude_tmpdir_env_var=true', '-c', 'sandbox_workspace_write.network_access=false');
+  }
   else argv.push('--sandbox', 'read-only', '--disable', 'shell_tool', '--disable', 'unified_exec');
   argv.push('--color', 'never', '-C', input.workspace);
   if (input.model) argv.push('--model', input.model);
