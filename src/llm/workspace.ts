@@ -243,7 +243,8 @@ export async function seedWorkspace(workspace: string, seed: WorkspaceSeed, limi
 
   const track = await initTracking(workspace, [objects]);
   if (!track.ok) return empty(track.reason);
-  const checkout = await git(['--git-dir', track.gitDir, '--work-tree', workspace, 'read-tree', '--reset', '-u', found.commit], { timeoutMs: limits.timeoutMs });
+  // parallel checkout (one worker per core): writing tens of thousands of files is the slow part
+  const checkout = await git(['-c', 'checkout.workers=0', '--git-dir', track.gitDir, '--work-tree', workspace, 'read-tree', '--reset', '-u', found.commit], { timeoutMs: limits.timeoutMs });
   if (checkout.code !== 0) {
     clearCheckout(workspace);
     await initTracking(workspace, []);
