@@ -18,6 +18,8 @@ export interface LedgerRow {
   contentHash: string;
   tokensIn: number;
   tokensOut: number;
+  /** of tokensIn: prompt tokens read from the provider's cache */
+  cacheReadTokens?: number;
   costUsd: number;
   ok: boolean;
   error: string | null;
@@ -26,8 +28,8 @@ export interface LedgerRow {
 export function recordEgress(db: Db, row: LedgerRow): number {
   const info = db
     .prepare(
-      `INSERT INTO ledger (ts, run_id, role, backend, model, destination, bytes_sent, redactions, content_hash, tokens_in, tokens_out, cost_usd, ok, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ledger (ts, run_id, role, backend, model, destination, bytes_sent, redactions, content_hash, tokens_in, tokens_out, cost_usd, ok, error, cache_read_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       row.ts,
@@ -44,6 +46,7 @@ export function recordEgress(db: Db, row: LedgerRow): number {
       row.costUsd,
       row.ok ? 1 : 0,
       row.error === null ? null : row.error.slice(0, 500),
+      Math.round(row.cacheReadTokens ?? 0),
     );
   return Number(info.lastInsertRowid);
 }
@@ -64,6 +67,7 @@ interface RawRow {
   cost_usd: number;
   ok: number;
   error: string | null;
+  cache_read_tokens: number;
 }
 
 export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; limit?: number } = {}): LedgerRow[] {
@@ -91,6 +95,7 @@ export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; lim
     contentHash: r.content_hash,
     tokensIn: r.tokens_in,
     tokensOut: r.tokens_out,
+    cacheReadTokens: r.cache_read_tokens ?? 0,
     costUsd: r.cost_usd,
     ok: r.ok === 1,
     error: r.error,
@@ -106,6 +111,7 @@ export interface DestinationTotal {
   redactions: number;
   tokensIn: number;
   tokensOut: number;
+  cacheReadTokens: number;
   costUsd: number;
 }
 
@@ -116,7 +122,7 @@ export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
     const key = `${r.backend}\u0000${r.destination}`;
     let t = map.get(key);
     if (!t) {
-      t = { destination: r.destination, backend: r.backend, calls: 0, failed: 0, bytesSent: 0, redactions: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+      t = { destination: r.destination, backend: r.backend, calls: 0, failed: 0, bytesSent: 0, redactions: 0, tokensIn: 0, tokensOut: 0, cacheReadTokens: 0, costUsd: 0 };
       map.set(key, t);
     }
     t.calls++;
@@ -125,6 +131,7 @@ export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
     t.redactions += r.redactions;
     t.tokensIn += r.tokensIn;
     t.tokensOut += r.tokensOut;
+    t.cacheReadTokens += r.cacheReadTokens ?? 0;
     t.costUsd += r.costUsd;
   }
   return [...map.values()].sort((a, b) => b.bytesSent - a.bytesSent);

@@ -199,6 +199,7 @@ export class ManagedBackend implements Backend {
       contentHash: row.contentHash,
       tokensIn: row.reply?.tokensIn ?? 0,
       tokensOut: row.reply?.tokensOut ?? 0,
+      cacheReadTokens: row.reply?.cacheReadTokens ?? 0,
       costUsd: row.reply?.costUsd ?? 0,
       ok: row.ok,
       error: row.error,

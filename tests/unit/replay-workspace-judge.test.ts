@@ -114,3 +114,31 @@ describe('agent CLI flags for replays', () => {
     expect(codexProviderConfig('[mcp_servers.x]\ncommand = "y"\n')).toBe('');
   });
 });
+
+describe('cache-read tokens are kept apart', () => {
+  it('from the claude result event into the ledger and its totals', async () => {
+    const { parseClaudeOutput } = await import('../../adapters/claude-code/exec.js');
+    const { openDb } = await import('../../src/store/db.js');
+    const { recordEgress, listEgress, totalsByDestination } = await import('../../src/llm/ledger.js');
+    const { makeTempDir } = await import('../helpers/sandbox.js');
+    const out = [
+      JSON.stringify({ type: 'system', subtype: 'init', model: 'claude-sonnet-4-6', session_id: 's' }),
+      JSON.stringify({ type: 'result', subtype: 'success', result: 'ok', total_cost_usd: 0.02, usage: { input_tokens: 100, cache_read_input_tokens: 9000, cache_creation_input_tokens: 50, output_tokens: 20 } }),
+    ].join('\n');
+    const parsed = parseClaudeOutput(out);
+    expect(parsed).toMatchObject({ tokensIn: 9150, cacheReadTokens: 9000, tokensOut: 20, costUsd: 0.02, model: 'claude-sonnet-4-6' });
+    const dir = makeTempDir();
+    const db = openDb(path.join(dir, 'l.db'));
+    try {
+      const base = { ts: 1, runId: 'r', role: 'target', backend: 'claude', model: 'claude-sonnet-4-6', destination: 'claude', bytesSent: 10, redactions: 0, contentHash: 'h', tokensOut: 20, costUsd: 0.02, ok: true, error: null };
+      recordEgress(db, { ...base, tokensIn: 9150, cacheReadTokens: 9000 });
+      recordEgress(db, { ...base, tokensIn: 100 });
+      const rows = listEgress(db, { runId: 'r' });
+      expect(rows.map((r) => r.cacheReadTokens)).toEqual([9000, 0]);
+      expect(totalsByDestination(rows)[0]).toMatchObject({ calls: 2, tokensIn: 9250, cacheReadTokens: 9000 });
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

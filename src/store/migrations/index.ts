@@ -8,6 +8,7 @@ import { m003_mine } from './003_mine.js';
 import { m004_events_lean } from './004_events_lean.js';
 import { m005_files_stamp } from './005_files_stamp.js';
 import { m006_events_sid } from './006_events_sid.js';
+import { m007_ledger_cache } from './007_ledger_cache.js';
 
 export interface Migration {
   version: number;
@@ -15,6 +16,6 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean, m005_files_stamp, m006_events_sid];
+export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean, m005_files_stamp, m006_events_sid, m007_ledger_cache];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
