@@ -142,3 +142,20 @@ describe('cache-read tokens are kept apart', () => {
     }
   });
 });
+
+describe('the night report line about replay workspaces', () => {
+  it('counts seeded and empty workspaces, skill loading and outcome runs', async () => {
+    const { summarizeReplayWorkspaces, describeReplayWorkspaces } = await import('../../src/replay/index.js');
+    const base = { taskId: 't', skillHash: 'h', sample: 0, backend: 'claude', model: 'm', response: '', toolsCalled: [], hardScore: 1, softScore: 1, checks: [], feedback: '', tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0, cached: false };
+    const outcome = { command: 'npm run lint', exitCode: null, timedOut: true, network: 'x', ms: 1, tail: '' };
+    const s = summarizeReplayWorkspaces([
+      { ...base, workspace: ws({ skillLoaded: true }) },
+      { ...base, workspace: ws({ seeded: false, reason: 'no repository is recorded for this task', changedFiles: [], skillLoaded: false, outcome }) },
+      base,
+    ]);
+    expect(s).toMatchObject({ rollouts: 3, withWorkspace: 2, seeded: 1, skillLoaded: 1, skillNotLoaded: 1, changedFiles: 1, outcome: { ran: 1, passed: 0, timedOut: 1 } });
+    expect(describeReplayWorkspaces(s)).toBe(
+      'replays: 1/2 seeded from the repository (1 empty: no repository is recorded for this task), skill loaded by the agent in 1/2, files changed in 1, outcome command passed 0/1 (1 killed at the limit)',
+    );
+  });
+});
