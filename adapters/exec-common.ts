@@ -21,6 +21,25 @@ export interface ExecInput {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The agent's own home (config, transcripts, state databases) for a replay: a private folder that
+ * replaces the user's, so a replay leaves no trace there and loads none of their personal
+ * instructions, skills or settings — but keeps their login.
+ */
+export interface AgentHomeSpec {
+  /** the environment variable that moves the agent's home */
+  envVar: string;
+  /** the user's real home for this agent (read only, to carry the login over) */
+  userHome(env: NodeJS.ProcessEnv): string;
+  /**
+   * Fills the private home from the user's (login only) and returns what to add to the child's
+   * environment; `note` says in words how the login was carried (or why it could not be).
+   */
+  prepare(userHome: string, privateHome: string, env: NodeJS.ProcessEnv): { env: Record<string, string>; note?: string; model?: string };
+  /** the run is paid per token from an API key (its reported cost counts against budget.maxUsd) */
+  billsApiKey(env: NodeJS.ProcessEnv, userHome: string): boolean;
+}
+
 export interface ExecInvocation {
   argv: string[];
   /** written to the child's stdin, then closed */
@@ -35,6 +54,8 @@ export interface ExecResult {
   text: string;
   tokensIn: number;
   tokensOut: number;
+  /** of tokensIn: prompt tokens served from the provider's cache */
+  cacheReadTokens?: number;
   /** cost the CLI itself reported, when it does */
   costUsd?: number;
   model?: string;
@@ -55,6 +76,10 @@ export interface ExecAdapter {
   /** where the skill goes inside the workspace (relative path), by the way this agent loads it */
   skillPath(skill: ExecSkill): string;
   parseOutput(stdout: string): ExecResult;
+  /** the private home replays run with (no trace in the user's agent) */
+  readonly home: AgentHomeSpec;
+  /** the tool names that mean "the agent loaded a skill" from a skills folder (instruction files are injected whole) */
+  readonly skillTools: string[];
 }
 
 /** Front matter with a `name:` marks an Agent Skill; anything else is an instruction file. */

@@ -10,9 +10,18 @@
  * writes outside the workspace included (verified against the real CLI in
  * tests/integration/llm-claude-cli.test.ts). `--restricted` is NOT used: it also stops project
  * skills from loading. Other roles run with no tools at all and our own system prompt.
+ *
+ * No trace: `--no-session-persistence` (no transcript in the projects folder, nothing in
+ * `claude --resume`) and a private CLAUDE_CONFIG_DIR per run, so `.claude.json` (its startup and
+ * skill-usage counters), settings and user-level skills of the user are neither written nor read.
+ * The login is carried by environment only: an API key in the environment as is, else the
+ * subscription's current access token read from the user's `.credentials.json` and passed as
+ * CLAUDE_CODE_OAUTH_TOKEN (never copied, so a token refresh can never rotate the user's login).
  * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
  */
-import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 /** File tools only, plus Skill so the agent can load the installed skill on demand. */
 export const CLAUDE_TARGET_TOOLS = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Skill'];
@@ -27,7 +36,7 @@ export const CLAUDE_QUIET_ENV: Record<string, string> = {
 };
 
 export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
-  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--setting-sources', 'project', '--permission-prompts', 'none'];
+  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none'];
   if (input.model) argv.push('--model', input.model);
   if (input.mode === 'agent') {
     argv.push('--permission-mode', 'acceptEdits', '--tools', CLAUDE_TARGET_TOOLS.join(','));
@@ -71,13 +80,15 @@ export function parseClaudeOutput(stdout: string): ExecResult {
     return { text: lastAssistantText, tokensIn: 0, tokensOut: 0, toolsCalled: tools, model, sessionId, error: 'claude printed no result event' };
   }
   const usage = obj(result.usage);
-  const tokensIn = num(usage.input_tokens) + num(usage.cache_read_input_tokens) + num(usage.cache_creation_input_tokens);
+  const cacheReadTokens = num(usage.cache_read_input_tokens);
+  const tokensIn = num(usage.input_tokens) + cacheReadTokens + num(usage.cache_creation_input_tokens);
   const isError = result.is_error === true || (typeof result.subtype === 'string' && result.subtype !== 'success');
   const text = typeof result.result === 'string' ? result.result : lastAssistantText;
   return {
     text,
     tokensIn,
     tokensOut: num(usage.output_tokens),
+    cacheReadTokens,
     costUsd: typeof result.total_cost_usd === 'number' ? result.total_cost_usd : undefined,
     model,
     toolsCalled: tools,
@@ -86,10 +97,33 @@ export function parseClaudeOutput(stdout: string): ExecResult {
   };
 }
 
+/** Credentials that make the CLI bill an API account rather than a subscription. */
+const CLAUDE_API_KEY_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+const CLAUDE_ANY_AUTH_ENV = [...CLAUDE_API_KEY_ENV, 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'];
+
+export const claudeHome: AgentHomeSpec = {
+  envVar: 'CLAUDE_CONFIG_DIR',
+  userHome: (env) => (env.CLAUDE_CONFIG_DIR ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.claude'),
+  prepare(userHome, _privateHome, env): { env: Record<string, string>; note?: string } {
+    if (CLAUDE_ANY_AUTH_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
+    try {
+      const creds = JSON.parse(fs.readFileSync(path.join(userHome, '.credentials.json'), 'utf8')) as { claudeAiOauth?: { accessToken?: unknown } };
+      const token = creds.claudeAiOauth?.accessToken;
+      if (typeof token === 'string' && token) return { env: { CLAUDE_CODE_OAUTH_TOKEN: token }, note: 'subscription login (current access token)' };
+    } catch {
+      /* no readable credentials file (macOS keeps them in the keychain) */
+    }
+    return { env: {}, note: 'no login found for the private config dir: set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (`claude setup-token`)' };
+  },
+  billsApiKey: (env) => CLAUDE_API_KEY_ENV.some((k) => env[k]) && !env.CLAUDE_CODE_OAUTH_TOKEN,
+};
+
 export const claudeExec: ExecAdapter = {
   backend: 'claude',
   binary: 'claude',
   buildInvocation: buildClaudeInvocation,
   skillPath: claudeSkillPath,
   parseOutput: parseClaudeOutput,
+  home: claudeHome,
+  skillTools: ['Skill'],
 };

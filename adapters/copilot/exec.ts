@@ -8,9 +8,18 @@
  * --allow-all-paths, plus --disallow-temp-dir) so file tools are confined to the workspace (cwd),
  * `--trust-folder` trusts only this new workspace for this one session so its `.github/skills`
  * load, and updates/telemetry/ask-user are off.
+ *
+ * No trace: a private COPILOT_HOME per run (its session state, logs and history stay there and go
+ * with the workspace), which also keeps the user's personal instructions and skills out of the
+ * replay. The login is carried by the token variables (COPILOT_GITHUB_TOKEN, GH_TOKEN,
+ * GITHUB_TOKEN) or BYOK provider variables as they are, else by a copy of the user's config.json
+ * (where `copilot login` keeps the account when no keychain is used) — a copy, so nothing the
+ * replay writes lands in the user's file.
  * Flags verified against `copilot --help` of @github/copilot 1.0.102.
  */
-import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 /** File tools and skill loading only: no bash, no web, no sub-agents. */
 export const COPILOT_TARGET_TOOLS = ['view', 'create', 'edit', 'grep', 'glob', 'skill'];
@@ -77,10 +86,30 @@ export function parseCopilotOutput(stdout: string): ExecResult {
   return { text, tokensIn, tokensOut, toolsCalled: tools, sessionId, model, error: text ? undefined : error };
 }
 
+const COPILOT_TOKEN_ENV = ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN', 'COPILOT_PROVIDER_BASE_URL'];
+
+export const copilotHome: AgentHomeSpec = {
+  envVar: 'COPILOT_HOME',
+  userHome: (env) => (env.COPILOT_HOME ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.copilot'),
+  prepare(userHome, privateHome, env) {
+    if (COPILOT_TOKEN_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
+    const config = path.join(userHome, 'config.json');
+    if (fs.existsSync(config)) {
+      fs.copyFileSync(config, path.join(privateHome, 'config.json'));
+      fs.chmodSync(path.join(privateHome, 'config.json'), 0o600);
+      return { env: {}, note: 'login from a copy of config.json' };
+    }
+    return { env: {}, note: 'no login carried (set COPILOT_GITHUB_TOKEN)' };
+  },
+  billsApiKey: (env) => !!env.COPILOT_PROVIDER_BASE_URL && !!(env.COPILOT_PROVIDER_API_KEY || env.COPILOT_PROVIDER_BEARER_TOKEN),
+};
+
 export const copilotExec: ExecAdapter = {
   backend: 'copilot',
   binary: 'copilot',
   buildInvocation: buildCopilotInvocation,
   skillPath: copilotSkillPath,
   parseOutput: parseCopilotOutput,
+  home: copilotHome,
+  skillTools: ['skill'],
 };

@@ -15,7 +15,9 @@
  * takes a replacement system prompt only from a file (GEMINI_SYSTEM_MD).
  * Flags verified against `gemini --help` of @google/gemini-cli 0.61.0.
  */
-import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
+import path from 'node:path';
+import { GEMINI_SKILL_TOOL } from './vocabulary.js';
+import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type AgentHomeSpec, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 /** The CLI's home for our runs, relative to the workspace (removed with it). */
 export const GEMINI_ISOLATED_HOME = '.skillopt-gemini-home';
@@ -88,10 +90,24 @@ export function parseGeminiOutput(stdout: string): ExecResult {
   return out;
 }
 
+/**
+ * The replay home: the invocation itself already points GEMINI_CLI_HOME inside the workspace (and
+ * that wins over this folder), so nothing of the user's is copied: the login comes from the
+ * environment (GEMINI_API_KEY or the Vertex variables), never from their ~/.gemini OAuth cache.
+ */
+export const geminiHome: AgentHomeSpec = {
+  envVar: 'GEMINI_CLI_HOME',
+  userHome: (env) => env.GEMINI_CLI_HOME?.trim() || path.join(env.HOME ?? '', '.gemini'),
+  prepare: (_userHome, _privateHome, env) => ({ env: {}, note: geminiAuthType(env) ? 'login from the environment' : 'no login in the environment: set GEMINI_API_KEY (or the Vertex AI variables)' }),
+  billsApiKey: (env) => Boolean(env.GEMINI_API_KEY),
+};
+
 export const geminiExec: ExecAdapter = {
   backend: 'gemini',
   binary: 'gemini',
   buildInvocation: buildGeminiInvocation,
   skillPath: geminiSkillPath,
   parseOutput: parseGeminiOutput,
+  home: geminiHome,
+  skillTools: [GEMINI_SKILL_TOOL],
 };

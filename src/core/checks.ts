@@ -24,6 +24,9 @@ export function validateCheck(check: Check): void {
     });
   };
   if (!id) fail('missing id');
+  if (check.target !== undefined && !(typeof check.target === 'string' && /^(reply|diff|file:.+)$/.test(check.target))) {
+    fail(`target must be reply, diff or file:<path>, got ${JSON.stringify(check.target)}`);
+  }
   if (check.weight !== undefined && !(typeof check.weight === 'number' && check.weight > 0 && Number.isFinite(check.weight))) {
     fail(`weight must be a positive number, got ${String(check.weight)}`);
   }
@@ -75,8 +78,12 @@ export function validateCheck(check: Check): void {
   }
 }
 
-/** Evaluates one check. The check must be valid (see validateCheck); an invalid one throws. */
-export function evaluateCheck(check: Check, response: string, toolsCalled: string[]): CheckResult {
+/**
+ * Evaluates one check. The check must be valid (see validateCheck); an invalid one throws.
+ * `response` is the text the check's target names (the reply, a changed file, the diff);
+ * `subject` names it in feedback.
+ */
+export function evaluateCheck(check: Check, response: string, toolsCalled: string[], subject = 'the response'): CheckResult {
   validateCheck(check);
   const outcome = runOp(check, response, toolsCalled);
   const sealed = check.sealed === true;
@@ -85,7 +92,7 @@ export function evaluateCheck(check: Check, response: string, toolsCalled: strin
     passed: outcome.passed,
     score: outcome.passed ? 1 : 0,
     sealed,
-    feedback: sealed || outcome.passed ? '' : failureFeedback(check, outcome.why),
+    feedback: sealed || outcome.passed ? '' : failureFeedback(check, outcome.why, subject),
   };
 }
 
@@ -191,9 +198,9 @@ function runOp(check: Check, response: string, toolsCalled: string[]): OpOutcome
   }
 }
 
-function failureFeedback(check: Check, why: string): string {
+function failureFeedback(check: Check, why: string, subject: string): string {
   const desc = check.description?.trim();
-  const rule = `the response must ${describeCheck(check)}`;
+  const rule = `${subject} must ${describeCheck(check)}`;
   return `Failed check "${check.id}": ${desc ? `${desc} — ` : ''}${rule}; ${why}.`;
 }
 

@@ -80,7 +80,7 @@ export const ConfigSchema = z
           .object({
             baseURL: z.string().optional().describe('Anthropic API base URL.'),
             apiKeyEnv: z.string().default('ANTHROPIC_API_KEY').describe('Env var holding the API key.'),
-            model: z.string().default('claude-sonnet-4-5').describe('Default model.'),
+            model: z.string().default('claude-sonnet-4-6').describe('Default model.'),
           })
           .strict()
           .prefault({}),
@@ -158,6 +158,32 @@ export const ConfigSchema = z
     harvest: z
       .object({
         maxLineBytes: z.number().int().min(1024).default(8 * 1024 * 1024).describe('Lines longer than this are skipped unread.'),
+      })
+      .strict()
+      .prefault({}),
+    replay: z
+      .object({
+        seedWorkspace: z.boolean().default(true).describe("Start each agent-CLI replay from the user's repository at the commit before the original session (read from git's object store; nothing is written back)."),
+        seedMaxFiles: z.number().int().min(1).default(200_000).describe('A commit with more files than this is not checked out (empty workspace, said in the report).'),
+        seedMaxMb: z.number().min(1).default(512).describe('A commit larger than this (MB of files) is not checked out.'),
+        skillDelivery: z
+          .enum(['native', 'system-prompt'])
+          .default('native')
+          .describe('native = the skill reaches the agent only through its own skills folder or instructions file; system-prompt = in our system prompt (backends without skills).'),
+        isolateAgentHomes: z.boolean().default(true).describe("Run agent CLIs with a private config home per replay (no transcripts, counters or state in the user's agent); the login is carried over."),
+        outcomeCommands: z
+          .record(
+            z.string(),
+            z
+              .object({
+                command: z.string().min(1).describe('Shell command run in the workspace after the agent (e.g. `npm run lint`); exit code 0 passes.'),
+                timeoutMs: z.number().int().min(1000).default(120_000).describe('The command is killed and fails after this long.'),
+                weight: z.number().positive().default(1).describe('Weight of the outcome check among the task checks.'),
+              })
+              .strict(),
+          )
+          .default({})
+          .describe('Opt-in outcome checks, by project root: the command runs in the replay workspace with no network and its exit code is scored.'),
       })
       .strict()
       .prefault({}),

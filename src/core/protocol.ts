@@ -6,7 +6,7 @@
  * operations are validated with the `*Reply` schemas below (one repair attempt, then a typed error).
  */
 import { z } from 'zod';
-import { EditSchema, CheckSchema } from './records.js';
+import { EditSchema, CheckSchema, type ReplayWorkspace } from './records.js';
 
 export const Role = z.enum(['target', 'optimizer', 'judge', 'miner']);
 export type Role = z.infer<typeof Role>;
@@ -190,6 +190,24 @@ export interface LlmRequest<O extends Operation = Operation> {
   /** deterministic calls (temperature 0, optimizer/judge) may be served from the response cache */
   cacheable?: boolean;
   runId?: string;
+  /** perform only: how an agent CLI target sets up its workspace (ignored by backends without one) */
+  replay?: ReplayRequest;
+}
+
+/** Which repository state a replay starts from (see src/llm/workspace.ts). */
+export interface ReplaySeed {
+  repo: string;
+  branch?: string | null;
+  /** epoch ms the original session started */
+  before?: number | null;
+}
+
+export interface ReplayRequest {
+  seed?: ReplaySeed;
+  /** the system prompt without the skill block, for agents that load the skill themselves */
+  systemWithoutSkill?: string;
+  /** the project the task belongs to (selects its outcome command) */
+  project?: string | null;
 }
 
 export interface LlmReply {
@@ -203,6 +221,10 @@ export interface LlmReply {
   cached: boolean;
   /** target role: tool names the agent used */
   toolsCalled?: string[];
+  /** of tokensIn: prompt tokens read from the provider's cache */
+  cacheReadTokens?: number;
+  /** agent CLI targets: what the workspace started from and what the agent changed */
+  workspace?: ReplayWorkspace;
 }
 
 /** One configured backend bound to a model. Implementations live in src/llm. */

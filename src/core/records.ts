@@ -79,6 +79,15 @@ export const CheckSchema = z.object({
   sealed: z.boolean().default(false),
   /** human description: what the check enforces, used in feedback to the optimizer */
   description: z.string().optional(),
+  /**
+   * What the check reads: `reply` (default) the agent's reply; `file:<path>` the content of a file
+   * the agent created or changed in the workspace (fails when it did not touch it); `diff` the
+   * whole diff of the agent's changes.
+   */
+  target: z
+    .string()
+    .regex(/^(reply|diff|file:.+)$/, 'target is reply, diff or file:<path>')
+    .optional(),
 });
 export type Check = z.infer<typeof CheckSchema>;
 
@@ -133,6 +142,48 @@ export const CheckResultSchema = z.object({
 });
 export type CheckResult = z.infer<typeof CheckResultSchema>;
 
+/** A file the agent created, changed or deleted in its workspace (content capped and redacted). */
+export const ChangedFileSchema = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'modified', 'deleted']),
+  content: z.string().optional(),
+  binary: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+});
+export type ChangedFile = z.infer<typeof ChangedFileSchema>;
+
+/** The outcome command of a project, run in the workspace after the agent finished. */
+export const OutcomeRunSchema = z.object({
+  command: z.string(),
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean(),
+  /** how the network was cut (`unshare -n`), or why it could not be */
+  network: z.string(),
+  ms: z.number().nonnegative(),
+  /** the command's last output lines (redacted) */
+  tail: z.string(),
+  /** weight of the outcome check among the task's checks */
+  weight: z.number().positive().optional(),
+});
+export type OutcomeRun = z.infer<typeof OutcomeRunSchema>;
+
+/** What a replay's workspace started from and what the agent did in it. */
+export const ReplayWorkspaceSchema = z.object({
+  seeded: z.boolean(),
+  /** why it is empty, or a note about the commit used */
+  reason: z.string().optional(),
+  commit: z.string().optional(),
+  files: z.number().int().nonnegative().optional(),
+  /** how the skill reached the agent */
+  skillDelivery: z.enum(['native', 'system-prompt']),
+  /** native delivery: did the agent load the skill (a Skill tool call; instruction files are injected, so true) */
+  skillLoaded: z.boolean().optional(),
+  changedFiles: z.array(ChangedFileSchema).default([]),
+  diff: z.string().default(''),
+  outcome: OutcomeRunSchema.optional(),
+});
+export type ReplayWorkspace = z.infer<typeof ReplayWorkspaceSchema>;
+
 /** One task performed once under one skill, judged. */
 export const RolloutSchema = z.object({
   taskId: z.string(),
@@ -155,6 +206,8 @@ export const RolloutSchema = z.object({
   latencyMs: z.number().nonnegative().default(0),
   cached: z.boolean().default(false),
   error: z.string().optional(),
+  /** agent CLI targets: the workspace (seed, changed files, outcome command) */
+  workspace: ReplayWorkspaceSchema.optional(),
 });
 export type Rollout = z.infer<typeof RolloutSchema>;
 

@@ -1,16 +1,75 @@
 /**
  * The `claude`, `codex` and `copilot` backends: one call = one run of the agent CLI in a fresh,
- * marked temporary workspace (see workspace.ts). For `perform` (target role) the skill under test
- * is installed where that agent really loads it and the agent runs with file tools confined to the
- * workspace; other operations run the CLI as a plain text completion with no tools.
- * The vendor-specific parts (flags, skill location, output format) live in adapters/<agent>/exec.ts.
+ * marked temporary workspace (see workspace.ts). For `perform` (target role) the workspace is
+ * seeded from the user's repository at the session's point in time, the skill under test is
+ * installed where that agent really loads it (and, by default, nowhere else), the agent runs with
+ * file tools confined to the workspace, and the reply carries what it changed there and the
+ * project's outcome command result. Other operations run the CLI as a plain text completion with
+ * no tools. Every run uses a private agent home (no trace in the user's agent).
+ * The vendor-specific parts (flags, skill location, output format, home) live in adapters/<agent>/exec.ts.
  */
 import type { Backend, LlmReply, LlmRequest, Operation, PerformPayload } from '../core/protocol.js';
+import type { OutcomeRun, ReplayWorkspace } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
-import type { ExecAdapter, ExecResult } from '../../adapters/exec-common.js';
-import { createWorkspace, installFile, removeWorkspace } from './workspace.js';
+import { redactSecrets } from '../core/redact.js';
+import { isAgentSkill, type ExecAdapter, type ExecResult } from '../../adapters/exec-common.js';
+import {
+  DEFAULT_SEED_LIMITS,
+  createAgentHome,
+  createWorkspace,
+  installFile,
+  installInstructions,
+  recordBaseline,
+  removeWorkspace,
+  seedWorkspace,
+  workspaceChanges,
+  type SeedLimits,
+  type SeedReport,
+} from './workspace.js';
 import { runProcess, type ProcessResult } from './spawn.js';
 import { costUsd, estimateTokens, priceFor } from './pricing.js';
+import { runOutcomeCommand } from './outcome.js';
+
+/** How replays set up the agent's workspace (config `replay`). */
+export interface CliReplayOptions {
+  seedWorkspace: boolean;
+  seedLimits: SeedLimits;
+  skillDelivery: 'native' | 'system-prompt';
+  isolateAgentHomes: boolean;
+  /** by project root: the command whose exit code scores the replay */
+  outcomeCommands: Record<string, { command: string; timeoutMs: number; weight?: number }>;
+}
+
+export const DEFAULT_CLI_REPLAY: CliReplayOptions = {
+  seedWorkspace: true,
+  seedLimits: DEFAULT_SEED_LIMITS,
+  skillDelivery: 'native',
+  isolateAgentHomes: true,
+  outcomeCommands: {},
+};
+
+/** The config's `replay` section as the CLI backends use it. */
+export function cliReplayOptions(replay: {
+  seedWorkspace: boolean;
+  seedMaxFiles: number;
+  seedMaxMb: number;
+  skillDelivery: 'native' | 'system-prompt';
+  isolateAgentHomes: boolean;
+  outcomeCommands: Record<string, { command: string; timeoutMs: number; weight?: number }>;
+}): CliReplayOptions {
+  return {
+    seedWorkspace: replay.seedWorkspace,
+    seedLimits: { maxFiles: replay.seedMaxFiles, maxBytes: replay.seedMaxMb * 1024 * 1024, timeoutMs: DEFAULT_SEED_LIMITS.timeoutMs },
+    skillDelivery: replay.skillDelivery,
+    isolateAgentHomes: replay.isolateAgentHomes,
+    outcomeCommands: replay.outcomeCommands,
+  };
+}
+
+/** Does this CLI, with this environment, bill an API account per token (so its cost spends budget.maxUsd)? */
+export function cliBillsApiKey(adapter: ExecAdapter, env: NodeJS.ProcessEnv): boolean {
+  return adapter.home.billsApiKey(env, adapter.home.userHome(env));
+}
 
 export interface CliBackendOptions {
   adapter: ExecAdapter;
@@ -25,6 +84,7 @@ export interface CliBackendOptions {
   onWorkspace?: (dir: string, req: LlmRequest) => void;
   /** keep workspaces after the run (debugging) */
   keepWorkspaces?: boolean;
+  replay?: CliReplayOptions;
 }
 
 const AUTH_RE = /\b(401|403)\b|invalid api key|invalid x-api-key|authentication[_ ]error|not (logged|signed) in|please (log|sign) in|unauthori[sz]ed|\/login|run `?\w+ login/i;
@@ -48,30 +108,55 @@ export function classifyCliFailure(backend: string, binary: string, detail: stri
   });
 }
 
+interface PerformSetup {
+  system?: string;
+  seed: SeedReport;
+  baseline?: Awaited<ReturnType<typeof recordBaseline>>;
+  native: boolean;
+  /** the skill sits in a skills folder the agent opens with a tool (else an instructions file injected whole) */
+  loadsByTool: boolean;
+  outcome?: { command: string; timeoutMs: number; weight?: number };
+}
+
 export class CliBackend implements Backend {
   readonly name: string;
   readonly model: string;
   readonly destination: string;
+  /** the model named by the user's own agent config (carried into the private home) */
+  private homeModel: string | undefined;
 
   constructor(private readonly opts: CliBackendOptions) {
     this.name = opts.adapter.backend;
-    this.model = opts.model ?? 'default';
+    // the ledger names a real model: the configured one, else what the CLI reports per call
+    this.model = opts.model ?? `${opts.adapter.backend}-cli-default`;
     this.destination = opts.binaryPath;
   }
 
   async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
     const started = Date.now();
     const { adapter } = this.opts;
+    const replay = this.opts.replay ?? DEFAULT_CLI_REPLAY;
     const workspace = createWorkspace(this.opts.workspacesDir, { backend: this.name, operation: req.operation, runId: req.runId ?? null });
     try {
+      const env: NodeJS.ProcessEnv = { ...(this.opts.env ?? process.env) };
+      if (replay.isolateAgentHomes) {
+        const home = adapter.home;
+        const userHome = home.userHome(env);
+        const privateHome = createAgentHome(workspace);
+        const carried = home.prepare(userHome, privateHome, env);
+        Object.assign(env, carried.env, { [home.envVar]: privateHome });
+        if (carried.model) this.homeModel = carried.model;
+      }
+      let system = req.system;
+      let setup: PerformSetup | undefined;
       if (req.operation === 'perform') {
-        const { skill } = req.payload as PerformPayload;
-        installFile(workspace, adapter.skillPath(skill), skill.content);
+        setup = await this.preparePerform(workspace, req as LlmRequest<'perform'>, replay);
+        system = setup.system;
       }
       this.opts.onWorkspace?.(workspace, req);
       const inv = adapter.buildInvocation({
         prompt: req.prompt,
-        system: req.system,
+        system,
         model: this.opts.model,
         workspace,
         mode: req.operation === 'perform' ? 'agent' : 'text',
@@ -81,15 +166,67 @@ export class CliBackend implements Backend {
       for (const [rel, content] of Object.entries(inv.files ?? {})) installFile(workspace, rel, content);
       const proc = await runProcess(this.opts.binaryPath, inv.argv, {
         cwd: workspace,
-        env: { ...(this.opts.env ?? process.env), ...inv.env },
+        env: { ...env, ...inv.env },
         stdin: inv.stdin,
         signal,
         maxOutputBytes: this.opts.maxOutputBytes,
       });
-      return this.toReply(proc, adapter.parseOutput(proc.stdout), started, (req.system ?? '') + req.prompt);
+      const reply = this.toReply(proc, adapter.parseOutput(proc.stdout), started, (system ?? '') + req.prompt);
+      if (setup) reply.workspace = await this.finishPerform(workspace, setup, reply, replay);
+      return reply;
     } finally {
       if (!this.opts.keepWorkspaces) removeWorkspace(workspace);
     }
+  }
+
+  /** Seeds the workspace, installs the skill the way the agent loads it, records the baseline. */
+  private async preparePerform(workspace: string, req: LlmRequest<'perform'>, replay: CliReplayOptions): Promise<PerformSetup> {
+    const { skill } = req.payload as PerformPayload;
+    const seedSpec = req.replay?.seed;
+    const seed: SeedReport = !replay.seedWorkspace
+      ? { seeded: false, reason: 'seeding is off (replay.seedWorkspace)', ms: 0 }
+      : seedSpec
+        ? await seedWorkspace(workspace, seedSpec, replay.seedLimits)
+        : { seeded: false, reason: 'no repository is recorded for this task', ms: 0 };
+    const native = replay.skillDelivery === 'native';
+    let skillPath: string | undefined;
+    if (native && skill.content.trim()) {
+      skillPath = this.opts.adapter.skillPath(skill);
+      if (isAgentSkill(skill.content)) installFile(workspace, skillPath, skill.content);
+      else installInstructions(workspace, skillPath, skill.content);
+    }
+    const baseline = await recordBaseline(workspace);
+    const project = req.replay?.project ?? null;
+    const outcome = project ? replay.outcomeCommands[project] : undefined;
+    return {
+      system: native ? (req.replay?.systemWithoutSkill ?? req.system) : req.system,
+      seed,
+      baseline,
+      native,
+      loadsByTool: skillPath !== undefined && isAgentSkill(skill.content),
+      outcome,
+    };
+  }
+
+  /** What the agent changed, the outcome command, whether the skill was loaded — redacted before it leaves. */
+  private async finishPerform(workspace: string, setup: PerformSetup, reply: LlmReply, replay: CliReplayOptions): Promise<ReplayWorkspace> {
+    const changes = setup.baseline ? await workspaceChanges(workspace, setup.baseline) : { files: [], diff: '', truncated: false };
+    let outcome: OutcomeRun | undefined;
+    if (setup.outcome) outcome = { ...(await runOutcomeCommand(workspace, setup.outcome.command, setup.outcome.timeoutMs)), weight: setup.outcome.weight };
+    const clean = (t: string): string => redactSecrets(t).text;
+    const tools = reply.toolsCalled ?? [];
+    const skillLoaded = !setup.native ? undefined : setup.loadsByTool ? tools.some((t) => this.opts.adapter.skillTools.includes(t)) : true;
+    return {
+      seeded: setup.seed.seeded,
+      reason: setup.seed.reason,
+      commit: setup.seed.commit,
+      files: setup.seed.files,
+      skillDelivery: replay.skillDelivery,
+      skillLoaded,
+      changedFiles: changes.files.map((f) => (f.content === undefined ? f : { ...f, content: clean(f.content) })),
+      diff: clean(changes.diff),
+      outcome,
+    };
   }
 
   private toReply(proc: ProcessResult, parsed: ExecResult, started: number, sent: string): LlmReply {
@@ -99,7 +236,7 @@ export class CliBackend implements Backend {
     if (proc.code !== 0 || (parsed.error && !parsed.text)) {
       throw classifyCliFailure(this.name, this.opts.binaryPath, [parsed.error, parsed.text, proc.stderr, proc.code !== 0 ? `exit code ${proc.code}` : ''].filter(Boolean).join(' | '));
     }
-    const model = parsed.model ?? this.model;
+    const model = parsed.model ?? this.opts.model ?? this.homeModel ?? this.model;
     const price = priceFor(model);
     // some CLIs (copilot) report no tokens: estimate so token budgets still bind
     const tokensIn = parsed.tokensIn || parsed.tokensOut ? parsed.tokensIn : estimateTokens(sent);
@@ -110,6 +247,7 @@ export class CliBackend implements Backend {
       model,
       tokensIn,
       tokensOut,
+      cacheReadTokens: parsed.cacheReadTokens,
       // the CLI's own figure when it reports one; else our price table (0 when the model is unknown: subscription)
       costUsd: parsed.costUsd ?? (price ? costUsd(price, tokensIn, tokensOut) : 0),
       latencyMs: Date.now() - started,

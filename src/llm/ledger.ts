@@ -16,6 +16,7 @@ export interface DestinationTotal {
   redactions: number;
   tokensIn: number;
   tokensOut: number;
+  cacheReadTokens: number;
   costUsd: number;
 }
 
@@ -29,7 +30,7 @@ export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
     const key = `${r.backend}\u0000${r.destination}`;
     let t = map.get(key);
     if (!t) {
-      t = { destination: r.destination, backend: r.backend, calls: 0, failed: 0, bytesSent: 0, redactions: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+      t = { destination: r.destination, backend: r.backend, calls: 0, failed: 0, bytesSent: 0, redactions: 0, tokensIn: 0, tokensOut: 0, cacheReadTokens: 0, costUsd: 0 };
       map.set(key, t);
     }
     t.calls++;
@@ -38,6 +39,7 @@ export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
     t.redactions += r.redactions;
     t.tokensIn += r.tokensIn;
     t.tokensOut += r.tokensOut;
+    t.cacheReadTokens += r.cacheReadTokens ?? 0;
     t.costUsd += r.costUsd;
   }
   return [...map.values()].sort((a, b) => b.bytesSent - a.bytesSent);

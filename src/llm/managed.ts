@@ -97,6 +97,8 @@ export class ManagedBackend implements Backend {
   /** model calls that went out (attempts included), for tests and benches */
   outboundCalls = 0;
   cacheHits = 0;
+  /** what finished calls really cost, so the next estimate counts the agent's own overhead as measured */
+  private measured = { calls: 0, tokens: 0, usd: 0 };
 
   constructor(private readonly o: ManagedOptions) {
     this.name = o.inner.name;
@@ -144,7 +146,11 @@ export class ManagedBackend implements Backend {
     }
 
     const est = estimateCall(o.price, req.prompt.length + (req.system?.length ?? 0), req.maxTokens);
-    const estimate = { tokens: est.tokens + (o.overheadTokens ?? 0), usd: est.usd + ((o.overheadTokens ?? 0) * o.price.inPerM) / 1e6 };
+    const m = this.measured;
+    const estimate = {
+      tokens: Math.max(est.tokens + (o.overheadTokens ?? 0), m.calls ? m.tokens / m.calls : 0),
+      usd: Math.max(est.usd + ((o.overheadTokens ?? 0) * o.price.inPerM) / 1e6, m.calls ? m.usd / m.calls : 0),
+    };
     const reservation = o.budget?.reserve(estimate, { billable: o.billable });
     const spent = { tokens: 0, usd: 0 };
     const bytesSent = Buffer.byteLength(wire);
@@ -173,6 +179,9 @@ export class ManagedBackend implements Backend {
         signal,
       );
       reservation?.settle(spent);
+      this.measured.calls++;
+      this.measured.tokens += spent.tokens;
+      this.measured.usd += spent.usd;
       if (cacheKey && o.db) cachePut(o.db, cacheKey, reply);
       return reply;
     } catch (err) {
@@ -197,6 +206,7 @@ export class ManagedBackend implements Backend {
       contentHash: row.contentHash,
       tokensIn: row.reply?.tokensIn ?? 0,
       tokensOut: row.reply?.tokensOut ?? 0,
+      cacheReadTokens: row.reply?.cacheReadTokens ?? 0,
       costUsd: row.reply?.costUsd ?? 0,
       ok: row.ok,
       error: row.error,

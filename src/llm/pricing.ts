@@ -11,6 +11,11 @@ export interface ModelPrice {
 }
 
 export const PRICE_TABLE: Record<string, ModelPrice> = {
+  // 4-6 and later are priced as their 4-5 predecessors (same tier; update when the provider changes it)
+  'claude-opus-4-8': { inPerM: 5, outPerM: 25 },
+  'claude-opus-4-7': { inPerM: 5, outPerM: 25 },
+  'claude-opus-4-6': { inPerM: 5, outPerM: 25 },
+  'claude-sonnet-4-6': { inPerM: 3, outPerM: 15 },
   'claude-opus-4-5': { inPerM: 5, outPerM: 25 },
   'claude-opus-4-1': { inPerM: 15, outPerM: 75 },
   'claude-opus-4': { inPerM: 15, outPerM: 75 },

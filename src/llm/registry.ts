@@ -11,7 +11,7 @@ import type { Db } from '../store/db.js';
 import { execAdapterFor, isCliBackend } from '../../adapters/index.js';
 import { AnthropicBackend } from './anthropic.js';
 import type { BudgetTracker } from './budget.js';
-import { CliBackend } from './cli.js';
+import { CliBackend, cliBillsApiKey, cliReplayOptions } from './cli.js';
 import { detectBackends, type ConcreteBackend, type Detection } from './detect.js';
 import { Limiter } from './limiter.js';
 import { ManagedBackend, type ManagedOptions } from './managed.js';
@@ -87,8 +87,10 @@ export function createBackend(
       if (!binaryPath) {
         throw new SleepError('BACKEND_UNAVAILABLE', `the ${adapter.binary} CLI is not on PATH`, { hint: `install it or pick another backend; \`skillopt-sleep doctor\` lists what is available` });
       }
-      const cli = new CliBackend({ adapter, binaryPath, model, workspacesDir: opts.workspacesDir, env: opts.env, onWorkspace: opts.onWorkspace });
-      return { backend: cli, price: (model ? priceFor(model) : undefined) ?? (adapter.defaultPriceModel ? (priceFor(adapter.defaultPriceModel) ?? FALLBACK_PRICE) : FALLBACK_PRICE), billable: false, local: false };
+      const cli = new CliBackend({ adapter, binaryPath, model, workspacesDir: opts.workspacesDir, env: opts.env, onWorkspace: opts.onWorkspace, replay: cliReplayOptions(config.replay) });
+      // on an API key the CLI's reported cost is real money: it spends budget.maxUsd (a subscription spends tokens and calls only)
+      const billable = cliBillsApiKey(adapter, opts.env);
+      return { backend: cli, price: (model ? priceFor(model) : undefined) ?? (adapter.defaultPriceModel ? (priceFor(adapter.defaultPriceModel) ?? FALLBACK_PRICE) : FALLBACK_PRICE), billable, local: false };
     }
     case 'sim': {
       const s = b.sim;

@@ -1,14 +1,28 @@
 /**
- * Temporary, marked workspaces for agent CLI runs. The marker file tells our harvester that a
- * transcript recorded with this cwd is our own replay (`self`), never a user task to mine. The
- * workspace is created 0700 under the state dir's workspaces/ and removed after the run.
+ * Temporary, marked workspaces for agent CLI runs, seeded from the user's repository so a replay
+ * looks like the work it stands for.
+ *
+ * The marker file tells our harvester that a transcript recorded with this cwd is our own replay
+ * (`self`), never a user task to mine. The workspace is created 0700 under the state dir's
+ * workspaces/ and removed after the run.
+ *
+ * Seeding reads the user's repository through its object store only: a private git directory
+ * beside the workspace (never inside it, so the agent cannot browse history that happened after
+ * the session) borrows the user's objects through `objects/info/alternates` and checks the chosen
+ * commit out into the workspace. Nothing is written into the user's repository, their working tree
+ * and uncommitted files are never read, and their git config (hooks, fsmonitor, LFS smudge filters
+ * that would download) is not loaded. The same private git directory records a baseline after our
+ * own files are installed, so what the agent created or changed is a `git diff` away — seeded or not.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import { SleepError } from '../core/errors.js';
 
 export const WORKSPACE_MARKER = '.skillopt-sleep-workspace';
+/** suffix of the private git directory kept beside a workspace */
+const TRACK_SUFFIX = '.track';
 
 export function createWorkspace(workspacesDir: string, info: Record<string, unknown> = {}): string {
   ensurePrivateDir(workspacesDir);
@@ -22,20 +36,353 @@ export function createWorkspace(workspacesDir: string, info: Record<string, unkn
 
 /** Writes `content` at `relPath` inside the workspace; refuses any path that escapes it. */
 export function installFile(workspace: string, relPath: string, content: string): string {
-  const target = path.resolve(workspace, relPath);
-  if (!target.startsWith(path.resolve(workspace) + path.sep)) {
-    throw new SleepError('PATH_ESCAPE', `refusing to write ${relPath} outside the workspace`);
-  }
+  const target = resolveInside(workspace, relPath);
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   fs.writeFileSync(target, content, { mode: 0o600 });
   return target;
 }
 
+/**
+ * Installs an instruction file the way the agent would find it: when the seeded repository already
+ * has one there (its own CLAUDE.md or AGENTS.md), the skill is appended after it instead of
+ * replacing the project's own instructions.
+ */
+export function installInstructions(workspace: string, relPath: string, content: string): string {
+  const target = resolveInside(workspace, relPath);
+  const existing = fs.existsSync(target) && fs.statSync(target).isFile() ? fs.readFileSync(target, 'utf8') : '';
+  return installFile(workspace, relPath, existing.trim() ? `${existing.replace(/\s+$/, '')}\n\n${content}` : content);
+}
+
 export function removeWorkspace(dir: string): void {
   // only ever delete something we marked
-  if (fs.existsSync(path.join(dir, WORKSPACE_MARKER))) fs.rmSync(dir, { recursive: true, force: true });
+  if (!fs.existsSync(path.join(dir, WORKSPACE_MARKER))) return;
+  fs.rmSync(dir, { recursive: true, force: true });
+  for (const sibling of [dir + TRACK_SUFFIX, dir + HOME_SUFFIX]) {
+    if (fs.existsSync(path.join(sibling, WORKSPACE_MARKER))) fs.rmSync(sibling, { recursive: true, force: true });
+  }
+}
+
+/** suffix of the private agent home kept beside a workspace */
+const HOME_SUFFIX = '.home';
+
+/** A private, empty agent config home beside the workspace (removed with it). */
+export function createAgentHome(workspace: string): string {
+  const dir = workspace + HOME_SUFFIX;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, WORKSPACE_MARKER), 'skillopt-sleep private agent home\n', { mode: 0o600 });
+  return dir;
 }
 
 export function isMarkedWorkspace(dir: string): boolean {
   return fs.existsSync(path.join(dir, WORKSPACE_MARKER));
+}
+
+function resolveInside(workspace: string, relPath: string): string {
+  const target = path.resolve(workspace, relPath);
+  if (!target.startsWith(path.resolve(workspace) + path.sep)) {
+    throw new SleepError('PATH_ESCAPE', `refusing to write ${relPath} outside the workspace`);
+  }
+  return target;
+}
+
+// ---- seeding from the user's repository --------------------------------------------------------
+
+/** Which repository state a replay starts from. */
+export interface WorkspaceSeed {
+  /** the session's cwd (or project root): any folder inside the user's repository */
+  repo: string;
+  /** the session's branch, when the transcript recorded it */
+  branch?: string | null;
+  /** epoch ms the session started: the newest commit at or before it is used */
+  before?: number | null;
+}
+
+export interface SeedLimits {
+  maxFiles: number;
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_SEED_LIMITS: SeedLimits = { maxFiles: 200_000, maxBytes: 512 * 1024 * 1024, timeoutMs: 30_000 };
+
+/** What the workspace started from; said in the night report. */
+export interface SeedReport {
+  seeded: boolean;
+  /** why the workspace is empty (or why the branch was not used), in words */
+  reason?: string;
+  commit?: string;
+  /** the ref the commit was found on */
+  ref?: string;
+  files?: number;
+  bytes?: number;
+  /** submodule folders left empty */
+  submodules?: string[];
+  /** the repository stores some files in Git LFS: those are checked out as pointer files */
+  lfsPointers?: boolean;
+  ms: number;
+}
+
+/** Git as we run it: no user/system config (hooks, fsmonitor, LFS filters, credential helpers), no prompts. */
+function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_LFS_SKIP_SMUDGE: '1',
+    LC_ALL: 'C',
+  };
+}
+
+interface GitOut {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function git(args: string[], opts: { timeoutMs: number; cwd?: string; maxBuffer?: number }): Promise<GitOut> {
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args],
+      { env: gitEnv(), cwd: opts.cwd, timeout: opts.timeoutMs, killSignal: 'SIGKILL', maxBuffer: opts.maxBuffer ?? 256 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const e = err as (NodeJS.ErrnoException & { code?: unknown; killed?: boolean }) | null;
+        const code = !e ? 0 : e.killed ? -2 : typeof e.code === 'number' ? e.code : e.code === 'ENOENT' ? -127 : -1;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) + (e?.killed ? ' (timed out)' : '') });
+      },
+    );
+  });
+}
+
+/**
+ * The repository's shared git directory for a folder inside it, found by reading `.git` entries
+ * (no git command runs in the user's tree). Linked worktrees point at their main repository.
+ */
+export function findGitDir(start: string): string | undefined {
+  let dir = path.resolve(start);
+  for (;;) {
+    const dotGit = path.join(dir, '.git');
+    try {
+      const st = fs.statSync(dotGit);
+      if (st.isDirectory()) return dotGit;
+      if (st.isFile()) {
+        const m = /^gitdir:\s*(.+)\s*$/m.exec(fs.readFileSync(dotGit, 'utf8'));
+        if (!m) return undefined;
+        const gitdir = path.resolve(dir, m[1].trim());
+        const common = path.join(gitdir, 'commondir');
+        return fs.existsSync(common) ? path.resolve(gitdir, fs.readFileSync(common, 'utf8').trim()) : gitdir;
+      }
+    } catch {
+      /* no .git here: look further up */
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/** The newest commit at or before `before` on the branch (local, then any remote's), else on HEAD. */
+async function resolveCommit(gitDir: string, seed: WorkspaceSeed, timeoutMs: number): Promise<{ commit: string; ref: string; note?: string } | { error: string }> {
+  const refs: string[] = [];
+  if (seed.branch && seed.branch !== 'HEAD') {
+    refs.push(`refs/heads/${seed.branch}`);
+    const remotes = await git(['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)', `refs/remotes/*/${seed.branch}`], { timeoutMs });
+    refs.push(...remotes.stdout.split('\n').filter(Boolean));
+  }
+  refs.push('HEAD');
+  const beforeArg = seed.before ? [`--before=${Math.floor(seed.before / 1000)}`] : [];
+  for (const ref of refs) {
+    const r = await git(['--git-dir', gitDir, 'rev-list', '-1', ...beforeArg, ref, '--'], { timeoutMs });
+    const commit = r.stdout.trim();
+    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(commit)) {
+      const note = seed.branch && ref === 'HEAD' && seed.branch !== 'HEAD' ? `branch ${seed.branch} is gone; used HEAD` : undefined;
+      return { commit, ref, note };
+    }
+  }
+  const when = seed.before ? ` at or before ${new Date(seed.before).toISOString()}` : '';
+  return { error: `no commit${when} on ${seed.branch ?? 'HEAD'}` };
+}
+
+/**
+ * Checks the repository state a session started from out into `workspace`. Never throws: on any
+ * problem the workspace stays empty and the report says why.
+ */
+export async function seedWorkspace(workspace: string, seed: WorkspaceSeed, limits: SeedLimits = DEFAULT_SEED_LIMITS): Promise<SeedReport> {
+  const started = Date.now();
+  const empty = (reason: string): SeedReport => ({ seeded: false, reason, ms: Date.now() - started });
+  const gitDir = findGitDir(seed.repo);
+  if (!gitDir) return empty(`${seed.repo} is not inside a git repository`);
+  const objects = path.join(gitDir, 'objects');
+  if (!fs.existsSync(objects)) return empty(`${gitDir} has no object store`);
+  const found = await resolveCommit(gitDir, seed, limits.timeoutMs);
+  if ('error' in found) return empty(found.error);
+
+  const listing = await git(['--git-dir', gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', found.commit], { timeoutMs: limits.timeoutMs });
+  if (listing.code !== 0) return empty(`cannot list commit ${found.commit.slice(0, 12)}: ${listing.stderr.trim().slice(0, 200)}`);
+  let files = 0;
+  let bytes = 0;
+  const submodules: string[] = [];
+  let hasAttributes = false;
+  for (const entry of listing.stdout.split('\0')) {
+    if (!entry) continue;
+    // "<mode> <type> <object> <size>\t<path>"
+    const tab = entry.indexOf('\t');
+    const [, type, , size] = entry.slice(0, tab).split(/\s+/);
+    const file = entry.slice(tab + 1);
+    if (type === 'commit') submodules.push(file);
+    else {
+      files++;
+      bytes += Number(size) || 0;
+      if (file === '.gitattributes' || file.endsWith('/.gitattributes')) hasAttributes = true;
+    }
+  }
+  if (files > limits.maxFiles) return empty(`commit ${found.commit.slice(0, 12)} has ${files} files, over the limit of ${limits.maxFiles}`);
+  if (bytes > limits.maxBytes) return empty(`commit ${found.commit.slice(0, 12)} holds ${Math.round(bytes / 1e6)} MB, over the limit of ${Math.round(limits.maxBytes / 1e6)} MB`);
+
+  const track = await initTracking(workspace, [objects]);
+  if (!track.ok) return empty(track.reason);
+  // parallel checkout (one worker per core): writing tens of thousands of files is the slow part
+  const checkout = await git(['-c', 'checkout.workers=0', '--git-dir', track.gitDir, '--work-tree', workspace, 'read-tree', '--reset', '-u', found.commit], { timeoutMs: limits.timeoutMs });
+  if (checkout.code !== 0) {
+    clearCheckout(workspace);
+    await initTracking(workspace, []);
+    return empty(`checkout of ${found.commit.slice(0, 12)} failed: ${checkout.stderr.trim().slice(0, 200)}`);
+  }
+  let lfsPointers = false;
+  if (hasAttributes) {
+    const attrs = await git(['--git-dir', gitDir, 'grep', '-l', 'filter=lfs', found.commit, '--', '.gitattributes', '**/.gitattributes'], { timeoutMs: limits.timeoutMs });
+    lfsPointers = attrs.code === 0 && attrs.stdout.trim() !== '';
+  }
+  return {
+    seeded: true,
+    reason: found.note,
+    commit: found.commit,
+    ref: found.ref,
+    files,
+    bytes,
+    submodules: submodules.length ? submodules : undefined,
+    lfsPointers: lfsPointers || undefined,
+    ms: Date.now() - started,
+  };
+}
+
+/** Removes everything a failed checkout may have left, keeping our marker. */
+function clearCheckout(workspace: string): void {
+  for (const name of fs.readdirSync(workspace)) {
+    if (name !== WORKSPACE_MARKER) fs.rmSync(path.join(workspace, name), { recursive: true, force: true });
+  }
+}
+
+/** The private git directory beside a workspace, borrowing `alternates` object stores read-only. */
+async function initTracking(workspace: string, alternates: string[]): Promise<{ ok: true; gitDir: string } | { ok: false; reason: string }> {
+  const gitDir = workspace + TRACK_SUFFIX;
+  fs.rmSync(gitDir, { recursive: true, force: true });
+  const init = await git(['init', '-q', '--bare', '--template=', gitDir], { timeoutMs: 10_000 });
+  if (init.code !== 0) return { ok: false, reason: init.code === -127 ? 'git is not installed' : `git init failed: ${init.stderr.trim().slice(0, 200)}` };
+  fs.writeFileSync(path.join(gitDir, WORKSPACE_MARKER), 'skillopt-sleep tracking dir\n', { mode: 0o600 });
+  fs.mkdirSync(path.join(gitDir, 'objects', 'info'), { recursive: true });
+  if (alternates.length) fs.writeFileSync(path.join(gitDir, 'objects', 'info', 'alternates'), alternates.join('\n') + '\n');
+  fs.mkdirSync(path.join(gitDir, 'info'), { recursive: true });
+  fs.writeFileSync(path.join(gitDir, 'info', 'exclude'), `/${WORKSPACE_MARKER}\n`);
+  return { ok: true, gitDir };
+}
+
+// ---- what the agent changed --------------------------------------------------------------------
+
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  /** the file's content after the run (capped; absent for deleted or binary files) */
+  content?: string;
+  binary?: boolean;
+  truncated?: boolean;
+}
+
+export interface WorkspaceChanges {
+  files: ChangedFile[];
+  /** unified diff of every change (capped) */
+  diff: string;
+  truncated: boolean;
+}
+
+export interface ChangeCaps {
+  /** characters of one file's content kept */
+  fileChars: number;
+  /** characters of the whole diff kept */
+  diffChars: number;
+  /** changed files listed */
+  maxFiles: number;
+}
+
+export const DEFAULT_CHANGE_CAPS: ChangeCaps = { fileChars: 16_000, diffChars: 24_000, maxFiles: 50 };
+
+/** The state the agent starts from: the seeded tree plus the files we installed (the skill). */
+export interface Baseline {
+  gitDir: string;
+  tree: string;
+}
+
+/** Records the workspace as it is now, so `workspaceChanges` can say what the agent did after it. */
+export async function recordBaseline(workspace: string): Promise<Baseline | undefined> {
+  let gitDir = workspace + TRACK_SUFFIX;
+  if (!fs.existsSync(path.join(gitDir, WORKSPACE_MARKER))) {
+    const made = await initTracking(workspace, []);
+    if (!made.ok) return undefined;
+    gitDir = made.gitDir;
+  }
+  const tree = await snapshotTree(gitDir, workspace);
+  return tree ? { gitDir, tree } : undefined;
+}
+
+async function snapshotTree(gitDir: string, workspace: string): Promise<string | undefined> {
+  const base = ['--git-dir', gitDir, '--work-tree', workspace];
+  const add = await git([...base, 'add', '-A', '--', '.'], { timeoutMs: 60_000, cwd: workspace });
+  if (add.code !== 0) return undefined;
+  const tree = await git([...base, 'write-tree'], { timeoutMs: 60_000, cwd: workspace });
+  return tree.code === 0 ? tree.stdout.trim() : undefined;
+}
+
+/** What the agent created, changed or deleted since the baseline: file list, contents and a diff, capped. */
+export async function workspaceChanges(workspace: string, baseline: Baseline, caps: ChangeCaps = DEFAULT_CHANGE_CAPS): Promise<WorkspaceChanges> {
+  const after = await snapshotTree(baseline.gitDir, workspace);
+  if (!after) return { files: [], diff: '', truncated: false };
+  const d = ['--git-dir', baseline.gitDir];
+  const names = await git([...d, 'diff-tree', '-r', '-z', '--no-renames', '--name-status', baseline.tree, after], { timeoutMs: 30_000 });
+  const parts = names.stdout.split('\0').filter((p) => p !== '');
+  const files: ChangedFile[] = [];
+  let truncated = false;
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const code = parts[i];
+    const rel = parts[i + 1];
+    if (files.length >= caps.maxFiles) {
+      truncated = true;
+      break;
+    }
+    const status: ChangedFile['status'] = code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified';
+    const file: ChangedFile = { path: rel, status };
+    if (status !== 'deleted') {
+      const abs = path.join(workspace, rel);
+      try {
+        const buf = fs.readFileSync(abs);
+        if (buf.subarray(0, 8000).includes(0)) file.binary = true;
+        else {
+          const text = buf.toString('utf8');
+          file.content = text.slice(0, caps.fileChars);
+          if (text.length > caps.fileChars) file.truncated = truncated = true;
+        }
+      } catch {
+        /* a symlink to nowhere or a file removed meanwhile: listed without content */
+      }
+    }
+    files.push(file);
+  }
+  const patch = await git([...d, 'diff', '--no-color', '--no-ext-diff', '--no-renames', baseline.tree, after], { timeoutMs: 30_000 });
+  let diff = patch.stdout;
+  if (diff.length > caps.diffChars) {
+    diff = diff.slice(0, caps.diffChars) + '\n[diff cut]\n';
+    truncated = true;
+  }
+  return { files, diff, truncated };
 }

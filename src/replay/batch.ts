@@ -9,6 +9,7 @@ import { silentProgress, type Progress } from '../core/progress.js';
 import { SleepError, throwIfAborted } from '../core/errors.js';
 import { RolloutCache, rolloutCacheKey } from './cache.js';
 import { rolloutTask, type SkillDoc } from './rollout.js';
+import { replaySeedFor } from './seed.js';
 
 export interface RolloutBatchInput {
   db?: Db;
@@ -80,7 +81,8 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
         continue;
       }
       try {
-        const r = await rolloutTask({ task, skill: input.skill, target: input.target, judge: input.judge, sample, signal: inner.signal, runId: input.runId });
+        const seed = input.db ? replaySeedFor(input.db, task) : undefined;
+        const r = await rolloutTask({ task, skill: input.skill, target: input.target, judge: input.judge, sample, signal: inner.signal, runId: input.runId, seed });
         if (r.error) stats.errors++;
         else if (cache) {
           pending.push({ key, rollout: r });

@@ -5,3 +5,4 @@ export { rolloutTask, buildPerformRequest, isFatalReplayError, type SkillDoc, ty
 export { judgeResponse, exactMatch, normalizeAnswer, type Judgement } from './judge.js';
 export { validateCheck, evaluateCheck, evaluateChecks, describeCheck } from '../core/checks.js';
 export { RolloutCache, rolloutCacheKey, skillHash, taskFingerprint } from './cache.js';
+export { summarizeReplayWorkspaces, describeReplayWorkspaces, type ReplayWorkspaceSummary } from './workspace-summary.js';

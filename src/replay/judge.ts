@@ -4,7 +4,7 @@
  * fraction, the rubric counting with its continuous score) and the optimizer feedback (non-sealed
  * failures and the rubric critique only).
  */
-import type { Check, CheckResult, Task } from '../core/records.js';
+import type { Check, CheckResult, ReplayWorkspace, Task } from '../core/records.js';
 import { JudgeRubricReply, type Backend, type JudgeRubricPayload, type LlmReply } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
 import { evaluateCheck } from '../core/checks.js';
@@ -22,6 +22,10 @@ export interface Judgement {
 export const EXACT_CHECK_ID = 'reference:exact';
 export const RUBRIC_CHECK_ID = 'reference:rubric';
 export const IMPLICIT_CHECK_ID = 'implicit:no_refusal';
+export const OUTCOME_CHECK_ID = 'outcome:command';
+
+/** How much of the agent's changes a rubric judge is shown. */
+const JUDGE_DIFF_CHARS = 12_000;
 
 /** A task with no check and a plain rule reference is judged "did the agent do something". */
 const IMPLICIT_CHECK: Check = {
@@ -37,15 +41,30 @@ export async function judgeResponse(
   response: string,
   toolsCalled: string[],
   judgeBackend: Backend | undefined,
-  opts: { signal?: AbortSignal; runId?: string } = {},
+  opts: { signal?: AbortSignal; runId?: string; workspace?: ReplayWorkspace } = {},
 ): Promise<Judgement> {
   const reference = task.judge.reference;
   const checks = task.judge.checks.length === 0 && reference.kind === 'rule' ? [IMPLICIT_CHECK] : task.judge.checks;
   const results: Array<{ result: CheckResult; weight: number }> = checks.map((c) => ({
-    result: evaluateCheck(c, response, toolsCalled),
+    result: evaluateTargeted(c, response, toolsCalled, opts.workspace),
     weight: c.weight ?? 1,
   }));
   const judgeReplies: LlmReply[] = [];
+  const outcome = opts.workspace?.outcome;
+  if (outcome) {
+    const passed = outcome.exitCode === 0 && !outcome.timedOut;
+    const why = outcome.timedOut ? `it was killed at its time limit` : `it exited with ${outcome.exitCode ?? 'no code'}`;
+    results.push({
+      weight: outcome.weight ?? 1,
+      result: {
+        checkId: OUTCOME_CHECK_ID,
+        passed,
+        score: passed ? 1 : 0,
+        sealed: false,
+        feedback: passed ? '' : `The project's check \`${outcome.command}\` failed in the workspace after the agent's changes: ${why}. ${outcome.tail.slice(-600)}`.trim(),
+      },
+    });
+  }
 
   if (reference.kind === 'exact') {
     const passed = exactMatch(response, reference.answer, reference.normalize);
@@ -62,7 +81,7 @@ export async function judgeResponse(
   } else if (reference.kind === 'rubric' || reference.kind === 'outcome') {
     const rubric = reference.kind === 'rubric' ? reference.rubric : `The work achieves this outcome: ${reference.description}`;
     const threshold = reference.kind === 'rubric' ? reference.passThreshold : 0.7;
-    const graded = await gradeRubric(task, rubric, response, judgeBackend, opts);
+    const graded = await gradeRubric(task, rubric, withChanges(response, opts.workspace), judgeBackend, opts);
     judgeReplies.push(...graded.replies);
     const passed = graded.score >= threshold;
     results.push({
@@ -116,6 +135,33 @@ async function gradeRubric(
     opts.signal,
   );
   return { score: clamp01(value.score), feedback: value.feedback.trim(), replies };
+}
+
+/** The text a check reads: the reply, a file the agent created or changed, or the whole diff. */
+export function evaluateTargeted(check: Check, response: string, toolsCalled: string[], workspace: ReplayWorkspace | undefined): CheckResult {
+  const target = check.target ?? 'reply';
+  if (target === 'reply') return evaluateCheck(check, response, toolsCalled);
+  if (target === 'diff') return evaluateCheck(check, workspace?.diff ?? '', toolsCalled, 'the diff of the changes');
+  const wanted = target.slice('file:'.length).replace(/^\.\//, '');
+  const file = workspace?.changedFiles.find((f) => f.path === wanted && f.status !== 'deleted');
+  if (!file) {
+    return {
+      checkId: check.id,
+      passed: false,
+      score: 0,
+      sealed: check.sealed === true,
+      feedback: check.sealed === true ? '' : `Failed check "${check.id}": the agent must change ${wanted} in the workspace; it did not.`,
+    };
+  }
+  return evaluateCheck(check, file.content ?? '', toolsCalled, `the changed ${wanted}`);
+}
+
+/** The reply followed by what the agent changed in its workspace (capped), for a rubric judge. */
+export function withChanges(response: string, workspace: ReplayWorkspace | undefined): string {
+  if (!workspace || workspace.changedFiles.length === 0) return response;
+  const list = workspace.changedFiles.map((f) => `- ${f.status}: ${f.path}`).join('\n');
+  const diff = workspace.diff.length > JUDGE_DIFF_CHARS ? `${workspace.diff.slice(0, JUDGE_DIFF_CHARS)}\n[diff cut]` : workspace.diff;
+  return `${response}\n\n## Files the agent changed\n${list}\n\n\`\`\`diff\n${diff}\n\`\`\``;
 }
 
 /** Normalized comparison: case, whitespace, surrounding quotes/backticks/punctuation ignored. */

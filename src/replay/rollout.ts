@@ -3,7 +3,7 @@
  * real and simulated backends are interchangeable), then the response is judged.
  */
 import type { Rollout, Task } from '../core/records.js';
-import type { Backend, LlmRequest, PerformPayload } from '../core/protocol.js';
+import type { Backend, LlmRequest, PerformPayload, ReplaySeed } from '../core/protocol.js';
 import { SleepError, errorMessage, isSleepError } from '../core/errors.js';
 import { judgeResponse } from './judge.js';
 import { skillHash } from './cache.js';
@@ -21,6 +21,8 @@ export interface RolloutTaskInput {
   sample?: number;
   signal?: AbortSignal;
   runId?: string;
+  /** the repository state an agent-CLI target seeds its workspace from */
+  seed?: ReplaySeed;
 }
 
 /** Errors that must stop a whole batch instead of becoming one failed rollout. */
@@ -28,7 +30,9 @@ export function isFatalReplayError(err: unknown): boolean {
   return isSleepError(err) && ['ABORTED', 'BUDGET_EXCEEDED', 'BACKEND_AUTH', 'BACKEND_UNAVAILABLE'].includes(err.code);
 }
 
-export function buildPerformRequest(task: Task, skill: SkillDoc, sample: number, runId?: string): LlmRequest<'perform'> {
+const PERFORM_SYSTEM_NATIVE = 'You are a coding agent working in a copy of the project. Do the task; reply with the finished work itself (no questions back to the user).';
+
+export function buildPerformRequest(task: Task, skill: SkillDoc, sample: number, runId?: string, seed?: ReplaySeed): LlmRequest<'perform'> {
   const payload: PerformPayload = { intent: task.intent, context: task.context, skill, sample };
   const skillBlock = skill.content.trim() ? `## Skill: ${skill.name}\n\n${skill.content.trim()}\n` : '';
   return {
@@ -38,6 +42,8 @@ export function buildPerformRequest(task: Task, skill: SkillDoc, sample: number,
       'You are a coding agent working in a temporary workspace. Follow the skill below when it applies. ' +
       'Reply with the finished work itself (no questions back to the user).\n\n' +
       skillBlock,
+    // agents that load skills themselves get the skill only that way (see src/llm/cli.ts)
+    replay: { seed, systemWithoutSkill: PERFORM_SYSTEM_NATIVE, project: task.project },
     prompt: task.context.trim() ? `${task.intent.trim()}\n\n## Context\n${task.context.trim()}` : task.intent.trim(),
     payload,
     // several samples of one task must differ; sample 0 stays reproducible
@@ -68,14 +74,16 @@ export async function rolloutTask(input: RolloutTaskInput): Promise<Rollout> {
   let tokensIn = 0;
   let tokensOut = 0;
   let costUsd = 0;
+  let workspace: Rollout['workspace'];
   try {
-    const reply = await target.complete(buildPerformRequest(task, skill, sample, runId), signal);
+    const reply = await target.complete(buildPerformRequest(task, skill, sample, runId, input.seed), signal);
     response = reply.text;
     toolsCalled = reply.toolsCalled ?? [];
     tokensIn = reply.tokensIn;
     tokensOut = reply.tokensOut;
     costUsd = reply.costUsd;
-    const judged = await judgeResponse(task, response, toolsCalled, judge, { signal, runId });
+    workspace = reply.workspace;
+    const judged = await judgeResponse(task, response, toolsCalled, judge, { signal, runId, workspace });
     for (const r of judged.judgeReplies) {
       tokensIn += r.tokensIn;
       tokensOut += r.tokensOut;
@@ -94,6 +102,7 @@ export async function rolloutTask(input: RolloutTaskInput): Promise<Rollout> {
       costUsd,
       latencyMs: Date.now() - started,
       cached: false,
+      ...(workspace ? { workspace } : {}),
     };
   } catch (err) {
     if (signal?.aborted) throw new SleepError('ABORTED', 'replay aborted', { cause: signal.reason });
@@ -112,6 +121,7 @@ export async function rolloutTask(input: RolloutTaskInput): Promise<Rollout> {
       latencyMs: Date.now() - started,
       cached: false,
       error: errorMessage(err),
+      ...(workspace ? { workspace } : {}),
     };
   }
 }

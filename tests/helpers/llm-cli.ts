@@ -1,9 +1,9 @@
-/** Shared bits of the agent-CLI integration tests: where the dev-installed CLIs are, a task to perform. */
+/** Shared bits of the agent-CLI integration tests: where the dev-installed CLIs are, tasks to perform. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './sandbox.js';
 import type { LlmRequest, PerformPayload } from '../../src/core/protocol.js';
-import type { Task } from '../../src/core/records.js';
+import type { Check, Task } from '../../src/core/records.js';
 
 export const NODE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin');
 
@@ -17,26 +17,47 @@ export function cliMissing(binary: 'claude' | 'codex' | 'copilot'): string | nul
   return null;
 }
 
-export function sampleTask(intent: string): Task {
+export function sampleTask(intent: string, checks: Check[] = [], project: string | null = null): Task {
   return {
     id: 'task_release_notes',
-    project: null,
+    project,
     intent,
     context: '',
-    reference: { kind: 'rule' },
-    judge: { checks: [] },
+    judge: { checks, reference: { kind: 'rule' } },
     split: 'train',
     origin: 'real',
     occurrences: 2,
     firstSeen: 0,
     lastSeen: 0,
     status: 'active',
+    reviewed: false,
+    corrections: [],
     agents: [],
-  } as unknown as Task;
+  };
 }
 
 export function performRequest(prompt: string, skill: { name: string; content: string }): LlmRequest<'perform'> {
   const task = sampleTask(prompt);
   const payload: PerformPayload = { intent: task.intent, context: task.context, skill, sample: 0 };
   return { role: 'target', operation: 'perform', prompt, payload, runId: 'run_cli' };
+}
+
+/**
+ * The changelog task of the done-criteria: its answer is right only when the agent read the seeded
+ * CHANGELOG.md (the existing 1.2.0 entry must survive) and edited it (the new entry is in the file).
+ */
+export function changelogTask(project: string | null): Task {
+  return {
+    ...sampleTask('Add the changelog entry for PR 418 (fixes the export crash) as version 1.2.1.', [
+      { id: 'keeps-history', op: 'contains', value: '## 1.2.0', target: 'file:CHANGELOG.md', weight: 1, sealed: false },
+      { id: 'new-entry', op: 'contains', value: 'PR 418', target: 'file:CHANGELOG.md', weight: 1, sealed: false },
+    ], project),
+    id: 'task_changelog',
+  };
+}
+
+/** Every file under an agent home (or any folder), for "unchanged after a night" assertions. */
+export function countFiles(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((rel) => fs.lstatSync(path.join(dir, String(rel))).isFile()).length;
 }

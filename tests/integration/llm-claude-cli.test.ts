@@ -2,7 +2,7 @@
  * The REAL `claude` binary (devDependency @anthropic-ai/claude-code) in print mode, driven by our
  * `claude` backend against a local fake Anthropic server (ANTHROPIC_BASE_URL). The fake model tries
  * to read a user file and write outside the workspace; we assert the isolation held, the skill was
- * installed where Claude Code loads it, and that the transcript claude wrote is harvested as `self`.
+ * installed where Claude Code loads it, and that the run left no transcript in the user's Claude home.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -122,16 +122,13 @@ describe.skipIf(!!missing)('claude CLI backend (real binary, fake Anthropic API)
     expect(rows[0]).toMatchObject({ backend: 'claude', role: 'target', destination: path.join(NODE_BIN, 'claude'), ok: true, redactions: 1 });
   });
 
-  it('the transcript claude wrote is harvested as a `self` session with its prompt', async () => {
+  it('leaves no transcript: nothing to harvest, nothing in the user\'s Claude projects folder', async () => {
     const config = ConfigSchema.parse({});
     const summary = await runHarvest(db, config, { env: sb.env, agents: ['claude-code'], workers: 0 });
     expect(summary.errors).toEqual([]);
-    const sessions = db.prepare("SELECT id, kind, cwd FROM sessions WHERE agent = 'claude-code'").all() as Array<{ id: string; kind: string; cwd: string }>;
-    const ours = sessions.filter((s) => s.cwd === seenWorkspaces[0].dir);
-    expect(ours).toHaveLength(1);
-    expect(ours[0].kind).toBe('self');
-    const prompts = db.prepare("SELECT text FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = ?) AND kind = 'prompt'").all(ours[0].id) as Array<{ text: string }>;
-    expect(prompts.map((p) => p.text).join('\n')).toContain('Write release notes for v2');
+    const sessions = db.prepare("SELECT id FROM sessions WHERE agent = 'claude-code' AND cwd = ?").all(seenWorkspaces[0].dir);
+    expect(sessions).toHaveLength(0);
+    expect(fs.existsSync(path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects'))).toBe(false);
   });
 
   it('non-agent roles run with no tools and our own system prompt', async () => {

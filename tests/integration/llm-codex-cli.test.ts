@@ -1,9 +1,10 @@
 /**
  * The REAL `codex` binary (devDependency @openai/codex) in exec mode, driven by our `codex`
  * backend against a local fake OpenAI Responses-API server configured as a model provider in a
- * temporary CODEX_HOME/config.toml. The fake model tries to run a shell command that reads a user
- * file; we assert the shell is not available, the skill was installed as AGENTS.md (which Codex
- * injects), the run happened in a marked temp workspace, and the session is harvested as `self`.
+ * temporary CODEX_HOME/config.toml (carried into the private home a replay runs with). The fake
+ * model tries to write outside the workspace; we assert the workspace-write sandbox refused it, the
+ * skill was installed as AGENTS.md (which Codex injects), the user's personal AGENTS.md was not
+ * loaded, the user's CODEX_HOME is byte-for-byte unchanged, and the seeded changelog task.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,10 +15,11 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { createRoleBackends } from '../../src/llm/registry.js';
 import { listEgress } from '../../src/llm/ledger.js';
 import { WORKSPACE_MARKER } from '../../src/llm/workspace.js';
-import { runHarvest } from '../../src/harvest/ingest.js';
+import { rolloutTask } from '../../src/replay/index.js';
 import { startFakeOpenAi, type FakeOpenAiReply, type FakeServer } from '../helpers/fake-openai.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
-import { NODE_BIN, cliMissing, performRequest } from '../helpers/llm-cli.js';
+import { NODE_BIN, changelogTask, cliMissing, performRequest } from '../helpers/llm-cli.js';
+import { hashTree, makeUserRepo } from '../helpers/user-repo.js';
 
 const missing = cliMissing('codex');
 if (missing) console.warn(`SKIP llm-codex-cli: ${missing}`);
@@ -51,6 +53,7 @@ describe.skipIf(!!missing)('codex CLI backend (real binary, fake Responses API)'
         '',
       ].join('\n'),
     );
+    fs.writeFileSync(path.join(codexHome, 'AGENTS.md'), 'PERSONAL_CODEX_AGENTS_MARK: always answer in French\n');
     const project = path.join(sb.root, 'user-project');
     fs.mkdirSync(project, { recursive: true });
     userFile = path.join(project, 'private-notes.txt');
@@ -63,10 +66,11 @@ describe.skipIf(!!missing)('codex CLI backend (real binary, fake Responses API)'
     sb?.cleanup();
   });
 
-  it('performs a task isolated in a marked workspace, skill as AGENTS.md, no shell', async () => {
+  it('performs a task in a marked workspace, skill as AGENTS.md, shell under workspace-write: writes outside are refused', async () => {
     server.setResponder((_req, i) =>
-      i === 0 ? { functionCall: { name: 'exec_command', arguments: { cmd: `cat ${userFile}; touch ${userFile}.pwned` } } } : { text: 'CODEX RELEASE NOTES', usage: { input: 1200, output: 30 } },
+      i === 0 ? { functionCall: { name: 'exec_command', arguments: { cmd: `touch ${userFile}.pwned` } } } : { text: 'CODEX RELEASE NOTES', usage: { input: 1200, output: 30 } },
     );
+    const homeBefore = hashTree(sb.env.CODEX_HOME!);
     const config = ConfigSchema.parse({ roles: { target: { backend: 'codex' }, optimizer: { backend: 'codex' }, judge: { backend: 'codex' }, miner: { backend: 'codex' } } });
     const rb = createRoleBackends(config, {
       db,
@@ -80,6 +84,7 @@ describe.skipIf(!!missing)('codex CLI backend (real binary, fake Responses API)'
     const reply = await rb.target.complete(performRequest('Write release notes for v3.', { name: 'release-notes', content: SKILL }));
     expect(reply.text).toBe('CODEX RELEASE NOTES');
     expect(reply.backend).toBe('codex');
+    expect(reply.model).toBe('gpt-5-mini'); // from the user's config.toml, not "default"
     expect(reply.tokensIn).toBeGreaterThan(0);
     expect(reply.tokensOut).toBeGreaterThan(0);
 
@@ -93,27 +98,42 @@ describe.skipIf(!!missing)('codex CLI backend (real binary, fake Responses API)'
     expect(calls).toHaveLength(2);
     const all = calls.map((c) => c.raw).join('\n');
     expect(all).toContain('AGENTSMARKER_4410'); // Codex injected our AGENTS.md
+    expect(all).not.toContain('PERSONAL_CODEX_AGENTS_MARK'); // not the user's personal $CODEX_HOME/AGENTS.md
     expect(all).toContain('Write release notes for v3.');
-    expect(all).not.toContain('USER_PRIVATE_CONTENT_5521');
     expect(all).toContain(ws.dir);
     const toolNames = ((calls[0].body?.tools ?? []) as Array<{ name?: string }>).map((t) => t.name);
-    expect(toolNames).not.toContain('exec_command');
-    expect(toolNames).not.toContain('shell');
-    expect(all).toMatch(/unsupported call: exec_command/);
-    expect(fs.existsSync(`${userFile}.pwned`)).toBe(false);
+    expect(toolNames).toContain('exec_command');
+    expect(fs.existsSync(`${userFile}.pwned`)).toBe(false); // the sandbox refused the write outside the workspace
+
+    // no trace: the user's CODEX_HOME (sessions, state databases, system skills) is exactly as before
+    expect(hashTree(sb.env.CODEX_HOME!)).toEqual(homeBefore);
 
     const rows = listEgress(db, { runId: 'run_cli' }); // the request's runId wins over the backends' default
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ backend: 'codex', destination: path.join(NODE_BIN, 'codex'), ok: true });
+    expect(rows[0]).toMatchObject({ backend: 'codex', destination: path.join(NODE_BIN, 'codex'), ok: true, model: 'gpt-5-mini' });
   });
 
-  it('the codex session is harvested as `self`', async () => {
-    const summary = await runHarvest(db, ConfigSchema.parse({}), { env: sb.env, agents: ['codex'], workers: 0 });
-    expect(summary.errors).toEqual([]);
-    const rows = db.prepare("SELECT kind, cwd FROM sessions WHERE agent = 'codex'").all() as Array<{ kind: string; cwd: string }>;
-    const ours = rows.filter((r) => r.cwd === seen[0].dir);
-    expect(ours).toHaveLength(1);
-    expect(ours[0].kind).toBe('self');
+  it('the changelog task passes in the seeded workspace (the agent edits CHANGELOG.md) and fails in an empty one; the repo is unchanged', async () => {
+    const repo = makeUserRepo(path.join(sb.root, 'user-repo'));
+    const repoBefore = hashTree(repo.dir);
+    const homeBefore = hashTree(sb.env.CODEX_HOME!);
+    // a real agent reads the file and edits it in place: here one shell command that needs the file to exist
+    const edit = "sed -i 's/^# Changelog$/# Changelog\\n\\n## 1.2.1\\n- Fixed: export crash (PR 418)/' CHANGELOG.md";
+    server.setResponder((req) => (/function_call_output/.test(req.raw) ? { text: 'Added the entry.' } : { functionCall: { name: 'exec_command', arguments: { cmd: edit } } }));
+    const config = ConfigSchema.parse({ roles: { target: { backend: 'codex' }, optimizer: { backend: 'codex' }, judge: { backend: 'codex' }, miner: { backend: 'codex' } } });
+    const rb = createRoleBackends(config, { db, env: sb.env });
+    const task = changelogTask(repo.dir);
+    const skill = { name: 'changelog', content: '# Changelog entries\nNewest first.\n' };
+    const seeded = await rolloutTask({ task, skill, target: rb.target, judge: rb.judge, seed: { repo: repo.dir, branch: 'main', before: repo.sessionStart } });
+    expect(seeded.error).toBeUndefined();
+    expect(seeded.workspace).toMatchObject({ seeded: true, commit: repo.firstCommit, skillLoaded: true });
+    expect(seeded.workspace?.changedFiles.map((f) => f.path)).toEqual(['CHANGELOG.md']);
+    expect(seeded.hardScore).toBe(1);
+    const empty = await rolloutTask({ task, skill, target: rb.target, judge: rb.judge });
+    expect(empty.workspace?.seeded).toBe(false);
+    expect(empty.hardScore).toBe(0);
+    expect(hashTree(repo.dir)).toEqual(repoBefore);
+    expect(hashTree(sb.env.CODEX_HOME!)).toEqual(homeBefore);
   });
 
   it('reports a provider auth failure as BACKEND_AUTH without retrying', async () => {

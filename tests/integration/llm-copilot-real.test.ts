@@ -2,7 +2,8 @@
  * The REAL `copilot` binary (devDependency @github/copilot) in prompt mode, in its offline BYOK
  * mode (COPILOT_OFFLINE + COPILOT_PROVIDER_BASE_URL) against the local fake OpenAI server — no
  * GitHub account needed. The fake model asks to view a user file; we assert the denial, that only
- * our tool list was offered, that the skill in .github/skills was loaded, and the `self` harvest.
+ * our tool list was offered, that the skill in .github/skills was loaded, that the user's COPILOT_HOME
+ * is unchanged, and the seeded changelog task.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,9 +13,11 @@ import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { createRoleBackends } from '../../src/llm/registry.js';
 import { runHarvest } from '../../src/harvest/ingest.js';
+import { rolloutTask } from '../../src/replay/index.js';
+import { hashTree, makeUserRepo } from '../helpers/user-repo.js';
 import { startFakeOpenAi, type FakeOpenAiReply, type FakeServer } from '../helpers/fake-openai.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
-import { NODE_BIN, cliMissing, performRequest } from '../helpers/llm-cli.js';
+import { NODE_BIN, changelogTask, cliMissing, performRequest } from '../helpers/llm-cli.js';
 
 const missing = cliMissing('copilot');
 if (missing) console.warn(`SKIP llm-copilot-real: ${missing}`);
@@ -27,6 +30,7 @@ describe.skipIf(!!missing)('copilot CLI backend (real binary, BYOK offline, fake
   let db: Db;
   let userFile: string;
   const dirs: string[] = [];
+  let homeBefore: Record<string, string>;
 
   beforeAll(async () => {
     server = await startFakeOpenAi();
@@ -42,6 +46,10 @@ describe.skipIf(!!missing)('copilot CLI backend (real binary, BYOK offline, fake
     userFile = path.join(sb.root, 'user-project', 'private.txt');
     fs.mkdirSync(path.dirname(userFile), { recursive: true });
     fs.writeFileSync(userFile, 'USER_PRIVATE_COPILOT_404');
+    // the user's own Copilot home, with personal instructions the replay must not load
+    fs.mkdirSync(sb.env.COPILOT_HOME!, { recursive: true });
+    fs.writeFileSync(path.join(sb.env.COPILOT_HOME!, 'copilot-instructions.md'), 'PERSONAL_COPILOT_MARK_77\n');
+    homeBefore = hashTree(sb.env.COPILOT_HOME!);
     db = openDb(resolvePaths({ env: sb.env }).database);
   });
   afterAll(async () => {
@@ -76,18 +84,59 @@ describe.skipIf(!!missing)('copilot CLI backend (real binary, BYOK offline, fake
     const all = calls.map((c) => c.raw).join('\n');
     expect(all).toContain('COPILOT_SKILL_MARK_118');
     expect(all).not.toContain('USER_PRIVATE_COPILOT_404');
+    expect(all).not.toContain('PERSONAL_COPILOT_MARK_77');
     expect(all).toMatch(/Permission denied/);
     const tools = ((calls[0].body?.tools ?? []) as Array<{ function?: { name: string } }>).map((t) => t.function?.name).sort();
     expect(tools).toEqual(['create', 'edit', 'glob', 'grep', 'skill', 'view']);
     expect(fs.existsSync(dirs[0])).toBe(false);
   });
 
-  it('the copilot session is harvested as `self` (when the harvester reads Copilot CLI sessions)', async () => {
+  it('leaves no session in the user\'s COPILOT_HOME', async () => {
     const summary = await runHarvest(db, ConfigSchema.parse({}), { env: sb.env, agents: ['copilot'], workers: 0 });
     expect(summary.errors).toEqual([]);
-    const rows = db.prepare("SELECT kind, cwd FROM sessions WHERE agent = 'copilot'").all() as Array<{ kind: string; cwd: string }>;
-    const ours = rows.filter((r) => r.cwd === dirs[0]);
-    expect(ours).toHaveLength(1);
-    expect(ours[0].kind).toBe('self');
+    const rows = db.prepare("SELECT kind FROM sessions WHERE agent = 'copilot' AND cwd = ?").all(dirs[0]);
+    expect(rows).toHaveLength(0);
+    expect(hashTree(sb.env.COPILOT_HOME!)).toEqual(homeBefore);
+  });
+
+  it('the changelog task passes in the seeded workspace (view + edit of CHANGELOG.md) and fails in an empty one', async () => {
+    const repo = makeUserRepo(path.join(sb.root, 'user-repo'));
+    const repoBefore = hashTree(repo.dir);
+    const cwdOf = (raw: string): string => /(\/[^\s"\\]*\/workspaces\/ws-[A-Za-z0-9]+)/.exec(raw)![1];
+    const call = (name: string, args: Record<string, unknown>) => ({
+      raw: JSON.stringify({
+        id: 'chatcmpl-x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-5-mini',
+        choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${name}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] } }],
+        usage: { prompt_tokens: 5000, completion_tokens: 50, total_tokens: 5050 },
+      }),
+    });
+    server.setResponder((req) => {
+      const file = path.join(cwdOf(req.raw), 'CHANGELOG.md');
+      const results = ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+      if (results.length === 0) return call('view', { path: file });
+      if (results.length === 1) {
+        return results[0].includes('## 1.2.0')
+          ? call('edit', { path: file, old_str: '# Changelog\n', new_str: '# Changelog\n\n## 1.2.1\n- Fixed: export crash (PR 418)\n' })
+          : call('create', { path: file, file_text: '# Changelog\n\n## 1.2.1\n- Fixed: export crash (PR 418)\n' });
+      }
+      return { text: 'Added the 1.2.1 entry.' };
+    });
+    const config = ConfigSchema.parse({ roles: { target: { backend: 'copilot' }, optimizer: { backend: 'copilot' }, judge: { backend: 'copilot' }, miner: { backend: 'copilot' } } });
+    const rb = createRoleBackends(config, { db, env: sb.env });
+    const task = changelogTask(repo.dir);
+    const skill = { name: 'changelog', content: SKILL };
+    const seeded = await rolloutTask({ task, skill, target: rb.target, judge: rb.judge, seed: { repo: repo.dir, branch: 'main', before: repo.sessionStart } });
+    expect(seeded.error).toBeUndefined();
+    expect(seeded.workspace).toMatchObject({ seeded: true, commit: repo.firstCommit });
+    expect(seeded.workspace?.changedFiles.map((f) => [f.path, f.status])).toEqual([['CHANGELOG.md', 'modified']]);
+    expect(seeded.hardScore).toBe(1);
+    const empty = await rolloutTask({ task, skill, target: rb.target, judge: rb.judge });
+    expect(empty.workspace?.seeded).toBe(false);
+    expect(empty.hardScore).toBe(0);
+    expect(hashTree(repo.dir)).toEqual(repoBefore);
+    expect(hashTree(sb.env.COPILOT_HOME!)).toEqual(homeBefore);
   });
 });

@@ -32,7 +32,7 @@ describe('detectBackends', () => {
     expect(detectBackends(cfg, { PATH: binDir('copilot'), ANTHROPIC_API_KEY: 'k' }).chosen?.name).toBe('copilot');
     const api = detectBackends(cfg, { PATH: '', ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'k' });
     expect(api.chosen?.name).toBe('anthropic');
-    expect(api.roles.judge.model).toBe('claude-sonnet-4-5');
+    expect(api.roles.judge.model).toBe('claude-sonnet-4-6');
     expect(detectBackends(cfg, { PATH: '', OPENAI_API_KEY: 'k' }).roles.optimizer).toMatchObject({ backend: 'openai', model: 'gpt-5-mini' });
   });
 

@@ -51,7 +51,7 @@ export function register(program: Command): void {
           ctx.print('totals per destination:');
           for (const t of totals) {
             ctx.print(
-              `  ${t.backend} → ${t.destination}: ${t.calls} calls (${t.failed} failed), ${t.bytesSent} bytes sent, ${t.redactions} redactions, ${t.tokensIn + t.tokensOut} tokens, $${t.costUsd.toFixed(4)}`,
+              `  ${t.backend} → ${t.destination}: ${t.calls} calls (${t.failed} failed), ${t.bytesSent} bytes sent, ${t.redactions} redactions, ${t.tokensIn + t.tokensOut} tokens (${t.cacheReadTokens} cache-read), $${t.costUsd.toFixed(4)}`,
             );
           }
         });

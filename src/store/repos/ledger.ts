@@ -14,6 +14,8 @@ export interface LedgerRow {
   contentHash: string;
   tokensIn: number;
   tokensOut: number;
+  /** of tokensIn: prompt tokens read from the provider's cache */
+  cacheReadTokens?: number;
   costUsd: number;
   ok: boolean;
   error: string | null;
@@ -22,8 +24,8 @@ export interface LedgerRow {
 export function recordEgress(db: Db, row: LedgerRow): number {
   const info = db
     .prepare(
-      `INSERT INTO ledger (ts, run_id, role, backend, model, destination, bytes_sent, redactions, content_hash, tokens_in, tokens_out, cost_usd, ok, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ledger (ts, run_id, role, backend, model, destination, bytes_sent, redactions, content_hash, tokens_in, tokens_out, cost_usd, ok, error, cache_read_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       row.ts,
@@ -40,6 +42,7 @@ export function recordEgress(db: Db, row: LedgerRow): number {
       row.costUsd,
       row.ok ? 1 : 0,
       row.error === null ? null : row.error.slice(0, 500),
+      Math.round(row.cacheReadTokens ?? 0),
     );
   return Number(info.lastInsertRowid);
 }
@@ -60,6 +63,7 @@ interface RawRow {
   cost_usd: number;
   ok: number;
   error: string | null;
+  cache_read_tokens: number;
 }
 
 export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; limit?: number } = {}): LedgerRow[] {
@@ -87,6 +91,7 @@ export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; lim
     contentHash: r.content_hash,
     tokensIn: r.tokens_in,
     tokensOut: r.tokens_out,
+    cacheReadTokens: r.cache_read_tokens ?? 0,
     costUsd: r.cost_usd,
     ok: r.ok === 1,
     error: r.error,

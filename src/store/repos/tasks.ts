@@ -178,3 +178,16 @@ export function taskProjects(db: Db, taskId: string): string[] {
       .all(taskId) as Array<{ project: string }>
   ).map((r) => r.project);
 }
+
+/** Where and when the latest occurrence of a task happened: the repository state a replay of it starts from. */
+export function latestOccurrenceSession(db: Db, taskId: string): { cwd: string | null; project: string | null; gitBranch: string | null; startedAt: number | null; ts: number | null } | undefined {
+  const row = db
+    .prepare(
+      `SELECT s.cwd, s.project, s.git_branch, s.started_at, o.ts
+       FROM task_occurrences o JOIN sessions s ON s.id = o.session_id
+       WHERE o.task_id = ? AND (s.cwd IS NOT NULL OR s.project IS NOT NULL)
+       ORDER BY COALESCE(o.ts, s.started_at) DESC LIMIT 1`,
+    )
+    .get(taskId) as { cwd: string | null; project: string | null; git_branch: string | null; started_at: number | null; ts: number | null } | undefined;
+  return row ? { cwd: row.cwd, project: row.project, gitBranch: row.git_branch, startedAt: row.started_at, ts: row.ts } : undefined;
+}
