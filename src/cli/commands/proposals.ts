@@ -16,7 +16,7 @@ export function proposalLine(p: Proposal): string {
   const accepted = p.edits.filter((e) => e.status === 'accepted').length;
   const test = p.testBefore !== null && p.testBefore !== undefined ? `  test ${fmtScore(p.testBefore)}→${fmtScore(p.testAfter)}` : '';
   const when = new Date(p.createdAt).toISOString().slice(0, 16).replace('T', ' ');
-  return `${p.id}  ${p.status.padEnd(8)} ${p.skillTarget.name}  val ${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}${test}  ${accepted} edit${accepted === 1 ? '' : 's'}  ${when}`;
+  return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}${test}  ${accepted} edit${accepted === 1 ? '' : 's'}  ${when}`;
 }
 
 function show(ctx: CliContext, id: string): void {

@@ -8,11 +8,12 @@ import { m003_mine } from './003_mine.js';
 import { m004_events_lean } from './004_events_lean.js';
 import { m005_files_stamp } from './005_files_stamp.js';
 import { m006_events_sid } from './006_events_sid.js';
+import { m007_proposals_superseded } from './007_proposals_superseded.js';
 
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
-export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean, m005_files_stamp, m006_events_sid];
+export const MIGRATIONS: Migration[] = [m001_core, m002_harvest, m003_mine, m004_events_lean, m005_files_stamp, m006_events_sid, m007_proposals_superseded];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
