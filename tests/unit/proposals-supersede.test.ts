@@ -121,3 +121,36 @@ describe('one live proposal per skill file', () => {
     expect(listRejectedEdits(s.db, s.target.path).map((r) => r.editHash)).toEqual([editHash(rec('e1', '- Link the PR number.'))]);
   });
 });
+
+describe('forget', () => {
+  it('un-bans a rejected edit by hash prefix, by PROPOSAL:EDIT and by a bare edit id', async () => {
+    const { forgetRejectedEdit } = await import('../../src/proposals/forget.js');
+    const s = setup();
+    const a = rec('e1', '- Link the PR number.');
+    const b = rec('e2', '- Always shout.');
+    const c = rec('e3', '- Never push on Friday.');
+    const p = stage(s, 'n1', [a, b, c], 1000);
+    rejectProposal(s.db, s.paths, p.id, 'no');
+    expect(listRejectedEdits(s.db, s.target.path)).toHaveLength(3);
+
+    const byHash = forgetRejectedEdit(s.db, editHash(a).slice(0, 8));
+    expect(byHash).toMatchObject({ editHash: editHash(a), skillPath: s.target.path, content: a.content, sources: ['user'] });
+    const byQualified = forgetRejectedEdit(s.db, `${p.id}:e2`);
+    expect(byQualified.editHash).toBe(editHash(b));
+    forgetRejectedEdit(s.db, 'e3');
+    expect(listRejectedEdits(s.db, s.target.path)).toEqual([]);
+    // forgotten means gone: a second forget is a clear miss
+    expect(() => forgetRejectedEdit(s.db, 'e3')).toThrow(/no rejected edit matches "e3"/);
+  });
+
+  it('a bare edit id that names edits of two rejected proposals is ambiguous and forgets nothing', async () => {
+    const { forgetRejectedEdit } = await import('../../src/proposals/forget.js');
+    const s = setup();
+    const p1 = stage(s, 'n1', [rec('e1', '- One.')], 1000);
+    rejectProposal(s.db, s.paths, p1.id);
+    const p2 = stage(s, 'n2', [rec('e1', '- Two.')], 2000);
+    rejectProposal(s.db, s.paths, p2.id);
+    expect(() => forgetRejectedEdit(s.db, 'e1')).toThrow(/matches 2 rejected edits/);
+    expect(listRejectedEdits(s.db, s.target.path)).toHaveLength(2);
+  });
+});

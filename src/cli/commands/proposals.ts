@@ -7,6 +7,7 @@ import { UsageError } from '../../core/errors.js';
 import { ProposalStatus, type Proposal } from '../../core/records.js';
 import { listProposals, listReceipts, requireProposal } from '../../store/repos/proposals.js';
 import { fmtScore } from '../../proposals/staging-report.js';
+import { editHash } from '../../trainer/buffer.js';
 
 const AGENT_LABEL: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot' };
 export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map((a) => AGENT_LABEL[a] ?? a).join(', ') : 'no agent detected');
@@ -36,7 +37,7 @@ function show(ctx: CliContext, id: string): void {
     ctx.print('');
     for (const e of p.edits) {
       const effect = e.effect !== undefined && e.effect !== null ? ` (effect ${e.effect >= 0 ? '+' : ''}${e.effect.toFixed(2)})` : '';
-      ctx.print(`  [${e.status}] ${e.id} ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
+      ctx.print(`  [${e.status}] ${e.id} #${editHash(e)} ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
       if (e.rationale) ctx.print(`      why: ${e.rationale.replace(/\s+/g, ' ').slice(0, 140)}`);
     }
     ctx.print('');
