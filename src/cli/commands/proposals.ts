@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../core/errors.js';
@@ -59,7 +60,7 @@ export function register(program: Command): void {
         if (opts.status && !ProposalStatus.safeParse(opts.status).success) {
           throw new UsageError(`unknown status "${opts.status}"`, `use one of ${ProposalStatus.options.join(', ')}`);
         }
-        const list = listProposals(ctx.db, { status: opts.status as ProposalStatus | undefined, project: opts.project ? path.resolve(opts.project) : undefined });
+        const list = listProposals(ctx.db, { status: opts.status as ProposalStatus | undefined, project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined });
         ctx.emit({ proposals: list.map(({ candidate: _c, diff: _d, ...rest }) => rest) }, () => {
           if (list.length === 0) ctx.print('no proposals yet: a night stages them (`skillopt-sleep night`, or wait for the scheduled one)');
           for (const p of list) ctx.print(proposalLine(p));

@@ -151,3 +151,8 @@ export function countSessionsWithFilePrefix(db: Db, prefix: string): number {
   const row = db.prepare(`SELECT COUNT(*) AS n FROM sessions WHERE substr(file, 1, ?) = ?`).get(prefix.length, prefix) as { n: number };
   return row.n;
 }
+
+/** Every project folder the store knows: where harvested sessions ran, or where mined tasks belong. */
+export function listKnownProjects(db: Db): string[] {
+  return (db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL UNION SELECT DISTINCT project FROM tasks WHERE project IS NOT NULL ORDER BY 1').pluck().all() as string[]);
+}
