@@ -222,7 +222,7 @@ export const EditSchema = z.object({
 });
 export type Edit = z.infer<typeof EditSchema>;
 
-export const ProposalStatus = z.enum(['staged', 'applied', 'rejected', 'reverted', 'stale']);
+export const ProposalStatus = z.enum(['staged', 'applied', 'rejected', 'reverted', 'stale', 'superseded']);
 export type ProposalStatus = z.infer<typeof ProposalStatus>;
 
 export const SkillTargetSchema = z.object({

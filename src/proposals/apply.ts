@@ -19,7 +19,7 @@ import { assertDerivedTarget } from './targets.js';
 import { describeRisk, lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
-import { insertReceipt, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
+import { insertReceipt, listProposals, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
 import { editHash } from '../trainer/buffer.js';
 import { assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
@@ -81,6 +81,12 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     }
     if (p.status === 'rejected') {
       throw new SleepError('INVALID_INPUT', `proposal ${p.id} was rejected${p.reason ? ` (${p.reason})` : ''}`, { hint: 'run another night to get a new proposal' });
+    }
+    if (p.status === 'superseded') {
+      const newer = /superseded by (\S+)/.exec(p.reason ?? '')?.[1];
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} was superseded by a newer proposal for ${p.skillTarget.path}`, {
+        hint: newer ? `review \`skillopt-sleep proposals show ${newer}\` instead` : 'see `skillopt-sleep proposals list --status staged`',
+      });
     }
     const file = p.skillTarget.path;
     assertDerivedTarget(db, p.skillTarget, { env });
@@ -148,22 +154,39 @@ function noteFor(forced: boolean, partial: boolean, edited: boolean, editIds?: s
   return parts.length ? parts.join('; ') : null;
 }
 
-export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: string, opts: DecisionOptions = {}): Proposal {
+/** The rejected proposal, with how many of its edits are now banned (edits live in an applied proposal are not). */
+export type RejectOutcome = Proposal & { rememberedEdits: number };
+
+export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: string, opts: DecisionOptions = {}): RejectOutcome {
   const p = requireProposal(db, id);
-  if (p.status !== 'staged' && p.status !== 'stale') {
-    throw new SleepError('INVALID_INPUT', `proposal ${p.id} is ${p.status}; only staged proposals can be rejected`, {
+  if (p.status !== 'staged' && p.status !== 'stale' && p.status !== 'superseded') {
+    throw new SleepError('INVALID_INPUT', `proposal ${p.id} is ${p.status}; only staged, stale or superseded proposals can be rejected`, {
       hint: p.status === 'applied' ? `\`skillopt-sleep revert ${p.id}\` undoes an applied proposal` : undefined,
     });
   }
   const now = opts.now ?? Date.now();
   return db.transaction(() => {
-    // the trainer's rejected-edit buffer reads these for the same skill (key: the live path)
-    for (const e of p.edits.filter((x) => x.status === 'accepted')) {
+    // the trainer's rejected-edit buffer reads these for the same skill (key: the live path). An
+    // edit that is also in an applied proposal for this file is live in it: rejecting a duplicate
+    // (a superseded or stale copy) must not ban what the user accepted.
+    const applied = appliedEditHashes(db, p.skillTarget.path);
+    const banned = p.edits.filter((x) => x.status === 'accepted' && !applied.has(editHash(x)));
+    for (const e of banned) {
       recordRejectedEdit(db, { skillKey: p.skillTarget.path, editHash: editHash(e), op: e.op, anchor: e.anchor ?? null, content: e.content, reason: reason ?? 'rejected in review', scoreDrop: null, source: 'user', createdAt: now });
     }
     insertReceipt(db, { proposalId: p.id, action: 'reject', ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null });
-    return updateProposalStatus(db, p.id, 'rejected', { reason: reason ?? null, decidedAt: now });
+    return { ...updateProposalStatus(db, p.id, 'rejected', { reason: reason ?? null, decidedAt: now }), rememberedEdits: banned.length };
   }).immediate();
+}
+
+/** Hashes of the accepted edits of every applied proposal for `skillPath`. */
+function appliedEditHashes(db: Db, skillPath: string): Set<string> {
+  const out = new Set<string>();
+  for (const a of listProposals(db, { status: 'applied' })) {
+    if (a.skillTarget.path !== skillPath) continue;
+    for (const e of a.edits) if (e.status === 'accepted') out.add(editHash(e));
+  }
+  return out;
 }
 
 export interface RevertOutcome {

@@ -8,7 +8,8 @@
  *   report.md, report.json, evidence.jsonl
  * The folder is assembled under a hidden temp name and renamed into place, then the row is
  * inserted: a crash leaves either nothing visible or a complete folder (an orphan folder without a
- * row is cleaned by `recoverInterrupted`). Staging never touches the live file.
+ * row is cleaned by `recoverInterrupted`). Staging never touches the live file. A proposal still
+ * waiting for the same file becomes `superseded` (never a ban on its edits).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { assertDerivedTarget } from './targets.js';
 import { lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
-import { insertProposal } from '../store/repos/proposals.js';
+import { insertProposal, supersedeWaitingProposals } from '../store/repos/proposals.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
 
 /** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
@@ -167,6 +168,11 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
   put('evidence.jsonl', (input.evidence ?? []).map((e) => JSON.stringify(e)).join('\n') + ((input.evidence ?? []).length ? '\n' : ''));
   fs.renameSync(tmp, dir);
   fsyncDir(paths.proposalsDir);
-  insertProposal(db, proposal);
+  // one live proposal per file: the newer night's proposal replaces the one still waiting, so the
+  // user never reviews (or rejects) the same edit twice; superseding records no rejection
+  db.transaction(() => {
+    insertProposal(db, proposal);
+    supersedeWaitingProposals(db, input.target.path, id, now);
+  }).immediate();
   return proposal;
 }

@@ -4,7 +4,7 @@
  * - apply: a stale base is explained first (re-run, or apply anyway with a backup); a partial
  *   selection is re-scored on validation and the new score shown before the user confirms; Esc
  *   cancels the re-scoring (the replay is aborted, nothing is written, the selection stays).
- * - reject: optional reason (the edits are remembered and not proposed again).
+ * - reject: optional reason (the edits are remembered and not proposed again unless forgotten).
  * - edit: $EDITOR on the candidate, then confirm applying the edited text.
  * - undo: revert the last apply (the service refuses if the file was edited since).
  */
@@ -108,7 +108,11 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
       return true;
     }
     if (p.status === 'rejected') {
-      ui.say(`${p.skillTarget.name} was rejected${p.reason ? ` (${p.reason})` : ''}; a new night can propose it again`, 'info');
+      ui.say(`${p.skillTarget.name} was rejected${p.reason ? ` (${p.reason})` : ''}; its edits are not proposed again unless you \`skillopt-sleep forget\` them`, 'info');
+      return true;
+    }
+    if (p.status === 'superseded') {
+      ui.say(`${p.skillTarget.name}: ${p.reason ?? 'superseded by a newer proposal'}; review that one instead`, 'info');
       return true;
     }
     return false;
@@ -178,11 +182,11 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
   }
 
   function reject(p: Proposal): void {
-    if (p.status !== 'staged' && p.status !== 'stale') return ui.say(`${p.skillTarget.name} is ${p.status}: only proposals waiting for review can be rejected`, 'info');
+    if (p.status !== 'staged' && p.status !== 'stale' && p.status !== 'superseded') return ui.say(`${p.skillTarget.name} is ${p.status}: only proposals waiting for review can be rejected`, 'info');
     const go = (reason?: string) => void run('Rejecting…', () => services.reject(p.id, reason));
     ui.ask({
       title: `Reject ${p.skillTarget.name}?`,
-      body: body('Its edits are remembered and will not be proposed again.'),
+      body: body('Its edits are remembered and will not be proposed again (`skillopt-sleep forget EDIT` lifts that). Edits already applied from another proposal stay allowed.'),
       options: [
         { label: 'Reject', tone: 'danger', run: () => go() },
         {

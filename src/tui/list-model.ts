@@ -103,4 +103,5 @@ export const STATUS_COLOR: Record<ProposalStatus, string> = {
   applied: 'green',
   rejected: 'red',
   reverted: 'gray',
+  superseded: 'gray',
 };

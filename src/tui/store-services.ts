@@ -79,7 +79,7 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
     },
     async reject(id, reason) {
       const p = rejectProposal(db, paths, id, reason);
-      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again` };
+      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again unless you \`skillopt-sleep forget\` them` };
     },
     async revert(id) {
       const out = revertProposal(db, paths, id, { env });

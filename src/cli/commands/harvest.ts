@@ -1,5 +1,5 @@
-import path from 'node:path';
 import type { Command } from 'commander';
+import { resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import type { AgentId } from '../../core/records.js';
 import { AGENT_IDS, resolveAgentName } from '../../../adapters/index.js';
@@ -61,7 +61,7 @@ export function register(program: Command): void {
         try {
           const summary = await runHarvest(ctx.db, ctx.config, {
             agents: parseAgentOption(opts.agent),
-            project: opts.project ? path.resolve(opts.project) : undefined,
+            project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: false }) : undefined,
             sinceMs,
             reread: !!opts.reread,
             env: ctx.env,

@@ -9,6 +9,7 @@ import * as demo from './demo.js';
 import * as proposals from './proposals.js';
 import * as applyCmd from './apply.js';
 import * as rejectCmd from './reject.js';
+import * as forgetCmd from './forget.js';
 import * as revertCmd from './revert.js';
 import * as nightCmd from './night.js';
 import * as reviewCmd from './review.js';
@@ -25,4 +26,4 @@ import * as trainCmd from './train.js';
 import * as mineCmd from './mine.js';
 import * as tasksCmd from './tasks.js';
 
-export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd];
+export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, forgetCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd];

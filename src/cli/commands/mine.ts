@@ -1,26 +1,15 @@
-import path from 'node:path';
 import type { Command } from 'commander';
+import { resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { runMining, type MineSummary } from '../../mine/index.js';
 import type { Backend } from '../../core/protocol.js';
-import { SleepError, errorMessage } from '../../core/errors.js';
-import type { Db } from '../../store/db.js';
-import { knownProjects } from '../../store/repos/mining.js';
+import { errorMessage } from '../../core/errors.js';
 
 /**
  * `--project P`: an absolute or relative path, or the folder name of a known project
  * (e.g. `ledgerline` for /home/dana/src/ledgerline) when exactly one matches.
  */
-export function resolveProject(db: Db, p: string): string {
-  if (p.includes('/') || p.includes('\\') || p === '.' || p === '..') return path.resolve(p);
-  const rows = knownProjects(db);
-  const hits = rows.filter((r) => path.basename(r) === p);
-  if (hits.length === 1) return hits[0];
-  if (hits.length > 1) throw new SleepError('INVALID_INPUT', `project "${p}" is ambiguous: ${hits.join(', ')}`, { hint: 'give the full path' });
-  return path.resolve(p);
-}
-
 async function minerBackend(ctx: CliContext): Promise<Backend | undefined> {
   if (!ctx.config.mining.useLlm) return undefined;
   try {
@@ -55,7 +44,7 @@ export function register(program: Command): void {
     .option('--project <path>', 'only sessions of this project (path or folder name)')
     .action(
       action(async (ctx, opts: { project?: string }) => {
-        const project = opts.project ? resolveProject(ctx.db, opts.project) : undefined;
+        const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
         const miner = await minerBackend(ctx);
         const summary = await runMining(ctx.db, ctx.config, { project, backends: { miner }, progress: ctx.progress() });
         ctx.emit({ ok: true, ...summary }, () => renderSummary(ctx, summary));

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { projectOfCwd, resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { BackendName } from '../../core/config.js';
 import { SleepError, UsageError } from '../../core/errors.js';
-import { findRepoRoot } from '../../../adapters/skills-common.js';
 import { resolveSkillTarget } from '../../../adapters/skills-registry.js';
 import { runNight } from '../../night/night.js';
 import type { NightReport } from '../../night/report.js';
@@ -86,9 +86,10 @@ export function register(program: Command): void {
         ctx.emit(delegated, () => renderNightText(ctx, delegated, ctx.paths.runsDir));
         return delegated.status === 'failed' ? 1 : 0;
       }
-      const project = opts.project ? path.resolve(opts.project) : undefined;
+      const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
+      // --skill without --project acts on the current directory's project, which must be a harvested one
       const skill = opts.skill
-        ? resolveSkillTarget(opts.skill, { project: project ?? findRepoRoot(process.cwd()) ?? process.cwd(), env: ctx.env })
+        ? resolveSkillTarget(opts.skill, { project: project ?? projectOfCwd(ctx.db), env: ctx.env })
         : undefined;
       const controller = new AbortController();
       const stop = () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../../core/errors.js';
@@ -18,7 +19,7 @@ export function proposalLine(p: Proposal): string {
   const accepted = p.edits.filter((e) => e.status === 'accepted').length;
   const test = p.testBefore !== null && p.testBefore !== undefined ? `  test ${fmtScore(p.testBefore)}→${fmtScore(p.testAfter)}` : '';
   const when = new Date(p.createdAt).toISOString().slice(0, 16).replace('T', ' ');
-  return `${p.id}  ${p.status.padEnd(8)} ${p.skillTarget.name}  val ${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}${test}  ${accepted} edit${accepted === 1 ? '' : 's'}  ${when}`;
+  return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}${test}  ${accepted} edit${accepted === 1 ? '' : 's'}  ${when}`;
 }
 
 function show(ctx: CliContext, id: string): void {
@@ -38,7 +39,7 @@ function show(ctx: CliContext, id: string): void {
     ctx.print('');
     for (const e of p.edits) {
       const effect = e.effect !== undefined && e.effect !== null ? ` (effect ${e.effect >= 0 ? '+' : ''}${e.effect.toFixed(2)})` : '';
-      ctx.print(`  [${e.status}] ${e.id} ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
+      ctx.print(`  [${e.status}] ${e.id} #${editHash(e)} ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
       if (e.rationale) ctx.print(`      why: ${e.rationale.replace(/\s+/g, ' ').slice(0, 140)}`);
       if (e.status === 'rejected') {
         // the strongest verdict first: the user's rejection, then a ban, then a demotion
@@ -66,7 +67,7 @@ export function register(program: Command): void {
         if (opts.status && !ProposalStatus.safeParse(opts.status).success) {
           throw new UsageError(`unknown status "${opts.status}"`, `use one of ${ProposalStatus.options.join(', ')}`);
         }
-        const list = listProposals(ctx.db, { status: opts.status as ProposalStatus | undefined, project: opts.project ? path.resolve(opts.project) : undefined });
+        const list = listProposals(ctx.db, { status: opts.status as ProposalStatus | undefined, project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined });
         ctx.emit({ proposals: list.map(({ candidate: _c, diff: _d, ...rest }) => rest) }, () => {
           if (list.length === 0) ctx.print('no proposals yet: a night stages them (`skillopt-sleep night`, or wait for the scheduled one)');
           for (const p of list) ctx.print(proposalLine(p));

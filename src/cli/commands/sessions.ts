@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { terminalSafe } from '../../core/terminal-text.js';
 import type { Command } from 'commander';
+import { resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import { SessionKind } from '../../core/records.js';
 import { SleepError, UsageError } from '../../core/errors.js';
@@ -38,7 +38,7 @@ export function register(program: Command): void {
         }
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${opts.limit}"`);
-        const rows = listSessions(ctx.db, { agent: agents?.[0], project: opts.project ? path.resolve(opts.project) : undefined, kind, limit });
+        const rows = listSessions(ctx.db, { agent: agents?.[0], project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined, kind, limit });
         ctx.emit(rows, () => {
           if (!rows.length) {
             ctx.print('no sessions yet: run `skillopt-sleep harvest`');

@@ -13,7 +13,7 @@ import { findTask, getTask, listOccurrences, listTasks, setTaskStatus, taskProje
 import { validateJudge } from '../../mine/judge-synth.js';
 import { checkStoredSplitIntegrity } from '../../mine/splits.js';
 import { exportJsonl, exportPromptfoo, parseTaskFile } from '../../mine/task-file.js';
-import { resolveProject } from './mine.js';
+import { resolveProjectOption } from '../project.js';
 import { familyReview, mergeFamilies, splitFamily } from '../../mine/cluster-edit.js';
 import { runMining } from '../../mine/index.js';
 
@@ -206,7 +206,7 @@ export function register(program: Command): void {
     .action(
       action((ctx, opts: { project?: string; split?: string; all?: boolean }) => {
         const list = listTasks(ctx.db, {
-          ...(opts.project ? { seenIn: resolveProject(ctx.db, opts.project) } : {}),
+          ...(opts.project ? { seenIn: resolveProjectOption(ctx.db, opts.project, { mustExist: true }) } : {}),
           split: parseSplit(opts.split),
           ...(opts.all ? {} : { status: 'active' as const }),
         });
@@ -283,7 +283,7 @@ export function register(program: Command): void {
     .action(
       action((ctx, opts: { format: string; out?: string; project?: string; split?: string }) => {
         if (opts.format !== 'jsonl' && opts.format !== 'promptfoo') throw new UsageError(`unknown format "${opts.format}"`, 'use --format jsonl or --format promptfoo');
-        const list = listTasks(ctx.db, { ...(opts.project ? { seenIn: resolveProject(ctx.db, opts.project) } : {}), split: parseSplit(opts.split) });
+        const list = listTasks(ctx.db, { ...(opts.project ? { seenIn: resolveProjectOption(ctx.db, opts.project, { mustExist: true }) } : {}), split: parseSplit(opts.split) });
         const text = opts.format === 'jsonl' ? exportJsonl(list) : exportPromptfoo(list);
         if (opts.out) {
           const out = path.resolve(opts.out);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { projectOfCwd, resolveProjectOption } from '../project.js';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { SleepError, UsageError } from '../../core/errors.js';
@@ -117,7 +118,8 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
     ),
   };
   const resolved = resolveTrainOptions(options);
-  const project = flags.project ? path.resolve(flags.project) : null;
+  // no --project: the current directory's project, refused when it is not a harvested one (e.g. the tool's own clone)
+  const project = flags.project ? resolveProjectOption(ctx.db, flags.project, { mustExist: !flags.tasks }) : flags.tasks ? null : projectOfCwd(ctx.db);
   const locCtx = { project: project ?? process.cwd(), env: ctx.env };
   const target = flags.skill ? resolveSkillTarget(flags.skill, locCtx) : managedSkillTarget({ ...locCtx, project: locCtx.project });
   const baseContent = readIfExists(target.path) ?? null;

@@ -59,14 +59,6 @@ export function markSessionsMined(db: Db, rows: Array<{ id: string; minedAt: num
   for (const r of rows) stmt.run(r.minedAt, r.id);
 }
 
-/** Every project the store knows (of sessions and of tasks). */
-export function knownProjects(db: Db): string[] {
-  return db
-    .prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL UNION SELECT DISTINCT project FROM tasks WHERE project IS NOT NULL')
-    .pluck()
-    .all() as string[];
-}
-
 // ---- clusters ----------------------------------------------------------------------------------
 
 export interface ClusterRow {

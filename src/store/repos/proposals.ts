@@ -1,7 +1,8 @@
 /**
  * Proposals, decision receipts and user-rejected edits. A proposal row mirrors the `Proposal`
  * record (full JSON in `record`); status moves staged → applied → reverted, or staged → rejected,
- * or → stale when its base no longer matches the live file.
+ * or → stale when its base no longer matches the live file, or → superseded when a newer night
+ * stages a proposal for the same file (one live proposal per file; superseding bans nothing).
  */
 import type { Db } from '../db.js';
 import { ProposalSchema, type Proposal, type ProposalStatus } from '../../core/records.js';
@@ -60,6 +61,16 @@ export function listProposals(db: Db, opts: { status?: ProposalStatus | Proposal
   let out = (db.prepare(sql).all(...args) as ProposalRow[]).map(toProposal);
   if (opts.project) out = out.filter((p) => p.skillTarget.project === opts.project);
   return out;
+}
+
+/**
+ * Marks every proposal still waiting for review (staged or stale) for `skillPath`, other than
+ * `byId`, as superseded by `byId`. Returns the ids it superseded.
+ */
+export function supersedeWaitingProposals(db: Db, skillPath: string, byId: string, now = Date.now()): string[] {
+  const rows = db.prepare("SELECT id FROM proposals WHERE skill_path = ? AND status IN ('staged','stale') AND id <> ?").all(skillPath, byId) as Array<{ id: string }>;
+  for (const r of rows) updateProposalStatus(db, r.id, 'superseded', { reason: `superseded by ${byId}`, decidedAt: now });
+  return rows.map((r) => r.id);
 }
 
 /** Sets status (and decision time / reason), keeping the JSON record in step with the columns. */

@@ -75,3 +75,14 @@ export function rejectedEditVerdicts(db: Db, skillKeys: string[], editHash: stri
   const marks = skillKeys.map(() => '?').join(', ');
   return (db.prepare(`SELECT * FROM rejected_edits WHERE edit_hash = ? AND skill_key IN (${marks}) ORDER BY created_at, id`).all(editHash, ...skillKeys) as RawRow[]).map(fromRaw);
 }
+
+/** Every rejected edit whose hash starts with `prefix` (any skill, any source). */
+export function findRejectedEditsByHashPrefix(db: Db, prefix: string): RejectedEditRow[] {
+  const like = `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return (db.prepare(`SELECT * FROM rejected_edits WHERE edit_hash LIKE ? ESCAPE '\\' ORDER BY created_at, id`).all(like) as RawRow[]).map(fromRaw);
+}
+
+/** Removes an edit from a skill's rejected list (every source); returns how many rows went. */
+export function deleteRejectedEdit(db: Db, skillKey: string, editHash: string): number {
+  return db.prepare(`DELETE FROM rejected_edits WHERE skill_key = ? AND edit_hash = ?`).run(skillKey, editHash).changes;
+}

@@ -174,3 +174,8 @@ export function retainedSessions(db: Db, agent: string, cutoffMs: number): { tot
   }
   return { total: rows.length, older, fileGone };
 }
+
+/** Every project folder the store knows: where harvested sessions ran, or where mined tasks belong. */
+export function listKnownProjects(db: Db): string[] {
+  return (db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL UNION SELECT DISTINCT project FROM tasks WHERE project IS NOT NULL ORDER BY 1').pluck().all() as string[]);
+}
