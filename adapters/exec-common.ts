@@ -35,7 +35,7 @@ export interface AgentHomeSpec {
    * Fills the private home from the user's (login only) and returns what to add to the child's
    * environment; `note` says in words how the login was carried (or why it could not be).
    */
-  prepare(userHome: string, privateHome: string, env: NodeJS.ProcessEnv): { env: Record<string, string>; note?: string; model?: string };
+  carryLogin(userHome: string, privateHome: string, env: NodeJS.ProcessEnv): { env: Record<string, string>; note?: string; model?: string };
   /** the run is paid per token from an API key (its reported cost counts against budget.maxUsd) */
   billsApiKey(env: NodeJS.ProcessEnv, userHome: string): boolean;
 }

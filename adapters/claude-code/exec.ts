@@ -104,7 +104,7 @@ const CLAUDE_ANY_AUTH_ENV = [...CLAUDE_API_KEY_ENV, 'CLAUDE_CODE_OAUTH_TOKEN', '
 export const claudeHome: AgentHomeSpec = {
   envVar: 'CLAUDE_CONFIG_DIR',
   userHome: (env) => (env.CLAUDE_CONFIG_DIR ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.claude'),
-  prepare(userHome, _privateHome, env): { env: Record<string, string>; note?: string } {
+  carryLogin(userHome, _privateHome, env): { env: Record<string, string>; note?: string } {
     if (CLAUDE_ANY_AUTH_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
     try {
       const creds = JSON.parse(fs.readFileSync(path.join(userHome, '.credentials.json'), 'utf8')) as { claudeAiOauth?: { accessToken?: unknown } };

@@ -103,7 +103,7 @@ export function codexProviderConfig(toml: string): string {
 export const codexHome: AgentHomeSpec = {
   envVar: 'CODEX_HOME',
   userHome: (env) => (env.CODEX_HOME ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.codex'),
-  prepare(userHome, privateHome) {
+  carryLogin(userHome, privateHome) {
     const notes: string[] = [];
     const auth = path.join(userHome, 'auth.json');
     if (fs.existsSync(auth)) {

@@ -91,7 +91,7 @@ const COPILOT_TOKEN_ENV = ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN', '
 export const copilotHome: AgentHomeSpec = {
   envVar: 'COPILOT_HOME',
   userHome: (env) => (env.COPILOT_HOME ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.copilot'),
-  prepare(userHome, privateHome, env) {
+  carryLogin(userHome, privateHome, env) {
     if (COPILOT_TOKEN_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
     const config = path.join(userHome, 'config.json');
     if (fs.existsSync(config)) {

@@ -98,7 +98,7 @@ export function parseGeminiOutput(stdout: string): ExecResult {
 export const geminiHome: AgentHomeSpec = {
   envVar: 'GEMINI_CLI_HOME',
   userHome: (env) => env.GEMINI_CLI_HOME?.trim() || path.join(env.HOME ?? '', '.gemini'),
-  prepare: (_userHome, _privateHome, env) => ({ env: {}, note: geminiAuthType(env) ? 'login from the environment' : 'no login in the environment: set GEMINI_API_KEY (or the Vertex AI variables)' }),
+  carryLogin: (_userHome, _privateHome, env) => ({ env: {}, note: geminiAuthType(env) ? 'login from the environment' : 'no login in the environment: set GEMINI_API_KEY (or the Vertex AI variables)' }),
   billsApiKey: (env) => Boolean(env.GEMINI_API_KEY),
 };
 

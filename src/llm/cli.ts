@@ -143,7 +143,7 @@ export class CliBackend implements Backend {
         const home = adapter.home;
         const userHome = home.userHome(env);
         const privateHome = createAgentHome(workspace);
-        const carried = home.prepare(userHome, privateHome, env);
+        const carried = home.carryLogin(userHome, privateHome, env);
         Object.assign(env, carried.env, { [home.envVar]: privateHome });
         if (carried.model) this.homeModel = carried.model;
       }

@@ -119,7 +119,7 @@ describe.skipIf(!!missing)('claude CLI backend (real binary, fake Anthropic API)
 
     const rows = listEgress(db, { runId: 'run_cli' });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ backend: 'claude', role: 'target', destination: path.join(NODE_BIN, 'claude'), ok: true, redactions: 1 });
+    expect(rows[0]).toMatchObject({ backend: 'claude', role: 'target', destination: path.join(NODE_BIN, 'claude'), ok: true, redactions: 2 }); // one secret, redacted where the prompt and the payload's intent each carry it
   });
 
   it('leaves no transcript: nothing to harvest, nothing in the user\'s Claude projects folder', async () => {

@@ -30,7 +30,7 @@ async function doctorNames(commands: typeof COMMANDS): Promise<string[]> {
 
 /** The group a check line belongs to, so the order can be stated without machine-specific lines. */
 const group = (name: string) =>
-  name.startsWith('transcripts:') || name.startsWith('store:') || name.startsWith('retention:') || name === 'transcript files' ? 'transcripts' : name.startsWith('backend ') || name.startsWith('role ') ? 'backends' : name.startsWith('daemon') ? 'daemon' : name;
+  name.startsWith('transcripts:') || name.startsWith('store:') || name.startsWith('retention:') || name === 'transcript files' ? 'transcripts' : name.startsWith('backend ') || name.startsWith('role ') || name.startsWith('model ') || name.startsWith('replay ') ? 'backends' : name.startsWith('daemon') ? 'daemon' : name;
 
 describe('doctor order', () => {
   let sb: Sandbox;

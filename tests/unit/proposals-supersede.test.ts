@@ -16,6 +16,7 @@ import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
 import { editHash } from '../../src/trainer/buffer.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
 import { applyEdits } from '../../src/trainer/edits.js';
+import { markProjectSeen } from '../helpers/seen-project.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -29,6 +30,7 @@ function setup() {
   const env: NodeJS.ProcessEnv = { HOME: path.join(root, 'home'), SKILLOPT_SLEEP_HOME: path.join(root, 'sleep'), CLAUDE_CONFIG_DIR: path.join(root, 'claude'), CODEX_HOME: path.join(root, 'codex') };
   const paths = resolvePaths({ env });
   const db = openDb(paths.database);
+  markProjectSeen(db, project); // proposals only write inside projects the store has seen sessions in
   cleanups.push(() => {
     db.close();
     fs.rmSync(root, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './types.js';
 
 /**
  * Prompt tokens a provider served from its cache are billed at a fraction of fresh ones; the ledger
