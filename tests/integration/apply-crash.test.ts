@@ -147,10 +147,11 @@ describe('decisions through the CLI', () => {
     fs.mkdirSync(path.join(project, '.claude/skills'), { recursive: true });
     fs.symlinkSync(outside, path.join(project, '.claude/skills/escape'));
     const target: SkillTarget = { agent: null, path: path.join(project, '.claude/skills/escape/SKILL.md'), name: 'escape', kind: 'skill', readBy: [], project };
-    const p = stageProposal(db, paths(), { target, baseContent: null, candidate: 'x', runId: null, result: { accepted: true, baselineScore: 0, candidateScore: 1 } });
-    const a = runCli(['apply', p.id, '--json'], sb.env);
-    expect(a.status).toBe(1);
-    expect(JSON.parse(a.stdout).error.code).toBe('PATH_ESCAPE');
+    // staging already refuses it (the target resolves outside the project); a crafted proposal
+    // record that skips staging is refused by apply too (tests/unit/trust-boundaries.test.ts)
+    expect(() => stageProposal(db, paths(), { target, baseContent: null, candidate: 'x', runId: null, result: { accepted: true, baselineScore: 0, candidateScore: 1 } })).toThrow(
+      expect.objectContaining({ code: 'PATH_ESCAPE' }),
+    );
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 
