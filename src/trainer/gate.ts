@@ -4,7 +4,9 @@
  * `noRegression`, every validation task must also score at least what it scored under the current
  * skill; a task that is missing or has a non-finite score counts as regressed (fail closed).
  */
-import type { GateMetric } from '../core/scoring.js';
+import { DEFAULT_MIXED_WEIGHT, metricScore, type GateMetric } from '../core/scoring.js';
+
+export { metricScore };
 export type { GateMetric };
 
 /** Scores of one skill on the validation split. */
@@ -19,7 +21,7 @@ export type GateAction = 'accept_new_best' | 'accept' | 'reject' | 'force_accept
 
 export interface GateInput {
   metric: GateMetric;
-  /** weight of soft in the mixed metric; upstream default 0.5 */
+  /** weight of soft in the mixed metric (default DEFAULT_MIXED_WEIGHT, upstream's 0.5) */
   mixedWeight?: number;
   current: SplitScores;
   candidate: SplitScores;
@@ -45,19 +47,12 @@ export interface GateDecision {
 /** Float noise below this is a tie: 0.1+0.2 must not beat 0.3. */
 export const SCORE_EPSILON = 1e-9;
 
-export function metricScore(hard: number, soft: number, metric: GateMetric, mixedWeight = 0.5): number {
-  const w = Math.min(1, Math.max(0, mixedWeight));
-  if (metric === 'hard') return hard;
-  if (metric === 'soft') return soft;
-  return (1 - w) * hard + w * soft;
-}
-
-export function splitScore(s: SplitScores, metric: GateMetric, mixedWeight = 0.5): number {
+export function splitScore(s: SplitScores, metric: GateMetric, mixedWeight = DEFAULT_MIXED_WEIGHT): number {
   return metricScore(s.hard, s.soft, metric, mixedWeight);
 }
 
 /** Tasks whose metric score is lower under the candidate (missing / non-finite = regressed). */
-export function perTaskRegressions(current: SplitScores, candidate: SplitScores, metric: GateMetric, mixedWeight = 0.5): string[] {
+export function perTaskRegressions(current: SplitScores, candidate: SplitScores, metric: GateMetric, mixedWeight = DEFAULT_MIXED_WEIGHT): string[] {
   const cand = new Map(candidate.perTask.map((t) => [t.taskId, metricScore(t.hard, t.soft, metric, mixedWeight)]));
   const out: string[] = [];
   for (const t of current.perTask) {
@@ -69,7 +64,7 @@ export function perTaskRegressions(current: SplitScores, candidate: SplitScores,
 }
 
 export function gateDecision(input: GateInput): GateDecision {
-  const w = input.mixedWeight ?? 0.5;
+  const w = input.mixedWeight ?? DEFAULT_MIXED_WEIGHT;
   const currentScore = splitScore(input.current, input.metric, w);
   const candidateScore = splitScore(input.candidate, input.metric, w);
   const margin = Math.max(0, input.margin ?? 0);
