@@ -47,16 +47,35 @@ export interface FinalUpdate {
   final: boolean;
 }
 
+export interface TextAppend {
+  sessionId: string;
+  seq: number;
+  text: string;
+  /** the cap of the event's kind (the joined text is cut to it after redaction) */
+  max: number;
+}
+
 /** The output of feeding some lines to a parser, then `flush()`ing it. */
 export interface ParseOutput {
   /** null when the lines seen so far carry no session identity (e.g. only side-channel records) */
   session: SessionSnapshot | null;
-  /** new events since the last flush, `text` not yet redacted */
+  /**
+   * new events since the last flush. Parsers built on the SessionBuilder redact every text before
+   * cutting it and say so in `redactions`; without it the harvest redacts the (cut) texts itself.
+   */
   events: SessionEvent[];
   /** `meta.final` changes for events emitted by earlier flushes (already stored) */
   finalUpdates: FinalUpdate[];
   /** lines skipped since the last flush, by reason (unknown-type, injected, subagent...) */
   skipped: Record<string, number>;
+  /**
+   * Text that continues an event stored by an earlier read (an assistant message whose parts were
+   * split across two harvests). `text` is raw: the writer joins it to the stored text and redacts
+   * the join as a whole, so a secret split across the two reads is still caught.
+   */
+  textAppends?: TextAppend[];
+  /** set when the event texts are already redacted: how many secrets were replaced, by kind */
+  redactions?: { count: number; kinds: Record<string, number> };
 }
 
 /** An incremental parser for one transcript file; its state survives between harvests as JSON. */

@@ -4,7 +4,7 @@
  * text (mining needs prompts and answers, not whole tool outputs).
  */
 import type { AgentId, SessionEvent } from '../../src/core/records.js';
-import type { FinalUpdate, ParseOutput, SessionSnapshot } from '../types.js';
+import type { FinalUpdate, ParseOutput, SessionSnapshot, TextAppend } from '../types.js';
 import { isObj } from './json.js';
 import { redactSecrets } from '../../src/core/redact.js';
 
@@ -16,10 +16,11 @@ import { redactSecrets } from '../../src/core/redact.js';
  */
 export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 320, toolError: 800 } as const;
 
-// A cut text is redacted first: a secret cut in half no longer matches any rule downstream.
+/**
+ * Every event text is redacted here, once, on the whole text and before any cut: a secret cut in
+ * half no longer matches any rule downstream. `cap` / `capEnds` only cut (they see redacted text).
+ */
 export function cap(text: string, max: number): string {
-  if (text.length <= max) return text;
-  text = redactSecrets(text).text;
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[… ${text.length - max} more chars]`;
 }
@@ -27,26 +28,39 @@ export function cap(text: string, max: number): string {
 /** Head and tail of a long output (errors and exit markers are usually at the end). */
 export function capEnds(text: string, max: number): string {
   if (text.length <= max) return text;
-  text = redactSecrets(text).text;
-  if (text.length <= max) return text;
   const tail = Math.floor(max / 4);
   return `${text.slice(0, max - tail)}\n[…]\n${text.slice(text.length - tail)}`;
 }
 
-/** A short, readable form of a tool's input for the event text. */
+/**
+ * How much of a tool's input is kept raw before the builder redacts and caps it. Far above the
+ * tool-call cap, so a secret this pre-cut splits lies beyond what the cap keeps (the head only).
+ */
+const INPUT_PRECUT = 4096;
+function precut(text: string): string {
+  return text.length > INPUT_PRECUT ? text.slice(0, INPUT_PRECUT) : text;
+}
+
+/** A short, readable form of a tool's input for the event text (raw: the builder redacts and caps it). */
 export function summarizeInput(input: unknown): string {
-  if (typeof input === 'string') return cap(input, TEXT_CAP.toolCall);
+  if (typeof input === 'string') return precut(input);
   if (!isObj(input)) return '';
   for (const k of ['command', 'cmd', 'file_path', 'path', 'filePath', 'pattern', 'url', 'query', 'description', 'prompt']) {
     const v = input[k];
-    if (typeof v === 'string' && v) return cap(v, TEXT_CAP.toolCall);
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return cap(v.join(' '), TEXT_CAP.toolCall);
+    if (typeof v === 'string' && v) return precut(v);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return precut(v.join(' '));
   }
   try {
-    return cap(JSON.stringify(input), TEXT_CAP.toolCall);
+    return precut(JSON.stringify(input));
   } catch {
     return '';
   }
+}
+
+/** Secrets the builder replaced since its last flush (the harvest summary reports them). */
+export interface RedactionTally {
+  count: number;
+  kinds: Record<string, number>;
 }
 
 export interface BuilderState {
@@ -67,6 +81,8 @@ export interface BuilderState {
   marked: number | null;
   /** tool call id → tool name, until the result arrives */
   pending: Record<string, string>;
+  /** the last assistant text event (its message id and seq, never its text): a later read may continue it */
+  lastText?: { messageId: string; seq: number } | null;
 }
 
 export function emptyBuilderState(): BuilderState {
@@ -92,7 +108,10 @@ export function emptyBuilderState(): BuilderState {
 export interface Draft {
   role: SessionEvent['role'];
   kind: SessionEvent['kind'];
+  /** raw text: emit redacts it, then cuts it to `max` (head, or head and tail with `ends`) */
   text: string;
+  max?: number;
+  ends?: boolean;
   ts: number | null;
   toolName?: string;
   isError?: boolean;
@@ -110,6 +129,8 @@ export class SessionBuilder {
   private out: SessionEvent[] = [];
   private updates: FinalUpdate[] = [];
   private skipped: Record<string, number> = {};
+  private redactions: RedactionTally = { count: 0, kinds: {} };
+  private appends: TextAppend[] = [];
 
   constructor(
     readonly agent: AgentId,
@@ -136,6 +157,21 @@ export class SessionBuilder {
     if (typeof cwd === 'string' && cwd && !this.st.cwd) this.st.cwd = cwd;
   }
 
+  /** The one redaction of an event text, tallied for the harvest summary. */
+  private redact(text: string): string {
+    if (text.length < 8) return text;
+    const r = redactSecrets(text);
+    if (!r.count) return text;
+    this.redactions.count += r.count;
+    for (const k of r.kinds) this.redactions.kinds[k] = (this.redactions.kinds[k] ?? 0) + 1;
+    return r.text;
+  }
+
+  private clean(text: string, max: number | undefined, ends = false): string {
+    const t = this.redact(text);
+    return max === undefined ? t : ends ? capEnds(t, max) : cap(t, max);
+  }
+
   emit(d: Draft): SessionEvent {
     const ev: SessionEvent = {
       agent: this.agent,
@@ -144,7 +180,7 @@ export class SessionBuilder {
       ts: d.ts,
       role: d.role,
       kind: d.kind,
-      text: d.text,
+      text: this.clean(d.text, d.max, d.ends),
       meta: d.meta ?? {},
     };
     if (d.toolName !== undefined) ev.toolName = d.toolName;
@@ -160,12 +196,14 @@ export class SessionBuilder {
   prompt(text: string, ts: number | null, meta?: Record<string, unknown>, closesTurn = true): void {
     if (closesTurn) this.closeTurn();
     this.st.prompts++;
-    this.emit({ role: 'user', kind: 'prompt', text: cap(text, TEXT_CAP.prompt), ts, meta });
+    this.emit({ role: 'user', kind: 'prompt', text, max: TEXT_CAP.prompt, ts, meta });
   }
 
   /** Assistant text. `candidate`: may be the turn's answer; `complete`: the vendor says the turn ended here. */
   text(text: string, ts: number | null, opts: { candidate?: boolean; complete?: boolean; meta?: Record<string, unknown> } = {}): SessionEvent {
-    const ev = this.emit({ role: 'assistant', kind: 'text', text: cap(text, TEXT_CAP.text), ts, meta: opts.meta });
+    const ev = this.emit({ role: 'assistant', kind: 'text', text, max: TEXT_CAP.text, ts, meta: opts.meta });
+    const messageId = opts.meta?.messageId;
+    this.st.lastText = typeof messageId === 'string' && messageId ? { messageId, seq: ev.seq } : null;
     if (opts.candidate !== false) {
       this.st.turnLast = ev.seq;
       if (opts.complete) this.markFinal(ev.seq);
@@ -173,17 +211,28 @@ export class SessionBuilder {
     return ev;
   }
 
-  /** Appends to the last emitted event when it is still in this flush (split assistant messages). */
+  /**
+   * Appends to the last emitted event when it is the same message (split assistant messages). In
+   * this flush the event is joined in place; when it was stored by an earlier read (the harvest ran
+   * between the parts) the part goes out as a `TextAppend` and the writer joins and redacts it.
+   */
   appendToLastText(more: string, messageId: string): boolean {
     const last = this.out[this.out.length - 1];
-    if (!last || last.kind !== 'text' || last.meta.messageId !== messageId) return false;
-    last.text = cap(last.text + more, TEXT_CAP.text);
+    if (last) {
+      if (last.kind !== 'text' || last.meta.messageId !== messageId) return false;
+      // the join is redacted as a whole: a secret split across the two parts is caught here
+      last.text = this.clean(last.text + more, TEXT_CAP.text);
+      return true;
+    }
+    const prev = this.st.lastText;
+    if (!prev || prev.messageId !== messageId || prev.seq !== this.st.seq - 1 || !this.sessionId) return false;
+    this.appends.push({ sessionId: this.sessionId, seq: prev.seq, text: more, max: TEXT_CAP.text });
     return true;
   }
 
   toolCall(name: string, callId: string | undefined, input: string, ts: number | null, meta?: Record<string, unknown>): void {
     if (callId) this.st.pending[callId] = name;
-    this.emit({ role: 'assistant', kind: 'tool_call', toolName: name, text: input, ts, meta: { ...meta, ...(callId ? { callId } : {}) } });
+    this.emit({ role: 'assistant', kind: 'tool_call', toolName: name, text: input, max: TEXT_CAP.toolCall, ts, meta: { ...meta, ...(callId ? { callId } : {}) } });
   }
 
   toolResult(callId: string | undefined, output: string, isError: boolean, ts: number | null, meta?: Record<string, unknown>, nameHint?: string): void {
@@ -195,7 +244,9 @@ export class SessionBuilder {
       kind: 'tool_result',
       toolName: name,
       isError,
-      text: capEnds(output, isError ? TEXT_CAP.toolError : TEXT_CAP.toolResult),
+      text: output,
+      max: isError ? TEXT_CAP.toolError : TEXT_CAP.toolResult,
+      ends: true,
       ts,
       meta: { ...meta, ...(callId ? { callId } : {}) },
     });
@@ -255,10 +306,13 @@ export class SessionBuilder {
     const sid = this.sessionId;
     // events emitted before the session id was known get it now
     if (sid) for (const e of this.out) e.sessionId = sid;
-    const out: ParseOutput = { session: this.snapshot(), events: this.out, finalUpdates: this.updates, skipped: this.skipped };
+    const out: ParseOutput = { session: this.snapshot(), events: this.out, finalUpdates: this.updates, skipped: this.skipped, redactions: this.redactions };
+    if (this.appends.length) out.textAppends = this.appends;
+    this.appends = [];
     this.out = [];
     this.updates = [];
     this.skipped = {};
+    this.redactions = { count: 0, kinds: {} };
     return out;
   }
 }

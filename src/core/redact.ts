@@ -119,8 +119,35 @@ function looksSecret(v: string): boolean {
   return classes >= 2;
 }
 
+/** The base64 alphabet a bare key is made of, as a lookup table over char codes. */
+const BASE64_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+') BASE64_CHAR[c.charCodeAt(0)] = 1;
+const isBase64Char = (c: number) => c < 128 && BASE64_CHAR[c] === 1;
+
+/**
+ * Whether `text` holds a run of at least `len` base64 characters: the precondition of a bare key.
+ * It probes the last char of each window and skips a whole window on a miss, so ordinary text
+ * (words, paths, code) costs a fraction of a char test per char instead of the regex's per-start
+ * attempts (that regex was the most expensive part of redacting a transcript).
+ */
+export function hasBase64Run(text: string, len: number): boolean {
+  const n = text.length;
+  let i = 0;
+  while (i + len <= n) {
+    let j = i + len - 1;
+    if (!isBase64Char(text.charCodeAt(j))) {
+      i = j + 1;
+      continue;
+    }
+    while (j > i && isBase64Char(text.charCodeAt(j - 1))) j--;
+    if (j === i) return true;
+    i = j;
+  }
+  return false;
+}
+
 function redactBareKeys(text: string, t: Tally): string {
-  if (text.length < 40) return text;
+  if (!hasBase64Run(text, 40)) return text;
   BARE_KEY.lastIndex = 0;
   return text.replace(BARE_KEY, (m: string, offset: number) => {
     if (!/[A-Z]/.test(m) || !/[a-z]/.test(m) || !/\d/.test(m)) return m; // hex digests, words

@@ -16,7 +16,8 @@ import { throwIfAborted } from '../core/errors.js';
 import { getAdapter, HARVEST_ADAPTERS, isAgentEnabled } from '../../adapters/index.js';
 import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
 import { getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
-import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal } from '../store/repos/events.js';
+import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal, setEventText, storedEventText } from '../store/repos/events.js';
+import { joinContinuation } from './continue-text.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
@@ -341,6 +342,15 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   const sid = upsertSession(db, session);
   if (r.packed) insertEventRows(db, sid, r.packed.rows);
   else insertEvents(db, sid, r.output.events);
+  for (const a of r.output.textAppends ?? []) {
+    const target = a.sessionId === snap.id ? sid : sessionSid(db, a.sessionId);
+    const stored = target === undefined ? undefined : storedEventText(db, target, a.seq);
+    if (target === undefined || stored === undefined) continue; // (history kept elsewhere: nothing to continue)
+    const joined = joinContinuation(stored, a.text, a.max);
+    setEventText(db, target, a.seq, joined.text);
+    summary.redactions += joined.redactions;
+    for (const k of joined.kinds) summary.redactionsByKind[k] = (summary.redactionsByKind[k] ?? 0) + 1;
+  }
   for (const u of r.output.finalUpdates) {
     // (an update for a session that is not stored has nothing to mark)
     const target = u.sessionId === snap.id ? sid : sessionSid(db, u.sessionId);

@@ -196,16 +196,22 @@ export function processFile(task: FileTask): FileResult {
     res.headHash = headFromRead ?? headHash(fd, res.headLen);
     const out = parser.flush();
     for (const [k, v] of Object.entries(out.skipped)) bump(k, v);
-    for (const ev of out.events) {
-      const r = redactSecrets(ev.text);
-      if (r.count) {
-        ev.text = r.text;
-        res.redactions += r.count;
-        for (const k of r.kinds) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + 1;
+    if (out.redactions) {
+      // the builder redacted every text once, whole, before cutting it
+      res.redactions += out.redactions.count;
+      for (const [k, n] of Object.entries(out.redactions.kinds)) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + n;
+    } else {
+      for (const ev of out.events) {
+        const r = redactSecrets(ev.text);
+        if (r.count) {
+          ev.text = r.text;
+          res.redactions += r.count;
+          for (const k of r.kinds) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + 1;
+        }
       }
     }
     if (out.session?.title) out.session.title = redactSecrets(out.session.title).text;
-    res.output = { ...out, skipped: {} };
+    res.output = { ...out, skipped: {}, redactions: undefined };
     // parser state is stored too (files.state): the session title and any carried text in it are redacted
     const saved = redactValue(parser.saveState());
     res.state = saved === null || saved === undefined ? null : JSON.stringify(saved);

@@ -75,6 +75,16 @@ export function setEventFinal(db: Db, sid: number, seq: number, final: boolean):
   cachedStatement(db, sql).run(sid, seq);
 }
 
+/** Replaces the text of an already stored event (an assistant message continued in a later read). */
+export function setEventText(db: Db, sid: number, seq: number, text: string): void {
+  cachedStatement(db, 'UPDATE events SET text = ? WHERE sid = ? AND seq = ?').run(text, sid, seq);
+}
+
+/** The stored text of one event by session number, or undefined. */
+export function storedEventText(db: Db, sid: number, seq: number): string | undefined {
+  return (cachedStatement(db, 'SELECT text FROM events WHERE sid = ? AND seq = ?').get(sid, seq) as { text: string } | undefined)?.text;
+}
+
 /** Deletes a session's events (the session row stays). */
 export function deleteSessionEvents(db: Db, sessionId: string): number {
   return cachedStatement(db, `DELETE FROM events WHERE sid = ${SID_OF}`).run(sessionId).changes;
