@@ -199,8 +199,13 @@ export function personalManagedSkillTarget(ctx: Omit<SkillLocationContext, 'proj
  * Resolves `--skill NAME|PATH` to a target: a path must pass the write guard; a name matches a
  * discovered skill folder name or instruction-file name. Ambiguous names are refused.
  */
+/** A `--skill` value that is a path (the user named the file), not a skill name. */
+export function isSkillPathSpec(spec: string): boolean {
+  return spec.includes('/') || spec.includes(path.sep) || spec.endsWith('.md');
+}
+
 export function resolveSkillTarget(spec: string, ctx: SkillLocationContext): SkillTarget {
-  if (spec.includes('/') || spec.includes(path.sep) || spec.endsWith('.md')) {
+  if (isSkillPathSpec(spec)) {
     const file = path.resolve(ctx.project ?? process.cwd(), spec);
     assertWritableTarget(file, ctx);
     const existing = discoverSkills(ctx).find((t) => t.path === file);

@@ -66,6 +66,8 @@ export interface TrainItemArgs {
   nightId: string;
   signal?: AbortSignal;
   progress: Progress;
+  /** the `--skill <path>` the user typed: honoured for that file only */
+  userSkillPath?: string;
 }
 
 /** Trains one target and stages it if (and only if) it passed the gate. */
@@ -125,6 +127,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   const spent = a.budget.used();
   const proposal = stageProposal(a.db, a.paths, {
     target: item.target,
+    userSkillPath: a.userSkillPath === item.target.path ? a.userSkillPath : undefined,
     baseContent: base,
     startContent: start,
     editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',

@@ -46,6 +46,8 @@ export interface NightOptions {
   project?: string;
   /** only this skill (resolved target) */
   skill?: SkillTarget;
+  /** the `--skill <path>` the user typed (an allowed write target for that file only) */
+  userSkillPath?: string;
   /** override every role's backend (`--backend`) */
   backend?: Config['roles']['target']['backend'];
   env?: NodeJS.ProcessEnv;
@@ -266,7 +268,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       }
       renewLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS);
       try {
-        await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress });
+        await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath });
       } catch (err) {
         if (!guard.failure) throw err;
       }

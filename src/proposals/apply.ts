@@ -19,7 +19,7 @@ import { assertDerivedTarget } from './targets.js';
 import { describeRisk, lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
-import { insertReceipt, listProposals, listReceipts, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
+import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
 import { editHash } from '../trainer/buffer.js';
 import { assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
@@ -89,7 +89,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       });
     }
     const file = p.skillTarget.path;
-    assertDerivedTarget(db, p.skillTarget, { env });
+    assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: proposalUserSkillPath(db, p.id) ?? undefined });
     assertWritableTarget(file, ctxFor(p, env));
     const project = p.skillTarget.project;
     if (project && !fs.existsSync(project)) {
@@ -207,7 +207,7 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
       .pop();
     if (!receipt) throw new SleepError('INTERNAL', `proposal ${p.id} is applied but has no apply receipt`, { hint: 'restore the file by hand from the backups folder' });
     const file = p.skillTarget.path;
-    assertDerivedTarget(db, p.skillTarget, { env });
+    assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: proposalUserSkillPath(db, p.id) ?? undefined });
     assertWritableTarget(file, ctxFor(p, env));
     const backupPath = receipt.backupPath ?? backupPathFor(paths, p);
     const absent = fs.existsSync(`${backupPath}.absent`) && !fs.existsSync(backupPath);

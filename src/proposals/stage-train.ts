@@ -27,6 +27,8 @@ export function stageTrainResult(
     nightId?: string | null;
     backends?: RoleBackends;
     notes?: string[];
+    /** the `--skill <path>` the user typed, when the target came from it */
+    userSkillPath?: string;
   },
 ): Proposal | null {
   const { result } = input;
@@ -35,6 +37,7 @@ export function stageTrainResult(
   const b = input.backends;
   return stageProposal(db, paths, {
     target: input.target,
+    userSkillPath: input.userSkillPath,
     baseContent: input.baseContent,
     startContent: result.baselineSkill,
     candidate: result.bestSkill,

@@ -21,7 +21,7 @@ import { assertDerivedTarget } from './targets.js';
 import { lintEdit } from './risk-lint.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
-import { insertProposal, supersedeWaitingProposals } from '../store/repos/proposals.js';
+import { insertProposal, setProposalUserSkillPath, supersedeWaitingProposals } from '../store/repos/proposals.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
 
 /** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
@@ -99,6 +99,7 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
 
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
   assertDerivedTarget(db, input.target, { userSkillPath: input.userSkillPath });
+  const userTyped = !!input.userSkillPath && path.resolve(input.userSkillPath) === input.target.path;
   const risk = lintEdit(input.baseContent ?? '', input.candidate);
   const now = input.now ?? Date.now();
   const id = newId('p');
@@ -172,6 +173,8 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
   // user never reviews (or rejects) the same edit twice; superseding records no rejection
   db.transaction(() => {
     insertProposal(db, proposal);
+    // the typed path is the proposal's allowance at apply: for this exact file, nothing else
+    if (userTyped) setProposalUserSkillPath(db, id, input.target.path);
     supersedeWaitingProposals(db, input.target.path, id, now);
   }).immediate();
   return proposal;

@@ -5,7 +5,7 @@ import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { BackendName } from '../../core/config.js';
 import { SleepError, UsageError } from '../../core/errors.js';
-import { resolveSkillTarget } from '../../../adapters/skills-registry.js';
+import { isSkillPathSpec, resolveSkillTarget } from '../../../adapters/skills-registry.js';
 import { runNight } from '../../night/night.js';
 import type { NightReport } from '../../night/report.js';
 import { fmtScore } from '../../proposals/staging-report.js';
@@ -104,6 +104,7 @@ export function register(program: Command): void {
           dryRun: opts.dryRun,
           project: project ?? skill?.project ?? undefined,
           skill,
+          userSkillPath: skill && opts.skill && isSkillPathSpec(opts.skill) ? skill.path : undefined,
           backend: opts.backend as BackendName | undefined,
           env: ctx.env,
           signal: controller.signal,

@@ -17,7 +17,7 @@ import { newId } from '../../core/ids.js';
 import { listTasks } from '../../store/repos/tasks.js';
 import { budgetFromConfig } from '../../llm/budget.js';
 import { createRoleBackends } from '../../llm/registry.js';
-import { managedSkillTarget, resolveSkillTarget, scaffoldSkill } from '../../../adapters/skills-registry.js';
+import { isSkillPathSpec, managedSkillTarget, resolveSkillTarget, scaffoldSkill } from '../../../adapters/skills-registry.js';
 import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/train.js';
 import { lrSeries, type LrSchedule } from '../../trainer/lr.js';
 import { stageTrainResult, trainingImproved } from '../../proposals/stage-train.js';
@@ -192,7 +192,15 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
   const proposal =
     result.stoppedBy === 'aborted' || !trainingImproved(result)
       ? null
-      : stageTrainResult(ctx.db, ctx.paths, { target, baseContent, result, editScope: plan.skill.editScope as 'learned' | 'document', backends });
+      : stageTrainResult(ctx.db, ctx.paths, {
+          target,
+          baseContent,
+          result,
+          editScope: plan.skill.editScope as 'learned' | 'document',
+          backends,
+          // a path the user typed is the one write target allowed outside a harvested project
+          userSkillPath: flags.skill && isSkillPathSpec(flags.skill) ? target.path : undefined,
+        });
   ctx.emit(
     {
       runId: result.runId,

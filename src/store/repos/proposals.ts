@@ -29,6 +29,16 @@ export function insertProposal(db: Db, p: Proposal): void {
   ).run(rec.id, rec.runId, rec.nightId ?? null, rec.skillTarget.path, rec.skillTarget.name, rec.status, rec.createdAt, rec.decidedAt ?? null, JSON.stringify(rec));
 }
 
+/** Records the `--skill <path>` the user typed for this proposal (set at staging, by the CLI's flag only). */
+export function setProposalUserSkillPath(db: Db, id: string, file: string): void {
+  db.prepare('UPDATE proposals SET user_skill_path = ? WHERE id = ?').run(file, id);
+}
+
+/** The `--skill <path>` the user typed for this proposal, or null. */
+export function proposalUserSkillPath(db: Db, id: string): string | null {
+  return (db.prepare('SELECT user_skill_path FROM proposals WHERE id = ?').get(id) as { user_skill_path: string | null } | undefined)?.user_skill_path ?? null;
+}
+
 /** By exact id, or by a unique prefix (ids are long; users paste the first characters). */
 export function getProposal(db: Db, id: string): Proposal | undefined {
   const exact = db.prepare('SELECT id, status, decided_at, record FROM proposals WHERE id = ?').get(id) as ProposalRow | undefined;
