@@ -16,7 +16,8 @@ import type { SleepPaths } from '../core/paths.js';
 import type { AgentId, Proposal } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
 import { assertDerivedTarget } from './targets.js';
-import { describeRisk, lintEdit } from './risk-lint.js';
+import { describeRisk } from './risk-lint.js';
+import { assessRisk } from './provenance.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
@@ -113,7 +114,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const partial = !!opts.editIds && opts.editIds.length > 0;
     if (opts.content !== undefined) content = opts.content;
     else if (partial) content = contentForEdits(p, opts.editIds!, paths);
-    const risk = lintEdit(current ?? '', content);
+    const risk = assessRisk(db, current ?? '', content, p.edits);
     if (risk.length && !opts.forceRisky) {
       throw new SleepError('INVALID_INPUT', `proposal ${p.id} was flagged by the risk lint:\n${describeRisk(risk)}`, {
         hint: `read the flagged lines; if you trust them, \`skillopt-sleep apply ${p.id} --force-risky\``,

@@ -10,7 +10,8 @@
  */
 
 export interface RiskFlag {
-  rule: 'pipe-to-shell' | 'credential-path' | 'exfiltration' | 'safety-off' | 'prompt-injection';
+  /** `tool-output-only`: the new text repeats stored tool output with no ask, correction or judge behind it (provenance.ts) */
+  rule: 'pipe-to-shell' | 'credential-path' | 'exfiltration' | 'safety-off' | 'prompt-injection' | 'tool-output-only';
   line: string;
   why: string;
 }

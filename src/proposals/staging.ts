@@ -18,7 +18,7 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { EditRecord, Proposal, SkillTarget, Split } from '../core/records.js';
 import { assertDerivedTarget } from './targets.js';
-import { lintEdit } from './risk-lint.js';
+import { assessRisk } from './provenance.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
 import { insertProposal, setProposalUserSkillPath, supersedeWaitingProposals } from '../store/repos/proposals.js';
@@ -100,7 +100,8 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
   assertDerivedTarget(db, input.target, { userSkillPath: input.userSkillPath });
   const userTyped = !!input.userSkillPath && path.resolve(input.userSkillPath) === input.target.path;
-  const risk = lintEdit(input.baseContent ?? '', input.candidate);
+  // the lint's shapes, and the provenance of the new text (never tool output alone)
+  const risk = assessRisk(db, input.baseContent ?? '', input.candidate, input.result.edits ?? []);
   const now = input.now ?? Date.now();
   const id = newId('p');
   const base = input.baseContent ?? '';

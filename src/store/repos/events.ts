@@ -85,6 +85,12 @@ export function storedEventText(db: Db, sid: number, seq: number): string | unde
   return (cachedStatement(db, 'SELECT text FROM events WHERE sid = ? AND seq = ?').get(sid, seq) as { text: string } | undefined)?.text;
 }
 
+/** Whether any stored tool result holds `needle` (case-insensitive for ASCII): a scan, used sparingly. */
+export function toolOutputContains(db: Db, needle: string): boolean {
+  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return cachedStatement(db, "SELECT 1 FROM events WHERE kind = 'tool_result' AND text LIKE ? ESCAPE '\\' LIMIT 1").get(pattern) !== undefined;
+}
+
 /** Deletes a session's events (the session row stays). */
 export function deleteSessionEvents(db: Db, sessionId: string): number {
   return cachedStatement(db, `DELETE FROM events WHERE sid = ${SID_OF}`).run(sessionId).changes;
