@@ -47,7 +47,8 @@ beforeAll(async () => {
   ];
   const tasks = asks.map((intent, i) => ({
     intent,
-    judge: { checks: [{ op: 'contains', value: 'Changelog' }] },
+    // one train and one val task are graded by the judge role (a rubric), the rest by checks
+    judge: i < 2 ? { reference: { kind: 'rubric', rubric: 'The reply is a complete changelog entry.' } } : { checks: [{ op: 'contains', value: 'Changelog' }] },
     split: i % 2 ? 'val' : 'train',
   }));
   const file = path.join(sb.root, 'tasks.json');
@@ -60,7 +61,15 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+const JUDGE = /You grade a coding agent/;
+const OPTIMIZER = /Reply with JSON only/;
+/** A server that knows one model: any other name gets the 404 a real API gives a typo. */
+const onlyModel = (name: string) => (body: string): FakeOpenAiReply =>
+  (JSON.parse(body) as { model?: string }).model === name ? { text: JUDGE.test(body) ? '{"score": 1, "feedback": "ok"}' : 'Changelog: done' } : { status: 404, raw: JSON.stringify({ error: { message: `The model \`${(JSON.parse(body) as { model?: string }).model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } }) };
+
 const cases: Array<[string, (body: string) => FakeOpenAiReply, RegExp]> = [
+  ['a model name typo (the server knows the model, not the misspelling: HTTP 404)', onlyModel('gpt-5-mini'), /HTTP 404|does not exist|model/],
+  ['a judge that never returns JSON (target and optimizer fine)', (body) => (JUDGE.test(body) ? { text: 'The entry looks good to me, nice work.' } : OPTIMIZER.test(body) ? { text: '{"failures":[],"edits":[]}' } : { text: 'Changelog: done' }), /judge.*unusable judge_rubric reply/],
   ['a retired or misspelled model (HTTP 404)', () => ({ status: 404 }), /HTTP 404/],
   ['a refused key (HTTP 401)', () => ({ status: 401 }), /HTTP 401|credentials/],
   ['empty 200 OK replies', () => ({ text: '' }), /empty reply/],
@@ -71,7 +80,10 @@ describe('a night that cannot work fails loudly', () => {
   for (const [name, respond, reason] of cases) {
     it(name, async () => {
       reply = respond;
+      const typo = name.startsWith('a model name typo');
+      if (typo) expect(runCli(['config', 'set', 'roles.target.model', 'gpt-5-mnii'], sb.env).status).toBe(0);
       const run = await runAsync(['night', '--json'], sb.env);
+      if (typo) expect(runCli(['config', 'set', 'roles.target.model', 'gpt-5-mini'], sb.env).status).toBe(0);
       expect(run.status, JSON.stringify((() => { try { const j = JSON.parse(run.stdout); return { s: j.summary, n: j.notes, i: j.items, u: j.used }; } catch { return run.stdout.slice(0, 2000); } })()) + run.stderr).not.toBe(0);
       const report = JSON.parse(run.stdout) as { status: string; summary: string };
       expect(report.status).toBe('failed');
