@@ -80,6 +80,24 @@ describe('ingest under damaged input', () => {
     );
   });
 
+  it('random bad lines inserted in each line format cost only themselves', () => {
+    const jsonl = FIXTURES.filter((f) => f.endsWith('.jsonl'));
+    const full = new Map(jsonl.map((rel) => [rel, run(source(rel)).output!.events.map(sig)]));
+    // not JSON, cut JSON, a JSON array, an empty object, and objects of the formats' shapes with wrong types
+    const BAD = ['not json at all', '{"type":"user"', '[]', '{}', '{"type":"user","message":{"role":"user","content":7}}', '{"type":"response_item","payload":7}', '{"type":"assistant.message","data":null}', '{"kind":"oops","k":["requests"],"v":[]}', '"a string"', '{"type":"event_msg","payload":{"type":"user_message","message":["x"]}}'];
+    fc.assert(
+      fc.property(fc.constantFrom(...jsonl), fc.uniqueArray(fc.nat(), { minLength: 1, maxLength: 4 }), fc.array(fc.constantFrom(...BAD), { minLength: 4, maxLength: 4 }), (rel, where, bad) => {
+        const lines = fs.readFileSync(source(rel), 'utf8').split('\n').filter((l) => l.trim());
+        // (never before the first line: a file's head identifies its session for some formats)
+        where.forEach((w, k) => lines.splice(1 + (w % lines.length), 0, bad[k]));
+        const r = run(place(rel, Buffer.from(lines.join('\n') + '\n'), `bad${n++}`));
+        expect(r.output).not.toBeNull();
+        expect(r.output!.events.map(sig)).toEqual(full.get(rel));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('a truncated append-only file yields a prefix of the full file’s events', () => {
     const appendOnly = FIXTURES.filter((f) => !f.includes('copilot-vscode'));
     const full = new Map(appendOnly.map((rel) => [rel, run(source(rel)).output!.events.map(sig)]));
