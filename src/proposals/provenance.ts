@@ -10,18 +10,23 @@
 import type { Db } from '../store/db.js';
 import type { Edit, Task } from '../core/records.js';
 import { getTask } from '../store/repos/tasks.js';
-import { toolOutputContains } from '../store/repos/events.js';
+import { toolOutputHolding } from '../store/repos/events.js';
 import { lintEdit, type RiskFlag } from './risk-lint.js';
 
 export interface ProvenanceSources {
   /** the user's words and the judges' findings behind the edits */
   trusted: string[];
-  /** whether stored tool output holds `needle` (case-insensitive) */
-  inToolOutput: (needle: string) => boolean;
+  /** which of `needles` some stored tool output holds (case-insensitive), in one pass over it */
+  inToolOutput: (needles: string[]) => Set<string>;
 }
 
-/** Lookups of tool output per proposal: each is a scan of the stored tool results. */
-const MAX_LOOKUPS = 40;
+/**
+ * Bounds, so a huge candidate costs little: the pieces looked up per proposal (the optimizer's
+ * edits are a few lines; a first skill's scaffold a few more) and the base size below which a
+ * piece already in the base document is recognised by a substring search.
+ */
+const MAX_PIECES = 200;
+const BASE_SEARCH_LIMIT = 200_000;
 const WORDS_PER_WINDOW = 6;
 
 /** The distinctive pieces of one added line: code spans, URLs, paths, and runs of words. */
@@ -43,19 +48,28 @@ export function distinctivePieces(line: string): string[] {
 export function provenanceFlags(base: string, candidate: string, src: ProvenanceSources): RiskFlag[] {
   const before = new Set(base.split('\n').map((l) => l.trim()));
   const trusted = src.trusted.join('\n').toLowerCase();
-  const baseLower = base.toLowerCase();
-  const flags: RiskFlag[] = [];
-  let lookups = 0;
-  for (const line of candidate.split('\n')) {
-    if (!line.trim() || before.has(line.trim())) continue;
-    for (const piece of distinctivePieces(line)) {
+  const baseLower = base.length <= BASE_SEARCH_LIMIT ? base.toLowerCase() : '';
+  // the novel pieces of each distinct added line: not in the base document, not in the user's words or a judge's
+  const novel = new Map<string, string[]>();
+  let budget = MAX_PIECES;
+  for (const raw of candidate.split('\n')) {
+    const line = raw.trim();
+    if (!line || before.has(line) || novel.has(line)) continue;
+    const pieces = distinctivePieces(line).filter((piece) => {
       const p = piece.toLowerCase();
-      if (baseLower.includes(p) || trusted.includes(p)) continue;
-      if (lookups++ >= MAX_LOOKUPS) break;
-      if (!src.inToolOutput(piece)) continue;
-      flags.push({ rule: 'tool-output-only', line: line.trim().slice(0, 200), why: `repeats tool output the user never wrote ("${piece.slice(0, 80)}"); no correction, ask or judge behind it` });
-      break; // one flag per line
-    }
+      return !baseLower.includes(p) && !trusted.includes(p);
+    });
+    if (!pieces.length) continue;
+    novel.set(line, pieces.slice(0, budget));
+    budget -= Math.min(budget, pieces.length);
+    if (budget === 0) break;
+  }
+  if (!novel.size) return [];
+  const found = src.inToolOutput([...new Set([...novel.values()].flat())]);
+  const flags: RiskFlag[] = [];
+  for (const [line, pieces] of novel) {
+    const piece = pieces.find((p) => found.has(p));
+    if (piece) flags.push({ rule: 'tool-output-only', line: line.slice(0, 200), why: `repeats tool output the user never wrote ("${piece.slice(0, 80)}"); no correction, ask or judge behind it` });
   }
   return flags;
 }
@@ -78,7 +92,7 @@ export function storeProvenance(db: Db, edits: readonly Pick<Edit, 'evidence'>[]
     const t = getTask(db, id);
     return t ? trustedTextOf(t) : [];
   });
-  return { trusted, inToolOutput: (needle) => toolOutputContains(db, needle) };
+  return { trusted, inToolOutput: (needles) => toolOutputHolding(db, needles) };
 }
 
 /** Every risk finding of a proposed change: the lint's shapes and the provenance of its new text. */

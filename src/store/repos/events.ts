@@ -85,10 +85,25 @@ export function storedEventText(db: Db, sid: number, seq: number): string | unde
   return (cachedStatement(db, 'SELECT text FROM events WHERE sid = ? AND seq = ?').get(sid, seq) as { text: string } | undefined)?.text;
 }
 
-/** Whether any stored tool result holds `needle` (case-insensitive for ASCII): a scan, used sparingly. */
-export function toolOutputContains(db: Db, needle: string): boolean {
-  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return cachedStatement(db, "SELECT 1 FROM events WHERE kind = 'tool_result' AND text LIKE ? ESCAPE '\\' LIMIT 1").get(pattern) !== undefined;
+/** How many of the newest tool results `toolOutputHolding` reads: one bounded pass per question. */
+export const TOOL_OUTPUT_SCAN_LIMIT = 200_000;
+
+/**
+ * Which of `needles` the stored tool results hold (case-insensitive), in one pass over the newest
+ * TOOL_OUTPUT_SCAN_LIMIT of them (a planted instruction that recurs lives in recent output), stopping
+ * once every needle is found.
+ */
+export function toolOutputHolding(db: Db, needles: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  if (!needles.length) return found;
+  const lower = needles.map((n) => n.toLowerCase());
+  const rows = cachedStatement(db, "SELECT text FROM events WHERE kind = 'tool_result' ORDER BY sid DESC, seq DESC LIMIT ?").iterate(TOOL_OUTPUT_SCAN_LIMIT) as IterableIterator<{ text: string }>;
+  for (const { text } of rows) {
+    const t = text.toLowerCase();
+    for (let i = 0; i < lower.length; i++) if (!found.has(needles[i]) && t.includes(lower[i])) found.add(needles[i]);
+    if (found.size === needles.length) break;
+  }
+  return found;
 }
 
 /** Deletes a session's events (the session row stays). */
