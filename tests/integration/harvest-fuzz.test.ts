@@ -81,13 +81,18 @@ describe('ingest under damaged input', () => {
   });
 
   it('random bad lines inserted in each line format cost only themselves', () => {
-    const jsonl = FIXTURES.filter((f) => f.endsWith('.jsonl'));
-    const full = new Map(jsonl.map((rel) => [rel, run(source(rel)).output!.events.map(sig)]));
+    // the JSONL fixtures, and Gemini CLI's chat recording placed where Gemini keeps one
+    const GEMINI = 'gemini/tmp/app/chats/session-2026-10-01T10-00-5d3c2b1a.jsonl';
+    const geminiSource = path.join(path.dirname(fixtureFile('codex', '.')), '..', 'gemini', 'session-jsonl.jsonl');
+    const src = (rel: string) => (rel === GEMINI ? geminiSource : source(rel));
+    const jsonl = [...FIXTURES.filter((f) => f.endsWith('.jsonl')), GEMINI];
+    const full = new Map(jsonl.map((rel) => [rel, run(place(rel, fs.readFileSync(src(rel)), 'bad-full')).output!.events.map(sig)]));
+    for (const [rel, events] of full) expect(events.length, rel).toBeGreaterThan(0);
     // not JSON, cut JSON, a JSON array, an empty object, and objects of the formats' shapes with wrong types
     const BAD = ['not json at all', '{"type":"user"', '[]', '{}', '{"type":"user","message":{"role":"user","content":7}}', '{"type":"response_item","payload":7}', '{"type":"assistant.message","data":null}', '{"kind":"oops","k":["requests"],"v":[]}', '"a string"', '{"type":"event_msg","payload":{"type":"user_message","message":["x"]}}'];
     fc.assert(
       fc.property(fc.constantFrom(...jsonl), fc.uniqueArray(fc.nat(), { minLength: 1, maxLength: 4 }), fc.array(fc.constantFrom(...BAD), { minLength: 4, maxLength: 4 }), (rel, where, bad) => {
-        const lines = fs.readFileSync(source(rel), 'utf8').split('\n').filter((l) => l.trim());
+        const lines = fs.readFileSync(src(rel), 'utf8').split('\n').filter((l) => l.trim());
         // (never before the first line: a file's head identifies its session for some formats)
         where.forEach((w, k) => lines.splice(1 + (w % lines.length), 0, bad[k]));
         const r = run(place(rel, Buffer.from(lines.join('\n') + '\n'), `bad${n++}`));
