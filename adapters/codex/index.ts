@@ -41,4 +41,11 @@ export const codex: AgentRecord = {
   },
   exec: codexExec,
   vocabulary: codexVocabulary,
+  // user-level hooks live in $CODEX_HOME/hooks.json (the same shape as Claude Code's)
+  sessionStartHook: {
+    file: (home, env) => path.join(codexHomes({ env, home })[0] ?? path.join(home, '.codex'), 'hooks.json'),
+    event: 'SessionStart',
+    matcher: 'startup',
+    caveat: 'Codex runs hooks only with `codex_hooks = true` under `[features]` in its config.toml, and asks you to trust a new hook once',
+  },
 };
