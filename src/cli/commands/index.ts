@@ -29,5 +29,7 @@ import * as wipeCmd from './wipe.js';
 import * as exportCmd from './export.js';
 import * as hooksCmd from './hooks.js';
 import * as uninstallCmd from './uninstall.js';
+import * as skillsCmd from './skills.js';
+import * as historyCmd from './history.js';
 
-export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, forgetCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd, wipeCmd, exportCmd, hooksCmd, uninstallCmd];
+export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, forgetCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd, wipeCmd, exportCmd, hooksCmd, uninstallCmd, skillsCmd, historyCmd];
