@@ -66,7 +66,7 @@ describe('a week with skillopt-sleep, from a project folder', () => {
   it('run from the tool\'s own clone, a project command refuses with a hint instead of training the clone', () => {
     const r = typed(['train', '--dry-run'], REPO_ROOT);
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/not a harvested project/);
+    expect(r.stderr).toMatch(/skillopt-sleep's own folder, not one of your projects/);
     expect(r.stderr).toContain(ledgerline);
     expect(r.stderr).toMatch(/hint: .*--project/);
   });

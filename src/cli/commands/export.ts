@@ -44,7 +44,16 @@ export function register(program: Command): void {
         const tmp = outFile ? `${outFile}.${process.pid}.tmp` : null;
         if (outFile) ensurePrivateDir(path.dirname(outFile));
         const fd = tmp ? fs.openSync(tmp, 'w', 0o600) : 1;
-        const write = (obj: unknown) => fs.writeSync(fd, JSON.stringify(obj) + '\n');
+        let closed = false; // stdout closed early (`export | head`): stop writing, not an error
+        const write = (obj: unknown) => {
+          if (closed) return;
+          try {
+            fs.writeSync(fd, JSON.stringify(obj) + '\n');
+          } catch (err) {
+            if (!tmp && (err as NodeJS.ErrnoException).code === 'EPIPE') closed = true;
+            else throw err;
+          }
+        };
         const counts: Record<string, number> = {};
         let redactions = 0;
         try {
@@ -52,6 +61,7 @@ export function register(program: Command): void {
           for (const table of tables) {
             counts[table] = 0;
             for (const row of exportRows(ctx.db, table, project)) {
+              if (closed) break;
               write({ table, row: isoTimestamps(redactValue(row, (n) => (redactions += n))) });
               counts[table]++;
             }
@@ -73,6 +83,7 @@ export function register(program: Command): void {
           }
           throw err;
         }
+        if (closed) return;
         const total = Object.values(counts).reduce((a, b) => a + b, 0);
         // the summary goes to stderr: stdout may be the export itself
         if (outFile) {
