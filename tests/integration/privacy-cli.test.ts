@@ -51,7 +51,7 @@ describe('export', () => {
     const r = runCli(['export', '--out', out], sb.env);
     expect(r.status, r.stderr).toBe(0);
     expect(fs.statSync(out).mode & 0o777).toBe(0o600);
-    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { $schema?: string; exportedAt?: string; table?: string; row: Record<string, unknown> });
     expect(lines[0]!.$schema).toBe('skillopt-sleep/export@1');
     expect(lines[0]!.exportedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const sessions = lines.filter((l) => l.table === 'sessions');

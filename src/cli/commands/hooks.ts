@@ -14,7 +14,7 @@ import { cliPath } from '../../daemon/lifecycle.js';
 import { openDb } from '../../store/db.js';
 import { countProposals } from '../../store/repos/proposals.js';
 import { HOOK_TAG } from '../../../adapters/kit/session-hook.js';
-import { agentDisplayName, resolveAgentName } from '../../../adapters/index.js';
+import { AGENTS, agentDisplayName, resolveAgentName } from '../../../adapters/index.js';
 import { UsageError } from '../../core/errors.js';
 import type { AgentId } from '../../core/records.js';
 import { hookAgents, hookStates, installHook, removeHook } from '../session-hooks.js';
@@ -48,7 +48,7 @@ export function register(program: Command): void {
 
   hooks
     .command('install')
-    .description("add the session-start hook to each agent's user settings (Claude Code settings.json, Codex hooks.json); backup kept, atomic write")
+    .description("add the session-start hook to the user settings of each agent that has one (see `hooks show`); backup kept, atomic write")
     .option('--agent <a>', 'only this agent')
     .action(
       action((ctx, opts: { agent?: string }) => {
@@ -93,7 +93,7 @@ export function register(program: Command): void {
         const states = hookStates(ctx.env);
         ctx.emit(tagged('hooks-show', { hooks: states, waiting: nudgeLine(ctx) }), () => {
           for (const s of states) ctx.print(`${agentDisplayName(s.agent)}: ${s.installed ? 'installed' : 'not installed'} (${s.file})${s.installed && s.caveat ? ` — ${s.caveat}` : ''}`);
-          ctx.print('GitHub Copilot: no hook (Copilot CLI ignores what a sessionStart hook prints)');
+          for (const a of AGENTS.filter((x) => !x.sessionStartHook)) ctx.print(`${a.displayName}: no hook (it has no user-level session-start hook whose output you would see)`);
         });
       }),
     );
