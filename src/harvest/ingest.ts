@@ -24,6 +24,7 @@ import { listCandidates } from './listing.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { statMany } from './stat-many.js';
 import { projectMatcher, type ProjectMatcher } from '../core/project-glob.js';
+import { storedSessionFolders, wipeProject } from '../store/repos/privacy.js';
 
 export interface HarvestOptions {
   agents?: AgentId[];
@@ -118,6 +119,17 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     durationMs: 0,
   };
 
+  const excluded = projectMatcher(config.privacy.excludeProjects, rootEnvFrom(env).homedir);
+  // A project added to privacy.excludeProjects since the last pass: what was stored of it goes now,
+  // not only when its transcripts next change (its tasks and proposals carry its prompts too).
+  if (config.privacy.excludeProjects.length) {
+    for (const folder of storedSessionFolders(db)) {
+      if (!excluded(folder)) continue;
+      const { counts } = wipeProject(db, folder);
+      summary.skipped['excluded-project-removed'] = (summary.skipped['excluded-project-removed'] ?? 0) + counts.sessions;
+    }
+  }
+
   const { candidates, paths, listed } = listCandidates(db, config, agents, env, opts.files);
   summary.files = candidates.length;
   throwIfAborted(opts.signal);
@@ -195,7 +207,6 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   // SQLite's default 2 MB page cache a big first harvest thrashes; 24 MB keeps the hot pages in memory.
   if (tasks.length > 50) ensureCacheSize(db, 24);
   const touched = new Map<string, SessionKind>();
-  const excluded = projectMatcher(config.privacy.excludeProjects, rootEnvFrom(env).homedir);
   const writeBatch = db.transaction((results: FileResult[]) => {
     for (const r of results) writeResult(db, r, { classifier, summary, touched, known, project: opts.project, excluded });
   });

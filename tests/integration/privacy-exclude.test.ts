@@ -69,15 +69,21 @@ describe('privacy.excludeProjects', () => {
     expect(sessionsOfProject(db, FIXTURE_PROJECT)).toBeGreaterThan(0);
   });
 
-  it('removes what was stored before the exclusion, on the next pass that reads the file', async () => {
+  it('removes what was stored before the exclusion on the next pass, even when no transcript changed', async () => {
     await harvest([]);
-    const before = listSessions(db, { limit: 1000 }).filter((s) => s.project === FIXTURE_PROJECT);
-    expect(before.length).toBeGreaterThan(0);
-    // the transcript grows (the user kept working there): the next pass reads it and drops the session
-    for (const s of before) fs.appendFileSync(s.file, '\n');
-    for (const s of before) fs.utimesSync(s.file, new Date(), new Date(Date.now() + 5000));
-    await harvest(['tidemark']);
+    expect(sessionsOfProject(db, FIXTURE_PROJECT)).toBeGreaterThan(0);
+    const other = db.prepare('SELECT count(*) FROM sessions WHERE NOT (project = ? OR project LIKE ?)').pluck().get(FIXTURE_PROJECT, `${FIXTURE_PROJECT}/%`) as number;
+    const sum = await harvest(['tidemark']);
+    expect(sum.skipped['excluded-project-removed']).toBeGreaterThan(0);
+    expect(sum.filesChanged).toBe(0); // nothing was read again to get there
     expect(eventsOfProject(db, FIXTURE_PROJECT)).toBe(0);
+    expect(sessionsOfProject(db, FIXTURE_PROJECT)).toBe(0);
+    expect(statesMentioning(db, 'tidemark')).toBe(0);
+    expect(db.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(other);
+    // and when the transcript grows later, the new lines are not stored either
+    const files = db.prepare('SELECT path FROM files WHERE session_id IS NULL').pluck().all() as string[];
+    for (const f of files) fs.appendFileSync(f, '\n');
+    await harvest(['tidemark']);
     expect(sessionsOfProject(db, FIXTURE_PROJECT)).toBe(0);
   });
 });

@@ -144,6 +144,11 @@ export function wipeProject(db: Db, project: string): { counts: ProjectWipeCount
   return run.immediate();
 }
 
+/** Every folder sessions were stored under (their project, else their cwd), for the exclusion sweep. */
+export function storedSessionFolders(db: Db): string[] {
+  return db.prepare('SELECT DISTINCT coalesce(project, cwd) FROM sessions WHERE coalesce(project, cwd) IS NOT NULL').pluck().all() as string[];
+}
+
 /** How much the store holds, by table (for the wipe confirmation). */
 export function tableCounts(db: Db): Record<string, number> {
   const out: Record<string, number> = {};
