@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { ConfigSchema } from '../../src/core/config-schema.js';
 import { runHarvest } from '../../src/harvest/ingest.js';
-import { listSessions } from '../../src/store/repos/sessions.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
 import { FIXTURE_PROJECT, fixtureHome } from '../helpers/fixtures.js';
 
