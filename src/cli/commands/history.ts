@@ -144,7 +144,7 @@ export function register(program: Command): void {
           }
           for (const e of entries) {
             const test = e.promised.test.before !== null ? `, test ${fmtScore(e.promised.test.before)} → ${fmtScore(e.promised.test.after)}` : '';
-            ctx.print(`${e.appliedAt?.slice(0, 16).replace('T', ' ')}  ${e.status === 'reverted' ? `applied, reverted ${e.revertedAt?.slice(0, 16).replace('T', ' ')}` : 'applied'}  ${e.skill.name}  (${e.proposalId})`);
+            ctx.print(`${e.appliedAt?.slice(0, 16).replace('T', ' ')} UTC  ${e.status === 'reverted' ? `applied, reverted ${e.revertedAt?.slice(0, 16).replace('T', ' ')} UTC` : 'applied'}  ${e.skill.name}  (${e.proposalId})`);
             ctx.print(`  file      ${e.skill.path}`);
             ctx.print(`  promised  validation ${fmtScore(e.promised.val.before)} → ${fmtScore(e.promised.val.after)}${test}, ${e.edits} edit${e.edits === 1 ? '' : 's'}`);
             for (const j of e.jobs) {

@@ -114,9 +114,10 @@ function renderRows(ctx: CliContext, rows: SkillRow[]): void {
     ctx.print(`    file      ${r.path}`);
     ctx.print(`    read by   ${agentsLabel(r.readBy)}`);
     ctx.print(`    tasks     ${n ? `${n} (${r.tasks.train} train / ${r.tasks.val} val / ${r.tasks.test} test${r.routedBy === 'skill-hint' ? ', they invoked this skill' : ''})` : 'none route here'}${r.skip ? ` — not trained yet: ${r.skip}` : ''}`);
-    const trained = r.lastTrainedAt ? `${r.lastTrainedAt} (run ${r.lastTrainRun})` : 'never';
+    const when = (t: string) => `${t.slice(0, 16).replace('T', ' ')} UTC`;
+    const trained = r.lastTrainedAt ? `${when(r.lastTrainedAt)} (run ${r.lastTrainRun})` : 'never';
     const prop = r.lastProposal ? `; last proposal ${r.lastProposal.id} ${r.lastProposal.status}` : '';
-    const applied = r.lastAppliedAt ? `; last applied ${r.lastAppliedAt}` : '';
+    const applied = r.lastAppliedAt ? `; last applied ${when(r.lastAppliedAt)}` : '';
     ctx.print(`    trained   ${trained}${prop}${applied}`);
   }
 }
