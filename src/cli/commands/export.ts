@@ -9,25 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { schemaTag } from '../json-shape.js';
+import { isoTimestamps, schemaTag } from '../json-shape.js';
 import { resolveProjectOption } from '../project.js';
 import { SleepError } from '../../core/errors.js';
 import { redactValue } from '../../core/redact.js';
 import { ensurePrivateDir, fsyncDir } from '../../core/fsutil.js';
 import { EXPORT_TABLES, NOT_EXPORTED, exportRows, projectExportTables } from '../../store/repos/privacy.js';
-
-const TIME_KEY = /^(ts|.*_at|.*At)$/;
-
-/** ms timestamps → ISO strings, in place, at every depth (records hold `createdAt`, `decidedAt`, …). */
-export function isoTimestamps(v: unknown, key = ''): unknown {
-  if (typeof v === 'number' && TIME_KEY.test(key) && v > 1e11 && v < 1e14) return new Date(v).toISOString();
-  if (Array.isArray(v)) return v.map((x) => isoTimestamps(x));
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) o[k] = isoTimestamps(o[k], k);
-  }
-  return v;
-}
 
 export function register(program: Command): void {
   program
