@@ -89,13 +89,16 @@ export function nudgeCommand(agent: AgentId, cli: string, node = process.execPat
 export interface HookInstallResult {
   agent: AgentId;
   file: string;
-  status: 'installed' | 'already';
+  /** skipped: the agent's home folder does not exist (it is not used on this machine) */
+  status: 'installed' | 'already' | 'skipped';
   caveat: string | null;
 }
 
-export function installHook(paths: SleepPaths, agent: HookAgent, env: NodeJS.ProcessEnv, cli: string): HookInstallResult {
+export function installHook(paths: SleepPaths, agent: HookAgent, env: NodeJS.ProcessEnv, cli: string, opts: { evenIfUnused?: boolean } = {}): HookInstallResult {
   const file = hookFile(agent, env);
   const spec = agent.sessionStartHook;
+  // an agent that was never used here gets no settings file of ours (unless asked for by name)
+  if (!opts.evenIfUnused && !fs.existsSync(path.dirname(file))) return { agent: agent.id, file, status: 'skipped', caveat: null };
   const before = readBytes(file);
   const doc = parseHooksFile(file, before);
   const caveat = spec.caveat ?? null;

@@ -182,6 +182,17 @@ describe('hooks', () => {
     expect(after.hooks.SessionStart).toEqual([{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo mine' }] }]);
   });
 
+  it('an agent never used here (no home folder) gets no settings file, unless named with --agent', () => {
+    fs.rmSync(sb.env.CODEX_HOME!, { recursive: true, force: true });
+    const r = runCli(['hooks', 'install', '--json'], sb.env);
+    expect(r.status, r.stderr).toBe(0);
+    const hooks = (JSON.parse(r.stdout) as { hooks: Array<{ agent: string; status: string }> }).hooks;
+    expect(hooks.find((h) => h.agent === 'codex')?.status).toBe('skipped');
+    expect(fs.existsSync(codexHooks())).toBe(false);
+    expect(runCli(['hooks', 'install', '--agent', 'codex'], sb.env).status).toBe(0);
+    expect(fs.existsSync(codexHooks())).toBe(true);
+  });
+
   it('a settings file that is not JSON is refused and left alone', () => {
     fs.writeFileSync(claudeSettings(), '{ broken');
     const r = runCli(['hooks', 'install', '--agent', 'claude-code'], sb.env);

@@ -6,6 +6,7 @@
  * nothing when none wait. `remove` restores each file exactly as it was.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
@@ -52,10 +53,12 @@ export function register(program: Command): void {
     .option('--agent <a>', 'only this agent')
     .action(
       action((ctx, opts: { agent?: string }) => {
-        const results = hookAgents(agentOpt(opts.agent)).map((a) => installHook(ctx.paths, a, ctx.env, cliPath()));
+        const only = agentOpt(opts.agent);
+        const results = hookAgents(only).map((a) => installHook(ctx.paths, a, ctx.env, cliPath(), { evenIfUnused: !!only }));
         ctx.emit(tagged('hooks-install', { ok: true, hooks: results }), () => {
           for (const r of results) {
-            ctx.print(`${agentDisplayName(r.agent)}: ${r.status === 'installed' ? 'added the session-start hook to' : 'the hook is already in'} ${r.file}`);
+            const what = { installed: 'added the session-start hook to', already: 'the hook is already in', skipped: 'not used here (no folder for' }[r.status];
+            ctx.print(`${agentDisplayName(r.agent)}: ${what} ${r.status === 'skipped' ? `${path.dirname(r.file)}); \`--agent ${r.agent}\` installs it anyway` : r.file}`);
             if (r.caveat) ctx.print(`  note: ${r.caveat}`);
           }
           ctx.print('each new session now starts with one line when proposals wait ("2 skill proposals waiting: skillopt-sleep review"), nothing otherwise');
