@@ -3,7 +3,10 @@
  * in the review screen) on stderr, answered on stdin. `--yes` answers for scripts; no answer (a
  * closed or empty stdin) is a no, so nothing is ever deleted by accident in a pipe.
  */
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
+import { SleepError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 
 export async function confirm(ctx: CliContext, question: string, yes: boolean | undefined): Promise<boolean> {
@@ -26,4 +29,22 @@ function readLine(): Promise<string | null> {
     rl.once('line', (l) => finish(l));
     rl.once('close', () => finish(null));
   });
+}
+
+/**
+ * A folder the wipe and uninstall commands may delete whole: never the filesystem root, the home
+ * folder or a folder above it (a `SKILLOPT_SLEEP_HOME=~` typo must not cost the user their home).
+ */
+export function assertDeletableFolder(dir: string, env: NodeJS.ProcessEnv = process.env): void {
+  const d = path.resolve(dir);
+  const homes = [os.homedir(), env.HOME, env.USERPROFILE].filter((h): h is string => !!h);
+  const aboveOrHome = homes.some((home) => {
+    const rel = path.relative(d, path.resolve(home));
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+  if (d === path.parse(d).root || aboveOrHome) {
+    throw new SleepError('INVALID_INPUT', `refusing to delete ${d}: it is ${d === path.parse(d).root ? 'the filesystem root' : 'your home folder or above it'}`, {
+      hint: 'check SKILLOPT_SLEEP_HOME / XDG_STATE_HOME / XDG_CONFIG_HOME (`skillopt-sleep paths`)',
+    });
+  }
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { confirm } from '../confirm.js';
+import { assertDeletableFolder, confirm } from '../confirm.js';
 import { tagged } from '../json-shape.js';
 import { liveDaemon, stopDaemon } from '../../daemon/lifecycle.js';
 import { removeSupervisor, showSupervisor, type SupervisorKind } from '../../daemon/schedule-install.js';
@@ -47,6 +47,7 @@ export function register(program: Command): void {
         const units = installedSupervisors(ctx.env);
         const hooks = hookStates(ctx.env).filter((h) => h.installed);
         const dirs = opts.keepData ? [] : [ctx.paths.stateDir, ctx.paths.configDir].filter((d, i, a) => fs.existsSync(d) && a.indexOf(d) === i);
+        for (const d of dirs) assertDeletableFolder(d, ctx.env);
         const plan = [
           daemon ? `stop the daemon (pid ${daemon.pid})` : null,
           ...units.map((u) => `remove the ${u.kind} service ${u.file}`),

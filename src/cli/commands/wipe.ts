@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
-import { confirm } from '../confirm.js';
+import { assertDeletableFolder, confirm } from '../confirm.js';
 import { tagged } from '../json-shape.js';
 import { resolveProjectOption } from '../project.js';
 import { SleepError } from '../../core/errors.js';
@@ -31,6 +31,7 @@ function inside(dir: string, p: string): boolean {
 
 async function wipeEverything(ctx: CliContext, yes: boolean | undefined): Promise<number> {
   const state = ctx.paths.stateDir;
+  assertDeletableFolder(state, ctx.env);
   const counts = fs.existsSync(ctx.paths.database) ? tableCounts(ctx.db) : null;
   const daemon = liveDaemon(ctx.paths);
   const what = counts ? `${counts.sessions} sessions, ${counts.events} events, ${counts.tasks} tasks, ${counts.proposals} proposals, ${counts.runs} runs` : 'no database yet';
