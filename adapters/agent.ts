@@ -10,6 +10,7 @@ import type { Config } from '../src/core/config.js';
 import type { ExecAdapter } from './exec-common.js';
 import type { HomeContext, InstructionFile, SkillLocationContext, SkillRoot } from './skills-common.js';
 import type { HarvestAdapter, RootEnv } from './types.js';
+import type { SessionStartHookSpec } from './kit/session-hook.js';
 
 /**
  * What the home resolver of an agent reads. One resolver per agent serves the harvest (which
@@ -71,6 +72,11 @@ export interface AgentRecord {
   vocabulary: AgentVocabulary;
   /** extra installation facts for `doctor` (e.g. which transcript store an install writes) */
   doctorNotes?(config: Config, rootEnv: RootEnv): AgentDoctorNote[];
+  /**
+   * where a user-level session-start hook goes, for the opt-in morning nudge (`hooks install`);
+   * absent when the agent has none whose output the user sees
+   */
+  sessionStartHook?: SessionStartHookSpec;
   /** how long the agent itself keeps transcripts before deleting them (absent: it does not delete) */
   transcriptRetention?(config: Config, rootEnv: RootEnv): TranscriptRetention;
 }

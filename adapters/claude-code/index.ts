@@ -42,4 +42,10 @@ export const claudeCode: AgentRecord = {
   exec: { ...claudeExec, defaultPriceModel: 'sonnet' },
   vocabulary: claudeVocabulary,
   transcriptRetention: claudeRetention,
+  // Claude Code shows a hook's `systemMessage` to the user; its plain stdout would go to the model
+  sessionStartHook: {
+    file: (home, env) => path.join(claudeHomes({ env, home })[0] ?? path.join(home, '.claude'), 'settings.json'),
+    event: 'SessionStart',
+    matcher: 'startup',
+  },
 };

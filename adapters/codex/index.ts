@@ -9,6 +9,7 @@ import { CodexParser, codexPrefilter, codexShrinkable } from './parse.js';
 import { codexPreferFile, codexReadMode, codexRoots, isCodexTranscript, listCodexFiles } from './paths.js';
 import { codexInstructionFiles, codexSkillRoots } from './skills.js';
 import { codexVocabulary } from './vocabulary.js';
+import { codexHookNotes } from './hook-note.js';
 
 export { buildCodexInvocation, codexExec, codexSkillPath, parseCodexOutput } from './exec.js';
 
@@ -41,4 +42,12 @@ export const codex: AgentRecord = {
   },
   exec: codexExec,
   vocabulary: codexVocabulary,
+  doctorNotes: codexHookNotes,
+  // user-level hooks live in $CODEX_HOME/hooks.json (the same shape as Claude Code's)
+  sessionStartHook: {
+    file: (home, env) => path.join(codexHomes({ env, home })[0] ?? path.join(home, '.codex'), 'hooks.json'),
+    event: 'SessionStart',
+    matcher: 'startup',
+    caveat: 'Codex runs hooks only with `codex_hooks = true` under `[features]` in its config.toml, and asks you to trust a new hook once',
+  },
 };

@@ -44,5 +44,7 @@ export const copilot: AgentRecord = {
   },
   exec: copilotExec,
   vocabulary: copilotVocabulary,
+  // no sessionStartHook: Copilot CLI reads hooks only from a repository's .github/hooks/ and ignores
+  // what a sessionStart hook prints (docs: "Output: Ignored"), so a morning nudge there is never seen
   doctorNotes: copilotStoreNotes,
 };

@@ -9,6 +9,7 @@ import type { Db } from '../store/db.js';
 import { SleepError } from '../core/errors.js';
 import { listKnownProjects } from '../store/repos/sessions.js';
 import { findRepoRoot } from '../../adapters/skills-common.js';
+import { packageRoot } from '../core/version.js';
 
 export interface ResolveProjectOptions {
   /** true for commands that read a project's data: an unknown project is an error */
@@ -44,9 +45,17 @@ export function resolveProjectOption(db: Db, value: string, opts: ResolveProject
  * The project of the current directory, for commands that act on it when no --project is given:
  * only a harvested project counts (so a run inside the tool's own clone refuses, with a hint).
  */
-export function projectOfCwd(db: Db, cwd = process.cwd()): string {
+export function projectOfCwd(db: Db, cwd = process.cwd(), toolRoot = packageRoot()): string {
   const known = listKnownProjects(db);
   const root = findRepoRoot(cwd) ?? path.resolve(cwd);
+  if (toolRoot && (root === toolRoot || path.resolve(cwd) === toolRoot)) {
+    // even when agents ran here: the tool's own folder is never trained by accident
+    const others = known.filter((k) => k !== toolRoot);
+    const list = others.length ? others.map((k) => `  ${k}`).join('\n') : '  (none yet)';
+    throw new SleepError('INVALID_INPUT', `${toolRoot} is skillopt-sleep's own folder, not one of your projects. Known projects:\n${list}`, {
+      hint: 'run it from your project folder (`skillopt-sleep` is on your PATH after `npm link`), or pass --project NAME|PATH (also this folder, if you mean it)',
+    });
+  }
   const here = [path.resolve(cwd), root].find((d) => known.includes(d));
   if (here) return here;
   const list = known.length ? known.map((k) => `  ${k}`).join('\n') : '  (none yet)';

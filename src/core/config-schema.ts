@@ -155,6 +155,15 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    privacy: z
+      .object({
+        excludeProjects: z
+          .array(z.string())
+          .default([])
+          .describe('Projects whose sessions are never stored: globs matched against the project path (`~/work/client-*`, `**/secret`) or, without a slash, its folder name; a folder inside a match is excluded too.'),
+      })
+      .strict()
+      .prefault({}),
     harvest: z
       .object({
         maxLineBytes: z.number().int().min(1024).default(8 * 1024 * 1024).describe('Lines longer than this are skipped unread.'),

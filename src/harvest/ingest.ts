@@ -13,9 +13,9 @@ import type { Progress } from '../core/progress.js';
 import { silentProgress } from '../core/progress.js';
 import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
-import { getAdapter, HARVEST_ADAPTERS, isAgentEnabled } from '../../adapters/index.js';
+import { getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
 import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
-import { getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
+import { deleteSession, getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
 import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal, setEventText, storedEventText } from '../store/repos/events.js';
 import { joinContinuation } from './continue-text.js';
 import { Classifier } from './classify.js';
@@ -24,6 +24,8 @@ import type { FileResult, FileTask } from './process-file.js';
 import { listCandidates } from './listing.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { statMany } from './stat-many.js';
+import { projectMatcher, type ProjectMatcher } from '../core/project-glob.js';
+import { storedSessionFolders, wipeProject } from '../store/repos/privacy.js';
 
 export interface HarvestOptions {
   agents?: AgentId[];
@@ -118,6 +120,17 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     durationMs: 0,
   };
 
+  const excluded = projectMatcher(config.privacy.excludeProjects, rootEnvFrom(env).homedir);
+  // A project added to privacy.excludeProjects since the last pass: what was stored of it goes now,
+  // not only when its transcripts next change (its tasks and proposals carry its prompts too).
+  if (config.privacy.excludeProjects.length) {
+    for (const folder of storedSessionFolders(db)) {
+      if (!excluded(folder)) continue;
+      const { counts } = wipeProject(db, folder);
+      summary.skipped['excluded-project-removed'] = (summary.skipped['excluded-project-removed'] ?? 0) + counts.sessions;
+    }
+  }
+
   const { candidates, paths, listed } = listCandidates(db, config, agents, env, opts.files);
   summary.files = candidates.length;
   throwIfAborted(opts.signal);
@@ -196,7 +209,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
   if (tasks.length > 50) ensureCacheSize(db, 24);
   const touched = new Map<string, SessionKind>();
   const writeBatch = db.transaction((results: FileResult[]) => {
-    for (const r of results) writeResult(db, r, { classifier, summary, touched, known, project: opts.project });
+    for (const r of results) writeResult(db, r, { classifier, summary, touched, known, project: opts.project, excluded });
   });
   // Results are committed in groups: every commit rewrites the index pages it touched, so fewer,
   // larger transactions (bounded in size and age, so other writers are not kept waiting) are cheaper.
@@ -262,6 +275,8 @@ interface WriteContext {
   /** files that had a row when the pass began (each file is written once a pass) */
   known: ReadonlyMap<string, unknown>;
   project?: string;
+  /** privacy.excludeProjects: sessions of a matching project are not stored at all */
+  excluded: ProjectMatcher;
 }
 
 function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
@@ -299,6 +314,16 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   const kind = ctx.classifier.kind(snap);
   const project = ctx.classifier.project(snap);
   if (ctx.project && !underProject(project, ctx.project)) return; // not recorded: a full pass reads it later
+  if (ctx.excluded(project) ?? ctx.excluded(snap.cwd)) {
+    // The user asked for this project never to be stored: no session, no events, and no parser
+    // state (it can hold a title or carried text). The file row keeps only where reading stopped,
+    // so the transcript is not read again until it grows. A session stored before the exclusion
+    // was added goes now.
+    if (getSession(db, snap.id)) deleteSession(db, snap.id);
+    upsertFileRow(db, { ...fileRow, state: null });
+    summary.skipped['excluded-project'] = (summary.skipped['excluded-project'] ?? 0) + 1;
+    return;
+  }
   fileRow.sessionId = snap.id;
   const existing = getSession(db, snap.id);
   if (existing && existing.file !== r.path && fs.existsSync(existing.file) && !preferOver(r.agent, r.path, existing.file)) {

@@ -66,4 +66,21 @@ describe('projectOfCwd', () => {
     fs.mkdirSync(path.join(clone, '.git'), { recursive: true });
     expect(() => projectOfCwd(s.db, clone)).toThrow(/not a harvested project/);
   });
+
+  it("refuses the tool's own folder even when agents ran there, and names the other projects", () => {
+    const s = setup();
+    const tool = s.known[1]!; // sessions ran in it, yet it is the tool's own clone
+    let err: unknown;
+    try {
+      projectOfCwd(s.db, path.join(tool), tool);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as Error).message).toContain("skillopt-sleep's own folder");
+    expect((err as Error).message).toContain(s.known[0]);
+    expect((err as Error).message).not.toContain(`  ${tool}\n`);
+    expect((err as { hint?: string }).hint).toMatch(/--project/);
+    // any other harvested project is still the project of its folder
+    expect(projectOfCwd(s.db, s.known[0]!, tool)).toBe(s.known[0]);
+  });
 });

@@ -25,8 +25,12 @@ describe('README', () => {
   });
 
   it('has the two newcomer commands', () => {
-    expect(readme).toContain('npm ci && npx skillopt-sleep start');
+    expect(readme).toContain('npm ci && npm link && skillopt-sleep start');
     expect(readme).toContain('npm ci && npm test');
+  });
+
+  it('tells the user to type `skillopt-sleep`, the command `npm link` installs, never `npx skillopt-sleep`', () => {
+    expect(readme).not.toMatch(/npx skillopt-sleep/);
   });
 });
 

@@ -25,5 +25,11 @@ import * as ledgerCmd from './ledger.js';
 import * as trainCmd from './train.js';
 import * as mineCmd from './mine.js';
 import * as tasksCmd from './tasks.js';
+import * as wipeCmd from './wipe.js';
+import * as exportCmd from './export.js';
+import * as hooksCmd from './hooks.js';
+import * as uninstallCmd from './uninstall.js';
+import * as skillsCmd from './skills.js';
+import * as historyCmd from './history.js';
 
-export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, forgetCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd];
+export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, forgetCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd, wipeCmd, exportCmd, hooksCmd, uninstallCmd, skillsCmd, historyCmd];

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
+import { isoTimestamps, tagged } from '../json-shape.js';
 import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
 import { retentionChecks } from '../../harvest/doctor-probe.js';
@@ -11,7 +12,7 @@ export function register(program: Command): void {
     .action(
       action(async (ctx) => {
         const s = await collectStatus(ctx.paths, ctx.db, ctx.config);
-        ctx.emit(s, () => {
+        ctx.emit(tagged('status', isoTimestamps(structuredClone(s))), () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
           if (s.running) {

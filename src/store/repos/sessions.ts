@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Db } from '../db.js';
 import { cachedStatement } from './cached.js';
 import type { AgentId, Session, SessionKind } from '../../core/records.js';
+import { deleteSessionEvents } from './events.js';
 
 interface SessionDbRow {
   id: string;
@@ -178,4 +179,10 @@ export function retainedSessions(db: Db, agent: string, cutoffMs: number): { tot
 /** Every project folder the store knows: where harvested sessions ran, or where mined tasks belong. */
 export function listKnownProjects(db: Db): string[] {
   return (db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL UNION SELECT DISTINCT project FROM tasks WHERE project IS NOT NULL ORDER BY 1').pluck().all() as string[]);
+}
+
+/** Removes a session and its events (explicitly: the harvest writes with foreign keys off). */
+export function deleteSession(db: Db, id: string): void {
+  deleteSessionEvents(db, id);
+  db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
 }

@@ -1,0 +1,119 @@
+/**
+ * `hooks install|remove|show|nudge`: the opt-in morning nudge. `install` adds a session-start hook
+ * to each agent that has one whose output you see (Claude Code's settings.json, Codex's
+ * hooks.json; Copilot CLI ignores a sessionStart hook's output, so it gets none); the hook runs
+ * `hooks nudge`, which prints one line — "2 skill proposals waiting: skillopt-sleep review" — and
+ * nothing when none wait. `remove` restores each file exactly as it was.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import type { CliContext } from '../context.js';
+import { tagged } from '../json-shape.js';
+import { cliPath } from '../../daemon/lifecycle.js';
+import { openDb } from '../../store/db.js';
+import { countProposals } from '../../store/repos/proposals.js';
+import { HOOK_TAG } from '../../../adapters/kit/session-hook.js';
+import { AGENTS, agentDisplayName, resolveAgentName } from '../../../adapters/index.js';
+import { UsageError } from '../../core/errors.js';
+import type { AgentId } from '../../core/records.js';
+import { hookAgents, hookStates, installHook, removeHook } from '../session-hooks.js';
+
+function agentOpt(v: string | undefined): AgentId | undefined {
+  if (v === undefined) return undefined;
+  const id = resolveAgentName(v);
+  if (!id) throw new UsageError(`unknown agent "${v}"`);
+  return id;
+}
+
+/** The one line, or null when nothing waits. Never throws: a hook must not break a session start. */
+export function nudgeLine(ctx: CliContext): string | null {
+  try {
+    if (!fs.existsSync(ctx.paths.database)) return null;
+    const db = openDb(ctx.paths.database, { readonly: true });
+    try {
+      const n = countProposals(db, 'staged');
+      if (!n) return null;
+      return `${n} skill proposal${n === 1 ? '' : 's'} waiting: skillopt-sleep review`;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+export function register(program: Command): void {
+  const hooks = program.command('hooks').description('opt-in morning nudge: a session-start hook in your agents that says when proposals wait for review');
+
+  hooks
+    .command('install')
+    .description("add the session-start hook to the user settings of each agent that has one (see `hooks show`); backup kept, atomic write")
+    .option('--agent <a>', 'only this agent')
+    .action(
+      action((ctx, opts: { agent?: string }) => {
+        const only = agentOpt(opts.agent);
+        const results = hookAgents(only).map((a) => installHook(ctx.paths, a, ctx.env, cliPath(), { evenIfUnused: !!only }));
+        ctx.emit(tagged('hooks-install', { ok: true, hooks: results }), () => {
+          for (const r of results) {
+            const what = { installed: 'added the session-start hook to', already: 'the hook is already in', skipped: 'not used here (no folder for' }[r.status];
+            ctx.print(`${agentDisplayName(r.agent)}: ${what} ${r.status === 'skipped' ? `${path.dirname(r.file)}); \`--agent ${r.agent}\` installs it anyway` : r.file}`);
+            if (r.caveat) ctx.print(`  note: ${r.caveat}`);
+          }
+          ctx.print('each new session now starts with one line when proposals wait ("2 skill proposals waiting: skillopt-sleep review"), nothing otherwise');
+          ctx.print('`skillopt-sleep hooks remove` restores the files exactly');
+        });
+      }),
+    );
+
+  hooks
+    .command('remove')
+    .description('take the hook out again: each file is restored byte for byte (only our entry is removed if you edited it since)')
+    .option('--agent <a>', 'only this agent')
+    .action(
+      action((ctx, opts: { agent?: string }) => {
+        const results = hookAgents(agentOpt(opts.agent)).map((a) => removeHook(ctx.paths, a, ctx.env));
+        ctx.emit(tagged('hooks-remove', { ok: true, hooks: results }), () => {
+          for (const r of results) {
+            const what = {
+              restored: `restored ${r.file} exactly as it was before install`,
+              deleted: `removed ${r.file} (install had created it)`,
+              edited: `removed our hook from ${r.file} (you changed the file since install, so only our entry was taken out; the file before this is kept at ${r.keptCopy})`,
+              absent: `no hook of ours in ${r.file}`,
+            }[r.status];
+            ctx.print(`${agentDisplayName(r.agent)}: ${what}`);
+          }
+        });
+      }),
+    );
+
+  hooks
+    .command('show')
+    .description('which agents have the hook installed, and where')
+    .action(
+      action((ctx) => {
+        const states = hookStates(ctx.env);
+        ctx.emit(tagged('hooks-show', { hooks: states, waiting: nudgeLine(ctx) }), () => {
+          for (const s of states) ctx.print(`${agentDisplayName(s.agent)}: ${s.installed ? 'installed' : 'not installed'} (${s.file})${s.installed && s.caveat ? ` — ${s.caveat}` : ''}`);
+          for (const a of AGENTS.filter((x) => !x.sessionStartHook)) ctx.print(`${a.displayName}: no hook (it has no user-level session-start hook whose output you would see)`);
+        });
+      }),
+    );
+
+  hooks
+    .command('nudge')
+    .description('print "N skill proposals waiting: skillopt-sleep review", or nothing when none wait (what the hook runs)')
+    .option('--agent <a>', 'format the line for this agent (with --from-hook)')
+    .option(HOOK_TAG, "run by an agent's hook: print the agent's hook reply (a JSON systemMessage)")
+    .action(
+      action((ctx, opts: { agent?: string; fromHook?: boolean }) => {
+        const line = nudgeLine(ctx);
+        if (!line) return 0;
+        // Claude Code and Codex show a hook reply's systemMessage to the user (plain stdout would go to the model)
+        if (opts.fromHook) ctx.out.write(JSON.stringify({ systemMessage: line, suppressOutput: true }) + '\n');
+        else ctx.emit(tagged('hooks-nudge', { waiting: line }), () => ctx.print(line));
+        return 0;
+      }),
+    );
+}
