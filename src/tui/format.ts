@@ -92,9 +92,19 @@ export function usd(n: number): string {
   return n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
 }
 
+/** Which night a ledger summary describes: "last night", "tonight's night so far", or its date when older. */
+export function ledgerWindowLabel(s: LedgerSummary, now = Date.now()): string {
+  if (s.window !== 'night') return 'in the last 24 h';
+  if (s.running) return 'during the night running now';
+  const ageH = (now - s.since) / 3600_000;
+  if (ageH >= 0 && ageH < 30) return 'last night';
+  const d = new Date(s.since);
+  return `during the last night (${d.toISOString().slice(0, 10)})`;
+}
+
 /** The one-line "what left your machine" summary. */
-export function ledgerLine(s: LedgerSummary): string {
-  const window = s.window === 'night' ? 'last night' : 'last 24 h';
+export function ledgerLine(s: LedgerSummary, now = Date.now()): string {
+  const window = ledgerWindowLabel(s, now);
   if (s.calls === 0) return `What left this machine ${window}: nothing (0 model calls).`;
   const dests = s.destinations
     .slice(0, 3)

@@ -15,6 +15,11 @@ import type { Proposal } from '../core/records.js';
 import { listProposals } from '../store/repos/proposals.js';
 import { applyProposal, rejectProposal, revertProposal } from '../proposals/apply.js';
 import { liveHash } from '../proposals/journal.js';
+import { lintEdit } from '../proposals/risk-lint.js';
+import { contentForEdits } from '../proposals/partial.js';
+import { forgetRejectedEdit } from '../proposals/forget.js';
+import { listRejectedEdits } from '../store/repos/rejected-edits.js';
+import { editHash } from '../trainer/buffer.js';
 import { errorMessage } from '../core/errors.js';
 import type { NextNight, ReviewServices } from './services.js';
 import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';
@@ -31,6 +36,8 @@ export interface StoreServicesInput {
   config: Config;
   env: NodeJS.ProcessEnv;
   suspend: Suspend;
+  /** whether the daemon is up (the empty screen says how nights run); the CLI knows, the UI may not ask the daemon */
+  daemonRunning?: () => boolean;
   /** replays a subset when the cache cannot score it; default: the configured backends; null: never replay */
   replay?: ReplayScorer | null;
   now?: () => number;
@@ -63,7 +70,18 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
       return { stale: live !== p.baseHash, liveHash: live, missing: missing && p.baseHash !== '' };
     },
     ledgerSummary: () => loadLedgerSummary(db, now()),
-    nextNight: () => nextNightFrom(config.schedule.cron, config.schedule.timezone),
+    nextNight: () => ({ ...nextNightFrom(config.schedule.cron, config.schedule.timezone), daemonRunning: input.daemonRunning?.() }),
+    risk(p, opts = {}) {
+      // the same check apply makes (proposals/apply.ts): the text it would write over the file as it is now
+      let live = '';
+      try {
+        live = fs.readFileSync(p.skillTarget.path, 'utf8');
+      } catch {
+        /* a new file */
+      }
+      const content = opts.content ?? (opts.editIds && opts.editIds.length ? contentForEdits(p, opts.editIds, paths) : p.candidate);
+      return lintEdit(live, content);
+    },
     evidence: (p) => loadEvidence(db, p),
     report: (p) => loadReport(p),
     async apply(id, opts) {
@@ -79,7 +97,17 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
     },
     async reject(id, reason) {
       const p = rejectProposal(db, paths, id, reason);
-      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again unless you \`skillopt-sleep forget\` them` };
+      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again unless you forget them (F)` };
+    },
+    async forget(id, editIds) {
+      const p = listProposals(db).find((x) => x.id === id);
+      if (!p) throw new Error(`proposal ${id} is gone`);
+      const banned = new Set(listRejectedEdits(db, p.skillTarget.path).map((r) => r.editHash));
+      const wanted = p.edits.filter((e) => (editIds ? editIds.includes(e.id) : e.status === 'accepted') && banned.has(editHash(e)));
+      // PROPOSAL:EDIT names exactly this proposal's edit (a bare hash prefix could match another skill's)
+      for (const e of wanted) forgetRejectedEdit(db, `${p.id}:${e.id}`);
+      if (wanted.length === 0) return { message: `${p.skillTarget.name}: none of ${editIds ? 'these edits' : 'its edits'} is banned any more; nothing to forget` };
+      return { message: `Forgot ${wanted.length} rejected edit${wanted.length === 1 ? '' : 's'} of ${p.skillTarget.name}: a later night may propose ${wanted.length === 1 ? 'it' : 'them'} again` };
     },
     async revert(id) {
       const out = revertProposal(db, paths, id, { env });
