@@ -20,7 +20,7 @@ import type { DialogOption } from './components/ConfirmDialog.js';
 import type { Tone } from './components/StatusBar.js';
 import { seg, type StyledLine } from './components/Line.js';
 import { acceptedEdits } from './evidence-model.js';
-import { homeRelative, readersLabel, score, scoreChange } from './format.js';
+import { homeRelative, readersByFile, readersLabel, score, scoreChange } from './format.js';
 
 export interface DialogSpec {
   title: string;
@@ -161,7 +161,8 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     const all = acceptedEdits(p);
     const chosen = all.filter((e) => included.has(e.id));
     const target = homeRelative(p.skillTarget.path);
-    const readers = `Read by: ${readersLabel(p)}`;
+    // one line per file written: the skill, then each copy for agents that read another folder
+    const readers = readersByFile(p).map((f) => `${f.copy ? 'Copy for' : 'Read by'}: ${f.readers}${f.copy ? ` (${homeRelative(f.path)})` : ''}`);
     if (all.length > 0 && chosen.length === 0) return ui.say('no edits included: press A to include all, or Space on the ones you want', 'warning');
     if (chosen.length < all.length) {
       const ids = chosen.map((e) => e.id);
@@ -189,7 +190,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
                 seg(` with these edits (all ${all.length}: ${score(p.candidateScore)}) · scored from ${r.source}`, { dim: true }),
               ],
               ...(beats ? [] : [[seg('this subset does not beat the current file on validation', { color: 'red' })]]),
-              readers,
+              ...readers,
             ),
             options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force }, 'Applying…') }, { label: 'No' }],
           });
@@ -212,7 +213,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
       tone: flagged ? 'warning' : 'normal',
       body: body(
         `validation ${scoreChange(p.baselineScore, p.candidateScore)} · test ${scoreChange(p.testBefore, p.testAfter)} · ${all.length} edits`,
-        readers,
+        ...readers,
         'The file is written atomically; a backup is kept and u reverts.',
         ...(flagged ? [[seg(`⚠ ${flagged} line${flagged === 1 ? ' is' : 's are'} flagged by the risk lint: you will be asked again`, { color: 'red', bold: true })]] : []),
       ),
@@ -260,7 +261,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
         if (text === null) return ui.say('editor closed without changes: nothing applied', 'info');
         ui.ask({
           title: `Apply your edited version to ${homeRelative(p.skillTarget.path)}?`,
-          body: body('Your text is written as you saved it (it was not re-scored).', `Read by: ${readersLabel(p)}`),
+          body: body('Your text is written as you saved it (it was not re-scored).', ...readersByFile(p).map((f) => `${f.copy ? 'Copy for' : 'Read by'}: ${f.readers}`)),
           options: [{ label: 'Yes, apply my edited version', run: () => doApply(p, { content: text }, 'Applying your version…') }, { label: 'No, discard it' }],
         });
       })

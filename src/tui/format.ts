@@ -4,16 +4,27 @@
 import os from 'node:os';
 import type { AgentId, Proposal } from '../core/records.js';
 import type { LedgerSummary } from './services.js';
-import { agentDisplayName, agentShortName } from '../../adapters/index.js';
+import { AGENT_IDS, agentDisplayName, agentShortName } from '../../adapters/index.js';
 
 export function agentName(a: AgentId): string {
   return agentDisplayName(a);
 }
 
-/** Who reads the file a proposal writes: readBy when known, else the owning agent, else "shared". */
+/**
+ * Who reads what a proposal writes: the file's readers (readBy when known, else the owning agent)
+ * and those of the copies a managed skill gets for agents that read another folder.
+ */
 export function readersOf(p: Proposal): AgentId[] {
-  if (p.skillTarget.readBy.length > 0) return p.skillTarget.readBy;
-  return p.skillTarget.agent ? [p.skillTarget.agent] : [];
+  const own = p.skillTarget.readBy.length > 0 ? p.skillTarget.readBy : p.skillTarget.agent ? [p.skillTarget.agent] : [];
+  const all = new Set<AgentId>([...own, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
+  return AGENT_IDS.filter((a) => all.has(a));
+}
+
+/** One line per file a proposal writes and who reads it: the file, then each copy. */
+export function readersByFile(p: Proposal): Array<{ path: string; readers: string; copy: boolean }> {
+  const own = p.skillTarget.readBy.length > 0 ? p.skillTarget.readBy : p.skillTarget.agent ? [p.skillTarget.agent] : [];
+  const label = (ids: readonly AgentId[]) => (ids.length ? ids.map(agentName).join(', ') : 'no agent detected');
+  return [{ path: p.skillTarget.path, readers: label(own), copy: false }, ...(p.skillTarget.mirrors ?? []).map((m) => ({ path: m.path, readers: label(m.readBy), copy: true }))];
 }
 
 export function readersLabel(p: Proposal, short = false): string {

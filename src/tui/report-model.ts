@@ -4,7 +4,7 @@
  * report.md — wrapped to the width (`width`), never cut.
  */
 import type { Proposal } from '../core/records.js';
-import { homeRelative, readersLabel, score, scoreChange } from './format.js';
+import { homeRelative, readersByFile, score, scoreChange } from './format.js';
 import { sanitize } from './text.js';
 import { seg, wrapStyled, type StyledLine } from './components/Line.js';
 import type { ReportBundle, RiskFlag, StaleInfo } from './services.js';
@@ -22,8 +22,11 @@ function build(p: Proposal, r: ReportBundle, stale: StaleInfo | null, risk: Risk
   const fact = (label: string, value: string, color?: string) => lines.push([seg(`  ${label.padEnd(16)} `, { dim: true }), seg(value, { color })]);
   lines.push([seg('Proposal', { bold: true })]);
   fact('id', p.id);
-  fact('file', homeRelative(p.skillTarget.path));
-  fact('read by', readersLabel(p));
+  // each file this proposal writes and exactly who reads it (a managed skill may have copies)
+  for (const f of readersByFile(p)) {
+    fact(f.copy ? 'copy' : 'file', homeRelative(f.path));
+    fact('  read by', f.readers);
+  }
   fact('kind', p.skillTarget.kind);
   fact('validation', `${score(p.baselineScore)} → ${score(p.candidateScore)}`);
   fact('test', scoreChange(p.testBefore, p.testAfter));

@@ -89,8 +89,9 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
       const readers = out.readBy.length ? out.readBy.map(agentName).join(', ') : 'no agent detected for this location';
       const n = opts.editIds?.length ?? 0;
       const what = out.partial ? `${n} edit${n === 1 ? '' : 's'} of ${out.proposal.skillTarget.name}` : out.proposal.skillTarget.name;
+      const copies = out.copies.length ? ` (+ ${out.copies.length} cop${out.copies.length === 1 ? 'y' : 'ies'} for ${[...new Set(out.copies.flatMap((c) => c.readBy))].map(agentName).join(', ')})` : '';
       return {
-        message: `Applied ${what} → ${homeRelative(out.path)} · read by ${readers} · backup kept · u undoes`,
+        message: `Applied ${what} → ${homeRelative(out.path)}${copies} · read by ${readers} · backup kept · u undoes`,
         path: out.path,
         readBy: out.readBy,
       };

@@ -55,6 +55,11 @@ function show(ctx: CliContext, id: string): void {
     ctx.print(proposalLine(p).replace(` ${p.status.padEnd(10)} `, ` ${paint[STATUS_PAINT[p.status] ?? 'bold'](p.status.padEnd(10))} `));
     ctx.printWrapped('file:    ', p.skillTarget.path);
     ctx.printWrapped('read by: ', agentsLabel(p.skillTarget.readBy));
+    // a managed skill in a project used with agents that read different folders: a copy for each
+    for (const m of p.skillTarget.mirrors ?? []) {
+      ctx.printWrapped('copy:    ', m.path);
+      ctx.printWrapped('read by: ', agentsLabel(m.readBy));
+    }
     if (p.reason) ctx.printWrapped('reason:  ', safe(p.reason));
     if (risk.length) {
       ctx.print('');
