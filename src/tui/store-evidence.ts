@@ -14,6 +14,7 @@ import { listEgress, sumTotals, totalsByDestination } from '../llm/ledger.js';
 import type { EvidenceBundle, Excerpt, LedgerSummary, ReportBundle, TaskEvidence } from './services.js';
 
 const MAX_PROMPTS = 3;
+const NIGHT_STILL_RUNNING_MS = 12 * 3600_000;
 
 function stringsIn(v: unknown): string[] {
   if (!Array.isArray(v)) return [];
@@ -156,7 +157,8 @@ export function loadLedgerSummary(db: Db, now: number): LedgerSummary {
   return {
     window: night ? 'night' : '24h',
     since: night ? night.startedAt : now - 24 * 3600_000,
-    running: night ? night.status === 'running' : undefined,
+    // a night still marked running long after it started died without closing its run: not "now"
+    running: night ? night.status === 'running' && now - night.startedAt < NIGHT_STILL_RUNNING_MS : undefined,
     calls,
     failed,
     bytesSent,
