@@ -98,7 +98,9 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
     },
     async reject(id, reason) {
       const p = rejectProposal(db, paths, id, reason);
-      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again unless you forget them (F)` };
+      const n = p.rememberedEdits;
+      // the same promise as `reject` and the README: banned until forgotten (F here, `forget EDIT` in the CLI)
+      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: ${n} edit${n === 1 ? '' : 's'} will not be proposed again unless you forget them (F)` };
     },
     async forget(id, editIds) {
       const p = listProposals(db).find((x) => x.id === id);
