@@ -46,6 +46,8 @@ export function wrapRanges(text: string, width: number, indent = 0): Array<{ fro
 
 /** `text` wrapped to `width` columns (see wrapRanges); the indent is not included in the rows. */
 export function wrapText(text: string, width: number, indent = 0): string[] {
+  // most rows fit: UTF-16 length is at least the code-point count, so no split is needed to know
+  if (text.length <= Math.max(1, width)) return [text];
   const chars = Array.from(text);
   return wrapRanges(text, width, indent).map((r) => chars.slice(r.from, r.to).join(''));
 }
