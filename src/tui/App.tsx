@@ -121,6 +121,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const current = openId ? proposals.find((p) => p.id === openId) : undefined;
   const selectionOf = (p: Proposal): Set<string> => selections[p.id] ?? new Set(acceptedEdits(p).map((e) => e.id));
   const evidence = useMemo(() => (current ? services.evidence(current) : null), [current, services]);
+  const missedBy = useMemo(() => (current ? services.missedBy(current) : []), [current, services]);
   const report = useMemo(() => (current ? services.report(current) : null), [current, services]);
 
   const lastAppliedProposal = (): Proposal | undefined => {
@@ -292,6 +293,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
         onCommand={(c) => screenCommand(c, current)}
         onForget={(editIds) => decisions.forget(current, editIds)}
         risk={risks.get(current.id) ?? []}
+        missedBy={missedBy}
         say={say}
       />
     );

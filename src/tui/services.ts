@@ -102,6 +102,8 @@ export interface ReviewServices {
    * file now: the whole candidate, the chosen edits only, or the user's edited text.
    */
   risk(p: Proposal, opts?: { editIds?: string[]; content?: string }): RiskFlag[];
+  /** agents the user works with in the proposal's project that read none of the files it writes */
+  missedBy(p: Proposal): AgentId[];
   /** `forceRisky`: the user confirmed a second time that the flagged lines are wanted */
   apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean }): Promise<DecisionOutcome>;
   reject(id: string, reason?: string): Promise<DecisionOutcome>;

@@ -25,7 +25,8 @@ import type { NextNight, ReviewServices } from './services.js';
 import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';
 import { replayWithConfiguredBackends, rescoreEdits, type ReplayScorer } from './rescore.js';
 import { editInEditor } from '../core/editor.js';
-import { agentName, homeRelative } from './format.js';
+import { agentName, homeRelative, readersOf } from './format.js';
+import { agentsInProject } from '../store/repos/sessions.js';
 
 /** Runs `fn` with the UI handed back to the terminal (Ink cleared, raw mode off), then resumes. */
 export type Suspend = <T>(fn: () => T) => T;
@@ -71,6 +72,11 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
     },
     ledgerSummary: () => loadLedgerSummary(db, now()),
     nextNight: () => ({ ...nextNightFrom(config.schedule.cron, config.schedule.timezone), daemonRunning: input.daemonRunning?.() }),
+    missedBy(p) {
+      if (!p.skillTarget.project) return [];
+      const readers = new Set(readersOf(p));
+      return agentsInProject(db, p.skillTarget.project).filter((a) => !readers.has(a));
+    },
     risk(p, opts = {}) {
       // the same check apply makes (proposals/apply.ts): the text it would write over the file as it is now
       let live = '';

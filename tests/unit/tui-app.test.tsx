@@ -442,6 +442,12 @@ describe('risk, forget, wrapping', () => {
     expect(frame(r)).not.toContain('second line of the edit');
   });
 
+  it('says which agent used in the project reads none of the files', async () => {
+    const { services } = makeServices(twoProposals(), { missedBy: { 'p-new': ['gemini'] } });
+    const r = render(<App services={services} size={{ columns: 140, rows: 30 }} initialId="p-new" />);
+    await see(r, 'read by Claude Code, Codex, Copilot (not Gemini CLI, used here)');
+  });
+
   it('shows a new file as a unified diff even on a wide terminal', async () => {
     const created = makeProposal({ id: 'p-created', base: '', edits: [], candidate: BASE_SKILL });
     const { services } = makeServices([{ ...created, baseHash: '' }]);

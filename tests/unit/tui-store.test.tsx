@@ -19,6 +19,7 @@ import { App } from '../../src/tui/App.js';
 import { recordEgress, type LedgerRow } from '../../src/llm/ledger.js';
 import { createRun, updateRun } from '../../src/store/repos/runs.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
+import { upsertSession } from '../../src/store/repos/sessions.js';
 
 let sb: Sandbox;
 let db: Db;
@@ -104,6 +105,15 @@ describe('store services', () => {
     expect(fs.readFileSync(s.file, 'utf8')).toBe(s.base);
     await services.apply(p.id, { forceRisky: true });
     expect(fs.readFileSync(s.file, 'utf8')).toBe(poisoned);
+  });
+
+  it('names the agents used in the project that read none of the files a proposal writes', () => {
+    const p = byName('changelog').proposal;
+    expect(services.missedBy(p)).toEqual([]);
+    const project = p.skillTarget.project!;
+    upsertSession(db, { id: 'codex:s9', agent: 'codex', vendorId: 's9', project, cwd: project, gitBranch: null, startedAt: 1, endedAt: 2, kind: 'interactive', parentId: null, file: '/nonexistent/s9.jsonl', title: null, promptCount: 1, toolErrorCount: 0 });
+    // a hand-written .claude/skills skill: Codex, used here too, does not read it
+    expect(services.missedBy(p)).toEqual(['codex']);
   });
 
   it('F: forgetting a rejected proposal lifts the ban on its edits', async () => {

@@ -13,6 +13,7 @@ import { banLine, rejectedEditVerdicts } from '../../store/repos/rejected-edits.
 import { editHash } from '../../trainer/buffer.js';
 import { lintEdit, type RiskFlag } from '../../proposals/risk-lint.js';
 import { terminalSafe } from '../../core/terminal-text.js';
+import { agentsInProject } from '../../store/repos/sessions.js';
 import { paintDiffLine, type StyleName } from '../style.js';
 
 export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map(agentDisplayName).join(', ') : 'no agent detected');
@@ -49,7 +50,10 @@ function show(ctx: CliContext, id: string): void {
     /* folder removed: the record still has everything that matters */
   }
   const risk = riskNow(p);
-  ctx.emit({ proposal: p, receipts, risk, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
+  // agents used in the project that read none of the files this proposal writes
+  const readers = new Set([...p.skillTarget.readBy, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
+  const missed = p.skillTarget.project ? agentsInProject(ctx.db, p.skillTarget.project).filter((a) => !readers.has(a)) : [];
+  ctx.emit({ proposal: p, receipts, risk, notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
     const paint = ctx.paint;
     const safe = (t: string) => terminalSafe(t);
     ctx.print(proposalLine(p).replace(` ${p.status.padEnd(10)} `, ` ${paint[STATUS_PAINT[p.status] ?? 'bold'](p.status.padEnd(10))} `));
@@ -60,6 +64,7 @@ function show(ctx: CliContext, id: string): void {
       ctx.printWrapped('copy:    ', m.path);
       ctx.printWrapped('read by: ', agentsLabel(m.readBy));
     }
+    if (missed.length) ctx.printWrapped('not read by: ', `${agentsLabel(missed)}, though you use ${missed.length === 1 ? 'it' : 'them'} in this project`, 'yellow');
     if (p.reason) ctx.printWrapped('reason:  ', safe(p.reason));
     if (risk.length) {
       ctx.print('');

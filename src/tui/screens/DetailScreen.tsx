@@ -6,14 +6,14 @@
  */
 import React, { useEffect, useMemo, useRef, useState, type MutableRefObject } from 'react';
 import { Box, Text } from 'ink';
-import type { Proposal } from '../../core/records.js';
+import type { AgentId, Proposal } from '../../core/records.js';
 import type { Command } from '../keymap.js';
 import type { EvidenceBundle, ReportBundle, RiskFlag, StaleInfo } from '../services.js';
 import { buildDiffModel, buildSplitRows, mapHunksToEdits } from '../diff-model.js';
 import { layoutSplit, layoutUnified, sourceAt, type DiffLayout } from '../diff-layout.js';
 import { acceptedEdits, evidenceLines } from '../evidence-model.js';
 import { reportLines } from '../report-model.js';
-import { homeRelative, readersLabel, scoreChange, deltaTone } from '../format.js';
+import { agentName, homeRelative, readersLabel, scoreChange, deltaTone } from '../format.js';
 import { scrollMoveFor, useWindowedScroll, type WindowedScroll } from '../hooks/useWindowedScroll.js';
 import { DiffView, type DiffMode, type HunkInclusion } from '../components/DiffView.js';
 import { LinesWindow, plainText, type StyledLine } from '../components/Line.js';
@@ -49,6 +49,8 @@ export interface DetailScreenProps {
   onForget?(editIds: string[]): void;
   /** what the risk lint flags in this proposal (a warning line; applying confirms twice) */
   risk?: RiskFlag[];
+  /** agents used in this project that read none of the files the proposal writes */
+  missedBy?: AgentId[];
   say(text: string, tone?: Tone): void;
 }
 
@@ -294,6 +296,7 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
       <Text wrap="truncate-end">
         <Text dimColor>read by </Text>
         {readersLabel(p)}
+        {props.missedBy && props.missedBy.length > 0 ? <Text color="yellow"> (not {props.missedBy.map(agentName).join(', ')}, used here)</Text> : null}
         <Text dimColor> · val </Text>
         <Text color={tone === 'up' ? 'green' : tone === 'down' ? 'red' : undefined}>{scoreChange(p.baselineScore, p.candidateScore)}</Text>
         <Text dimColor> · test </Text>
