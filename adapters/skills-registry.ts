@@ -9,7 +9,9 @@
  * by the most of them; a tie goes to the earlier agent of the registry. So with Claude Code it is
  * `<project>/.claude/skills/skillopt-sleep-learned/SKILL.md` (read by Claude Code and Copilot), with
  * Codex alone `<project>/.agents/skills/…` (read by Codex, Copilot and Gemini CLI). No single
- * project folder is read by every agent (DESIGN.md table); the review screen shows `readBy`.
+ * project folder is read by every agent (DESIGN.md table): when an agent used does not read the
+ * chosen folder (Claude Code with Codex), the target carries a copy in that agent's root
+ * (`mirrors`), written and reverted with it. The review screen shows who reads each file.
  * Habits that recur across projects go to the personal managed skill (`personalManagedSkillTarget`).
  */
 import fs from 'node:fs';
@@ -172,11 +174,34 @@ function bestManagedFile(used: AgentId[], candidate: (a: AgentId) => string, rea
   return best!.file;
 }
 
+/**
+ * Where copies of the managed skill go so that every agent used reads it: for each agent used that
+ * does not read `file` (or an earlier copy), its own managed root. Claude Code and Codex together
+ * have no common folder: the skill lands in `.claude/skills/` and a copy in `.agents/skills/`.
+ */
+function managedMirrors(used: AgentId[], file: string, candidate: (a: AgentId) => string, readers: (file: string) => AgentId[]): Array<{ path: string; readBy: AgentId[] }> {
+  const reached = new Set(readers(file));
+  const out: Array<{ path: string; readBy: AgentId[] }> = [];
+  for (const a of ALL_AGENTS.filter((x) => used.includes(x))) {
+    if (reached.has(a)) continue;
+    const copy = candidate(a);
+    if (path.resolve(copy) === path.resolve(file) || out.some((m) => m.path === copy)) continue;
+    const rb = readers(copy);
+    if (!rb.includes(a)) continue;
+    rb.forEach((r) => reached.add(r));
+    out.push({ path: copy, readBy: rb });
+  }
+  return out;
+}
+
 /** The project's managed learned skill (see the module comment for where and why). */
 export function managedSkillTarget(ctx: SkillLocationContext & { project: string }, opts: { agentsUsed?: AgentId[]; name?: string } = {}): SkillTarget {
   const name = opts.name ?? MANAGED_SKILL_NAME;
-  const file = bestManagedFile(opts.agentsUsed ?? [], (a) => path.join(getAgent(a).skills.projectManagedRoot(ctx.project), name, 'SKILL.md'), (f) => readBy(f, ctx));
-  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, ctx), project: ctx.project };
+  const candidate = (a: AgentId) => path.join(getAgent(a).skills.projectManagedRoot(ctx.project), name, 'SKILL.md');
+  const readers = (f: string) => readBy(f, ctx);
+  const file = bestManagedFile(opts.agentsUsed ?? [], candidate, readers);
+  const mirrors = managedMirrors(opts.agentsUsed ?? [], file, candidate, readers);
+  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, ctx), project: ctx.project, ...(mirrors.length ? { mirrors } : {}) };
 }
 
 /**
@@ -191,8 +216,11 @@ export function managedSkillTarget(ctx: SkillLocationContext & { project: string
 export function personalManagedSkillTarget(ctx: Omit<SkillLocationContext, 'project'>, opts: { agentsUsed?: AgentId[]; name?: string } = {}): SkillTarget {
   const name = opts.name ?? MANAGED_SKILL_NAME;
   const personal = { ...ctx, project: null };
-  const file = bestManagedFile(opts.agentsUsed ?? [], (a) => path.join(getAgent(a).skills.personalManagedRoot(personal), name, 'SKILL.md'), (f) => readBy(f, personal));
-  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, personal), project: null };
+  const candidate = (a: AgentId) => path.join(getAgent(a).skills.personalManagedRoot(personal), name, 'SKILL.md');
+  const readers = (f: string) => readBy(f, personal);
+  const file = bestManagedFile(opts.agentsUsed ?? [], candidate, readers);
+  const mirrors = managedMirrors(opts.agentsUsed ?? [], file, candidate, readers);
+  return { agent: null, path: file, name, kind: 'managed', readBy: readBy(file, personal), project: null, ...(mirrors.length ? { mirrors } : {}) };
 }
 
 /**

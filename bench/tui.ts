@@ -22,6 +22,7 @@ import { openDb, type Db } from '../src/store/db.js';
 import { resolvePaths, type SleepPaths } from '../src/core/paths.js';
 import { defaultConfig } from '../src/core/config.js';
 import { stageProposal } from '../src/proposals/staging.js';
+import { upsertSession } from '../src/store/repos/sessions.js';
 import type { Proposal } from '../src/core/records.js';
 
 const TARGET_MS = 300;
@@ -106,6 +107,9 @@ function stage(db: Db, paths: SleepPaths, root: string, name: string, lines: num
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const base = skillText(lines, false);
   fs.writeFileSync(file, base);
+  // proposals write only inside projects the store has seen sessions in (proposals/targets.ts)
+  const project = path.join(root, 'project');
+  upsertSession(db, { id: 'claude-code:bench', agent: 'claude-code', vendorId: 'bench', project, cwd: project, gitBranch: null, startedAt: 1, endedAt: 2, kind: 'interactive', parentId: null, file: '/nonexistent/bench.jsonl', title: null, promptCount: 1, toolErrorCount: 0 });
   return stageProposal(db, paths, {
     target: { agent: 'claude-code', path: file, name, kind: 'skill', readBy: ['claude-code', 'copilot'], project: path.join(root, 'project') },
     baseContent: base,

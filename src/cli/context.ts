@@ -8,6 +8,7 @@ import { openDb, type Db } from '../store/db.js';
 import type { Progress } from '../core/progress.js';
 import { silentProgress } from '../core/progress.js';
 import { createCliProgress } from './progress.js';
+import { colourEnabled, painter, wrappedRows, type Painter, type StyleName } from './style.js';
 
 export interface GlobalOptions {
   json?: boolean;
@@ -52,6 +53,22 @@ export class CliContext {
 
   get isTty(): boolean {
     return !!this.out.isTTY && !this.json;
+  }
+
+  /** ANSI styles for stdout: no-ops when the terminal shows no colour or NO_COLOR is set (style.ts). */
+  get paint(): Painter {
+    return painter(!this.json && colourEnabled(this.out, this.env));
+  }
+
+  /** Columns to wrap long text to: the terminal's, or undefined in a pipe (printed whole). */
+  get wrapWidth(): number | undefined {
+    return this.out.isTTY ? (this.out.columns ?? 80) : undefined;
+  }
+
+  /** `text` after `first`, wrapped to the terminal with a hanging indent (never cut); `style` paints each row. */
+  printWrapped(first: string, text: string, style?: StyleName): void {
+    const paint = style ? this.paint[style] : (t: string) => t;
+    for (const row of wrappedRows(first, text, this.wrapWidth)) this.print(paint(row));
   }
 
   /** Plain text line to stdout (suppressed under --json). */

@@ -232,6 +232,12 @@ export const SkillTargetSchema = z.object({
   kind: z.enum(['skill', 'agents-md', 'claude-md', 'copilot-instructions', 'gemini-md', 'instructions', 'managed']),
   readBy: z.array(AgentId).default([]),
   project: z.string().nullable().optional(),
+  /**
+   * Copies of a managed skill for the agents the user works with that do not read `path` (Codex
+   * reads `.agents/skills`, Claude Code `.claude/skills`): apply writes the same text to each, and
+   * revert restores each. Derived by adapters/skills-registry.ts, checked again at staging and apply.
+   */
+  mirrors: z.array(z.object({ path: z.string(), readBy: z.array(AgentId).default([]) })).optional(),
 });
 export type SkillTarget = z.infer<typeof SkillTargetSchema>;
 

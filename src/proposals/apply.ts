@@ -23,8 +23,9 @@ import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
 import { editHash } from '../trainer/buffer.js';
-import { assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
+import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
+import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
 import { backupDir, backupPathFor, clearJournal, finishApply, finishRevert, liveHash, writeJournal } from './journal.js';
 
 export { rescoreSubset, contentForEdits } from './partial.js';
@@ -51,9 +52,12 @@ export interface ApplyOutcome {
   backupPath: string;
   beforeHash: string;
   afterHash: string;
+  /** every agent that reads what was written: the file's readers and its copies' */
   readBy: AgentId[];
   forced: boolean;
   partial: boolean;
+  /** copies of a managed skill for agents that do not read `path` (mirrors.ts) */
+  copies: CopyResult[];
 }
 
 export const APPLY_LEASE = 'apply';
@@ -140,10 +144,12 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
     }
     writeFileAtomic(file, content);
+    const copies = writeCopies(p, content, backupPath, env);
 
     const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds) });
     clearJournal(paths, p.id);
-    return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: readBy(file, ctxFor(p, env)), forced: stale, partial };
+    const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);
+    return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: ALL_AGENTS.filter((a) => readers.has(a)), forced: stale, partial, copies };
   });
 }
 
@@ -194,6 +200,7 @@ export interface RevertOutcome {
   proposal: Proposal;
   path: string;
   restored: 'content' | 'removed';
+  copies: CopyResult[];
 }
 
 export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: DecisionOptions = {}): RevertOutcome {
@@ -230,7 +237,8 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
     const done = finishRevert(db, { proposal: p, path: file, beforeHash: now, afterHash, backupPath, now: ts, note: null });
     clearJournal(paths, p.id);
     if (backup === undefined) removeEmptySkillDir(file);
-    return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content' };
+    const copies = revertCopies(p, receipt.afterHash, backupPath, env);
+    return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content', copies };
   });
 }
 

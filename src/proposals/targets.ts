@@ -43,8 +43,19 @@ function real(p: string): string {
   }
 }
 
-/** Throws PATH_ESCAPE unless the product may write `target`. */
+/** Throws PATH_ESCAPE unless the product may write `target` (and each copy of a managed skill it carries). */
 export function assertDerivedTarget(db: Db, target: SkillTarget, ctx: TargetPolicyContext = {}): void {
+  assertOneTarget(db, target, ctx);
+  for (const m of target.mirrors ?? []) {
+    // a copy is the same skill in another agent's root: a SKILL.md in a folder of the same name
+    if (target.kind !== 'managed' || path.basename(m.path) !== 'SKILL.md' || path.basename(path.dirname(m.path)) !== path.basename(path.dirname(target.path))) {
+      throw refuse({ ...target, path: m.path }, 'a copy must be the same managed skill (<root>/<name>/SKILL.md) in another agent\'s skill root');
+    }
+    assertOneTarget(db, { ...target, path: m.path, mirrors: undefined }, { ...ctx, userSkillPath: undefined });
+  }
+}
+
+function assertOneTarget(db: Db, target: SkillTarget, ctx: TargetPolicyContext): void {
   const env = ctx.env ?? process.env;
   const file = target.path;
   if (!path.isAbsolute(file) || file.split(/[\\/]/).includes('..')) throw refuse(target, 'not a plain absolute path');

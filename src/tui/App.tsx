@@ -8,7 +8,7 @@ import { Box, Text, useApp } from 'ink';
 import type { Proposal } from '../core/records.js';
 import type { Command, KeyContext } from './keymap.js';
 import { chosenOption, helpFor } from './keymap.js';
-import type { ReviewServices, StaleInfo } from './services.js';
+import type { ReviewServices, RiskFlag, StaleInfo } from './services.js';
 import { isPending, matchesQuery, sortNewestFirst, type ListItem } from './list-model.js';
 import { ledgerLine } from './format.js';
 import { acceptedEdits } from './evidence-model.js';
@@ -33,9 +33,9 @@ export interface AppProps {
 }
 
 const HINTS: Record<'list' | DetailView, string> = {
-  list: '↑/↓ move · Enter open · a apply · x reject · u undo · / search · ? help · q quit',
-  diff: 'Tab view · ]/[ hunk · Space edit · a apply · x reject · e edit · s skip · d layout · ? help · q back',
-  evidence: 'Tab view · ↑/↓ edit · Space include · a apply · x reject · e edit · ? help · q back',
+  list: '↑/↓ move · Enter open · a apply · x reject · u undo · F forget · / search · ? help · q quit',
+  diff: 'Tab view · ]/[ hunk · Enter expand · Space edit · a apply · x reject · e edit · s skip · d layout · ? help · q back',
+  evidence: 'Tab view · ↑/↓ edit · Enter expand · Space include · a apply · x reject · e edit · ? help · q back',
   report: 'Tab view · ↑/↓ scroll · a apply · x reject · / search · ? help · q back',
 };
 
@@ -67,9 +67,15 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
     for (const p of proposals) if (p.status === 'staged' || p.status === 'stale') m.set(p.id, services.staleness(p));
     return m;
   }, [proposals, services]);
+  // what the risk lint flags in each waiting proposal: shown in the list and the header, confirmed twice on apply
+  const risks = useMemo(() => {
+    const m = new Map<string, RiskFlag[]>();
+    for (const p of proposals) if (p.status === 'staged' || p.status === 'stale') m.set(p.id, services.risk(p));
+    return m;
+  }, [proposals, services]);
   const items: ListItem[] = useMemo(
-    () => proposals.map((p) => ({ proposal: p, status: p.status === 'staged' && staleness.get(p.id)?.stale ? 'stale' : p.status })),
-    [proposals, staleness],
+    () => proposals.map((p) => ({ proposal: p, status: p.status === 'staged' && staleness.get(p.id)?.stale ? 'stale' : p.status, risky: (risks.get(p.id)?.length ?? 0) > 0 })),
+    [proposals, staleness, risks],
   );
 
   const [listQuery, setListQuery] = useState('');
@@ -101,7 +107,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const decisions = useMemo(
     () =>
       createDecisions(services, {
-        ask: (d) => setDialog({ ...d, selected: 0 }),
+        ask: (d) => setDialog({ ...d, selected: d.initial ?? 0 }),
         prompt: (t) => setText({ ...t, value: t.initial ?? '' }),
         say: (t, tone = 'info') => setMessage({ text: t, tone }),
         busy: (label, cancel) => setBusy(label === null ? null : { label, cancel }),
@@ -115,6 +121,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   const current = openId ? proposals.find((p) => p.id === openId) : undefined;
   const selectionOf = (p: Proposal): Set<string> => selections[p.id] ?? new Set(acceptedEdits(p).map((e) => e.id));
   const evidence = useMemo(() => (current ? services.evidence(current) : null), [current, services]);
+  const missedBy = useMemo(() => (current ? services.missedBy(current) : []), [current, services]);
   const report = useMemo(() => (current ? services.report(current) : null), [current, services]);
 
   const lastAppliedProposal = (): Proposal | undefined => {
@@ -179,6 +186,8 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
         return decisions.reject(p);
       case 'editCandidate':
         return decisions.edit(p);
+      case 'forget':
+        return decisions.forget(p);
       default:
         return;
     }
@@ -282,6 +291,9 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
         query={detailQuery}
         keys={screenKeys}
         onCommand={(c) => screenCommand(c, current)}
+        onForget={(editIds) => decisions.forget(current, editIds)}
+        risk={risks.get(current.id) ?? []}
+        missedBy={missedBy}
         say={say}
       />
     );
@@ -301,7 +313,7 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
           </Text>
         </Text>
         <Text wrap="truncate-end" dimColor>
-          {ledgerLine(ledger)}
+          {ledgerLine(ledger, services.now())}
         </Text>
         {empty ? <EmptyState next={nextNight()} now={services.now()} decided={decided} width={width} /> : null}
         {listRows > 0 ? (

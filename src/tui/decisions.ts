@@ -7,16 +7,20 @@
  * - reject: optional reason (the edits are remembered and not proposed again unless forgotten).
  * - edit: $EDITOR on the candidate, then confirm applying the edited text.
  * - undo: revert the last apply (the service refuses if the file was edited since).
+ * - risk: text the risk lint flags (pipe-to-shell, credential paths, exfiltration, safety off,
+ *   injected instructions) is written only after a second, explicit confirmation whose default
+ *   (Enter, Esc) is Cancel — the review's `apply --force-risky`.
+ * - forget: a rejected proposal's edits are banned from later nights; F lifts that ban.
  */
 import path from 'node:path';
 import type { Proposal } from '../core/records.js';
 import { SleepError, isSleepError } from '../core/errors.js';
-import type { DecisionOutcome, ReviewServices } from './services.js';
+import type { DecisionOutcome, ReviewServices, RiskFlag } from './services.js';
 import type { DialogOption } from './components/ConfirmDialog.js';
 import type { Tone } from './components/StatusBar.js';
 import { seg, type StyledLine } from './components/Line.js';
 import { acceptedEdits } from './evidence-model.js';
-import { homeRelative, readersLabel, score, scoreChange } from './format.js';
+import { homeRelative, readersByFile, readersLabel, score, scoreChange } from './format.js';
 
 export interface DialogSpec {
   title: string;
@@ -24,6 +28,8 @@ export interface DialogSpec {
   /** options with no `run` just close the dialog; Esc picks the last option */
   options: Array<DialogOption & { run?: () => void }>;
   tone?: 'warning' | 'normal';
+  /** the option highlighted first (Enter picks it); default 0 */
+  initial?: number;
 }
 
 export interface TextSpec {
@@ -93,7 +99,37 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     });
   }
 
-  function doApply(p: Proposal, opts: { editIds?: string[]; content?: string; force?: boolean }, label: string): void {
+  /** Lines naming each flag; at most `max` flags, then how many more. */
+  function riskBody(flags: RiskFlag[], max = 5): StyledLine[] {
+    const out: StyledLine[] = [];
+    for (const f of flags.slice(0, max)) {
+      out.push([seg(`${f.rule}: `, { color: 'red', bold: true }), seg(f.why)]);
+      out.push([seg('  "', { dim: true }), seg(f.line, { color: 'yellow' }), seg('"', { dim: true })]);
+    }
+    if (flags.length > max) out.push([seg(`… and ${flags.length - max} more (Report view lists them all)`, { dim: true })]);
+    return out;
+  }
+
+  function confirmRisk(p: Proposal, flags: RiskFlag[], proceed: () => void): void {
+    ui.ask({
+      title: `⚠ The risk lint flagged ${flags.length} line${flags.length === 1 ? '' : 's'} this apply would write`,
+      tone: 'warning',
+      body: [
+        ...riskBody(flags),
+        [seg(`Every later session of ${readersLabel(p)} loads ${homeRelative(p.skillTarget.path)}.`)],
+        [seg('Transcripts carry text you never wrote (tool output, fetched pages): apply only lines you trust.', { dim: true })],
+      ],
+      options: [{ label: 'Apply anyway: I read the flagged lines and trust them', tone: 'danger', run: proceed }, { label: 'Cancel (nothing is written)' }],
+      // Enter and Esc both cancel: applying takes a deliberate 1 (or ↑ then Enter)
+      initial: 1,
+    });
+  }
+
+  function doApply(p: Proposal, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean }, label: string): void {
+    if (!opts.forceRisky) {
+      const flags = services.risk(p, { editIds: opts.editIds, content: opts.content });
+      if (flags.length > 0) return confirmRisk(p, flags, () => doApply(p, { ...opts, forceRisky: true }, label));
+    }
     void run(
       label,
       () => services.apply(p.id, opts),
@@ -108,7 +144,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
       return true;
     }
     if (p.status === 'rejected') {
-      ui.say(`${p.skillTarget.name} was rejected${p.reason ? ` (${p.reason})` : ''}; its edits are not proposed again unless you \`skillopt-sleep forget\` them`, 'info');
+      ui.say(`${p.skillTarget.name} was rejected${p.reason ? ` (${p.reason})` : ''}; its edits will not be proposed again unless you forget them (F)`, 'info');
       return true;
     }
     if (p.status === 'superseded') {
@@ -125,7 +161,8 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     const all = acceptedEdits(p);
     const chosen = all.filter((e) => included.has(e.id));
     const target = homeRelative(p.skillTarget.path);
-    const readers = `Read by: ${readersLabel(p)}`;
+    // one line per file written: the skill, then each copy for agents that read another folder
+    const readers = readersByFile(p).map((f) => `${f.copy ? 'Copy for' : 'Read by'}: ${f.readers}${f.copy ? ` (${homeRelative(f.path)})` : ''}`);
     if (all.length > 0 && chosen.length === 0) return ui.say('no edits included: press A to include all, or Space on the ones you want', 'warning');
     if (chosen.length < all.length) {
       const ids = chosen.map((e) => e.id);
@@ -153,7 +190,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
                 seg(` with these edits (all ${all.length}: ${score(p.candidateScore)}) · scored from ${r.source}`, { dim: true }),
               ],
               ...(beats ? [] : [[seg('this subset does not beat the current file on validation', { color: 'red' })]]),
-              readers,
+              ...readers,
             ),
             options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force }, 'Applying…') }, { label: 'No' }],
           });
@@ -170,14 +207,32 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
         });
       return;
     }
+    const flagged = services.risk(p).length;
     ui.ask({
       title: `Apply ${p.skillTarget.name} to ${target}?`,
+      tone: flagged ? 'warning' : 'normal',
       body: body(
         `validation ${scoreChange(p.baselineScore, p.candidateScore)} · test ${scoreChange(p.testBefore, p.testAfter)} · ${all.length} edits`,
-        readers,
+        ...readers,
         'The file is written atomically; a backup is kept and u reverts.',
+        ...(flagged ? [[seg(`⚠ ${flagged} line${flagged === 1 ? ' is' : 's are'} flagged by the risk lint: you will be asked again`, { color: 'red', bold: true })]] : []),
       ),
       options: [{ label: 'Yes, apply', run: () => doApply(p, { force }, 'Applying…') }, { label: 'No' }],
+    });
+  }
+
+  /** Lifts the ban on the edits of a rejected proposal (`editIds`: only those). */
+  function forget(p: Proposal, editIds?: string[]): void {
+    if (p.status !== 'rejected') return ui.say(`${p.skillTarget.name} is ${p.status}: only a rejected proposal's edits are banned, F forgets them`, 'info');
+    const n = editIds?.length ?? acceptedEdits(p).length;
+    const what = editIds ? `edit ${editIds.map((id) => acceptedEdits(p).findIndex((e) => e.id === id) + 1).join(', ')}` : `the ${n} edit${n === 1 ? '' : 's'}`;
+    ui.ask({
+      title: `Forget the rejection of ${what} of ${p.skillTarget.name}?`,
+      body: body(
+        'A later night may propose them again (they still have to beat held-out tasks).',
+        'The proposal stays rejected; its record and receipts are kept. Same as `skillopt-sleep forget PROPOSAL:EDIT`.',
+      ),
+      options: [{ label: 'Yes, forget the rejection', run: () => void run('Forgetting…', () => services.forget(p.id, editIds)) }, { label: 'No' }],
     });
   }
 
@@ -186,7 +241,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     const go = (reason?: string) => void run('Rejecting…', () => services.reject(p.id, reason));
     ui.ask({
       title: `Reject ${p.skillTarget.name}?`,
-      body: body('Its edits are remembered and will not be proposed again (`skillopt-sleep forget EDIT` lifts that). Edits already applied from another proposal stay allowed.'),
+      body: body('Its edits are remembered and will not be proposed again unless you forget them (F, or `skillopt-sleep forget EDIT`).', 'Edits already applied from another proposal stay allowed.'),
       options: [
         { label: 'Reject', tone: 'danger', run: () => go() },
         {
@@ -206,7 +261,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
         if (text === null) return ui.say('editor closed without changes: nothing applied', 'info');
         ui.ask({
           title: `Apply your edited version to ${homeRelative(p.skillTarget.path)}?`,
-          body: body('Your text is written as you saved it (it was not re-scored).', `Read by: ${readersLabel(p)}`),
+          body: body('Your text is written as you saved it (it was not re-scored).', ...readersByFile(p).map((f) => `${f.copy ? 'Copy for' : 'Read by'}: ${f.readers}`)),
           options: [{ label: 'Yes, apply my edited version', run: () => doApply(p, { content: text }, 'Applying your version…') }, { label: 'No, discard it' }],
         });
       })
@@ -222,5 +277,5 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     });
   }
 
-  return { apply, reject, edit, revert };
+  return { apply, reject, edit, revert, forget };
 }

@@ -4,16 +4,27 @@
 import os from 'node:os';
 import type { AgentId, Proposal } from '../core/records.js';
 import type { LedgerSummary } from './services.js';
-import { agentDisplayName, agentShortName } from '../../adapters/index.js';
+import { AGENT_IDS, agentDisplayName, agentShortName } from '../../adapters/index.js';
 
 export function agentName(a: AgentId): string {
   return agentDisplayName(a);
 }
 
-/** Who reads the file a proposal writes: readBy when known, else the owning agent, else "shared". */
+/**
+ * Who reads what a proposal writes: the file's readers (readBy when known, else the owning agent)
+ * and those of the copies a managed skill gets for agents that read another folder.
+ */
 export function readersOf(p: Proposal): AgentId[] {
-  if (p.skillTarget.readBy.length > 0) return p.skillTarget.readBy;
-  return p.skillTarget.agent ? [p.skillTarget.agent] : [];
+  const own = p.skillTarget.readBy.length > 0 ? p.skillTarget.readBy : p.skillTarget.agent ? [p.skillTarget.agent] : [];
+  const all = new Set<AgentId>([...own, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
+  return AGENT_IDS.filter((a) => all.has(a));
+}
+
+/** One line per file a proposal writes and who reads it: the file, then each copy. */
+export function readersByFile(p: Proposal): Array<{ path: string; readers: string; copy: boolean }> {
+  const own = p.skillTarget.readBy.length > 0 ? p.skillTarget.readBy : p.skillTarget.agent ? [p.skillTarget.agent] : [];
+  const label = (ids: readonly AgentId[]) => (ids.length ? ids.map(agentName).join(', ') : 'no agent detected');
+  return [{ path: p.skillTarget.path, readers: label(own), copy: false }, ...(p.skillTarget.mirrors ?? []).map((m) => ({ path: m.path, readers: label(m.readBy), copy: true }))];
 }
 
 export function readersLabel(p: Proposal, short = false): string {
@@ -92,9 +103,19 @@ export function usd(n: number): string {
   return n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
 }
 
+/** Which night a ledger summary describes: "last night", "tonight's night so far", or its date when older. */
+export function ledgerWindowLabel(s: LedgerSummary, now = Date.now()): string {
+  if (s.window !== 'night') return 'in the last 24 h';
+  if (s.running) return 'during the night running now';
+  const ageH = (now - s.since) / 3600_000;
+  if (ageH >= 0 && ageH < 30) return 'last night';
+  const d = new Date(s.since);
+  return `during the last night (${d.toISOString().slice(0, 10)})`;
+}
+
 /** The one-line "what left your machine" summary. */
-export function ledgerLine(s: LedgerSummary): string {
-  const window = s.window === 'night' ? 'last night' : 'last 24 h';
+export function ledgerLine(s: LedgerSummary, now = Date.now()): string {
+  const window = ledgerWindowLabel(s, now);
   if (s.calls === 0) return `What left this machine ${window}: nothing (0 model calls).`;
   const dests = s.destinations
     .slice(0, 3)

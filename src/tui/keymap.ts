@@ -54,6 +54,8 @@ export type Command =
   | 'reject'
   | 'editCandidate'
   | 'revertLast'
+  | 'forget'
+  | 'expand'
   | 'skip'
   | 'cycleDiffMode'
   | 'confirm'
@@ -97,6 +99,8 @@ export const BINDINGS: Binding[] = [
   { command: 'reject', keys: ['x'], contexts: SCREENS, help: 'reject (optionally with a reason)' },
   { command: 'editCandidate', keys: ['e'], contexts: DETAIL, help: 'edit the candidate in $EDITOR, then apply' },
   { command: 'revertLast', keys: ['u'], contexts: SCREENS, help: 'undo: revert the last apply' },
+  { command: 'forget', keys: ['F'], contexts: SCREENS, help: 'forget a rejection: a later night may propose its edits again' },
+  { command: 'expand', keys: ['enter'], contexts: ['diff', 'evidence'], help: 'expand / fold an edit: its full text, reasons and evidence' },
   { command: 'skip', keys: ['s'], contexts: DETAIL, help: 'skip: decide later, open the next waiting proposal' },
   { command: 'search', keys: ['/'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'search' },
   { command: 'searchNext', keys: ['n'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'next match' },
@@ -190,7 +194,7 @@ export function keyLabel(k: string): string {
 }
 
 // what a reviewer needs first: decisions, then views, then movement
-const HELP_FIRST: Command[] = ['apply', 'reject', 'toggleEdit', 'includeAll', 'excludeAll', 'editCandidate', 'revertLast', 'skip', 'open', 'nextView', 'prevView', 'nextHunk', 'prevHunk', 'cycleDiffMode', 'search', 'searchNext', 'searchPrev'];
+const HELP_FIRST: Command[] = ['apply', 'reject', 'toggleEdit', 'includeAll', 'excludeAll', 'editCandidate', 'revertLast', 'forget', 'skip', 'open', 'expand', 'nextView', 'prevView', 'nextHunk', 'prevHunk', 'cycleDiffMode', 'search', 'searchNext', 'searchPrev'];
 const helpRank = (c: Command) => {
   const i = HELP_FIRST.indexOf(c);
   return i < 0 ? HELP_FIRST.length : i;

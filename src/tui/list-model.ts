@@ -10,6 +10,8 @@ export interface ListItem {
   proposal: Proposal;
   /** the status shown: a staged proposal whose live file changed since its base shows 'stale' */
   status: ProposalStatus;
+  /** the risk lint flags lines this proposal would write (a red ! before the name) */
+  risky?: boolean;
 }
 
 export type ColumnId = 'skill' | 'readers' | 'project' | 'night' | 'val' | 'test' | 'edits' | 'status';

@@ -1,20 +1,32 @@
 /**
- * The Report view as lines: the proposal's own facts (target, scores, base), then what the night
- * recorded (gate trials, budget and spend, backend and models), its notes, and report.md.
+ * The Report view as lines: the proposal's own facts (target, scores, base, risk-lint flags), then
+ * what the night recorded (gate trials, budget and spend, backend and models), its notes, and
+ * report.md — wrapped to the width (`width`), never cut.
  */
 import type { Proposal } from '../core/records.js';
-import { homeRelative, readersLabel, score, scoreChange } from './format.js';
+import { homeRelative, readersByFile, score, scoreChange } from './format.js';
 import { sanitize } from './text.js';
-import { seg, type StyledLine } from './components/Line.js';
-import type { ReportBundle, StaleInfo } from './services.js';
+import { seg, wrapStyled, type StyledLine } from './components/Line.js';
+import type { ReportBundle, RiskFlag, StaleInfo } from './services.js';
 
-export function reportLines(p: Proposal, r: ReportBundle, stale: StaleInfo | null): StyledLine[] {
+export function reportLines(p: Proposal, r: ReportBundle, stale: StaleInfo | null, width = Infinity, risk: RiskFlag[] = []): StyledLine[] {
+  const lines: StyledLine[] = [];
+  const fits = (l: StyledLine) => (Number.isFinite(width) ? wrapStyled(l, width) : [l]);
+  const built = build(p, r, stale, risk);
+  for (const l of built) lines.push(...fits(l));
+  return lines;
+}
+
+function build(p: Proposal, r: ReportBundle, stale: StaleInfo | null, risk: RiskFlag[]): StyledLine[] {
   const lines: StyledLine[] = [];
   const fact = (label: string, value: string, color?: string) => lines.push([seg(`  ${label.padEnd(16)} `, { dim: true }), seg(value, { color })]);
   lines.push([seg('Proposal', { bold: true })]);
   fact('id', p.id);
-  fact('file', homeRelative(p.skillTarget.path));
-  fact('read by', readersLabel(p));
+  // each file this proposal writes and exactly who reads it (a managed skill may have copies)
+  for (const f of readersByFile(p)) {
+    fact(f.copy ? 'copy' : 'file', homeRelative(f.path));
+    fact('  read by', f.readers);
+  }
   fact('kind', p.skillTarget.kind);
   fact('validation', `${score(p.baselineScore)} → ${score(p.candidateScore)}`);
   fact('test', scoreChange(p.testBefore, p.testAfter));
@@ -22,6 +34,14 @@ export function reportLines(p: Proposal, r: ReportBundle, stale: StaleInfo | nul
   fact('base', p.baseHash ? p.baseHash.slice(0, 12) : '(new file)');
   if (stale?.stale) fact('live file', stale.missing ? 'missing now — it was deleted since the proposal' : `changed since the proposal (now ${stale.liveHash.slice(0, 12)})`, 'magenta');
   fact('status', p.status + (p.reason ? ` — ${sanitize(p.reason)}` : ''));
+  if (risk.length > 0) {
+    lines.push([]);
+    lines.push([seg(`Risk lint: ${risk.length} flagged line${risk.length === 1 ? '' : 's'} (applying asks a second time)`, { bold: true, color: 'red' })]);
+    for (const f of risk) {
+      lines.push([seg(`  ${f.rule}: `, { color: 'red' }), seg(f.why)]);
+      lines.push([seg('    "', { dim: true }), seg(sanitize(f.line), { color: 'yellow' }), seg('"', { dim: true })]);
+    }
+  }
   if (r.facts.length > 0) {
     lines.push([]);
     lines.push([seg('Night', { bold: true })]);

@@ -4,11 +4,17 @@
  * tests pass fixtures. The UI never touches SQL or the file system itself.
  */
 import type { AgentId, Proposal, Split } from '../core/records.js';
+import type { RiskFlag } from '../proposals/risk-lint.js';
+
+export type { RiskFlag };
 
 export interface LedgerSummary {
-  /** 'night' = since the start of the most recent night run; '24h' = no night on record */
+  /** 'night' = the ledger rows of the most recent night run (its own calls and its training runs'); '24h' = no night on record */
   window: 'night' | '24h';
+  /** when that night started (or the start of the 24 h window) */
   since: number;
+  /** the night is still running: the counts are so far */
+  running?: boolean;
   calls: number;
   failed: number;
   bytesSent: number;
@@ -25,6 +31,8 @@ export interface NextNight {
   at: Date | null;
   /** set when the cron expression is invalid */
   error?: string;
+  /** whether the daemon that runs the nights is up (undefined: not known) */
+  daemonRunning?: boolean;
 }
 
 export interface Excerpt {
@@ -89,9 +97,19 @@ export interface ReviewServices {
   nextNight(): NextNight;
   evidence(p: Proposal): EvidenceBundle;
   report(p: Proposal): ReportBundle;
-  apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean }): Promise<DecisionOutcome>;
+  /**
+   * What the risk lint (proposals/risk-lint.ts) flags in what applying would write over the live
+   * file now: the whole candidate, the chosen edits only, or the user's edited text.
+   */
+  risk(p: Proposal, opts?: { editIds?: string[]; content?: string }): RiskFlag[];
+  /** agents the user works with in the proposal's project that read none of the files it writes */
+  missedBy(p: Proposal): AgentId[];
+  /** `forceRisky`: the user confirmed a second time that the flagged lines are wanted */
+  apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean }): Promise<DecisionOutcome>;
   reject(id: string, reason?: string): Promise<DecisionOutcome>;
   revert(id: string): Promise<DecisionOutcome>;
+  /** lifts the ban a reject put on the proposal's edits (all, or `editIds`), so a later night may propose them again */
+  forget(id: string, editIds?: string[]): Promise<DecisionOutcome>;
   /** rejects with SleepError ABORTED when `signal` fires (Esc while re-scoring); never a partial score */
   rescore(id: string, editIds: string[], signal?: AbortSignal): Promise<RescoreOutcome>;
   /** opens the text in $EDITOR with the UI suspended; null when the user aborted or nothing changed */

@@ -14,6 +14,7 @@ import { listEgress, sumTotals, totalsByDestination } from '../llm/ledger.js';
 import type { EvidenceBundle, Excerpt, LedgerSummary, ReportBundle, TaskEvidence } from './services.js';
 
 const MAX_PROMPTS = 3;
+const NIGHT_STILL_RUNNING_MS = 12 * 3600_000;
 
 function stringsIn(v: unknown): string[] {
   if (!Array.isArray(v)) return [];
@@ -138,23 +139,45 @@ export function loadReport(p: Proposal): ReportBundle {
 }
 
 /**
- * What left the machine "last night": the ledger since the start of the most recent night run
- * (or the last 24 h when no night is on record), with the same per-destination totals as the
- * `ledger` command.
+ * What left the machine "last night": the ledger rows of the most recent night run, counted by
+ * run: the night's own calls (mining) and those of the training runs it started (each skill trains
+ * in a run of its own, tagged with that run's id). A time window would count every other call since
+ * (a re-score in review, a manual `train`) as the night's. With no night on record: the last 24 h.
  */
 export function loadLedgerSummary(db: Db, now: number): LedgerSummary {
-  let since = now - 24 * 3600_000;
-  let window: LedgerSummary['window'] = '24h';
+  let night: ReturnType<typeof listRuns>[number] | undefined;
   try {
-    const night = listRuns(db, { kind: 'night', limit: 1 })[0];
-    if (night) {
-      since = night.startedAt;
-      window = 'night';
-    }
+    night = listRuns(db, { kind: 'night', limit: 1 })[0];
   } catch {
     /* no runs table contents yet */
   }
-  const destinations = totalsByDestination(listEgress(db, { sinceMs: since }));
+  const rows = night ? listEgress(db, { runIds: nightRunIds(db, night, now) }) : listEgress(db, { sinceMs: now - 24 * 3600_000 });
+  const destinations = totalsByDestination(rows);
   const { calls, failed, bytesSent, costUsd, tokensIn, tokensOut } = sumTotals(destinations);
-  return { window, since, calls, failed, bytesSent, costUsd, tokensIn, tokensOut, destinations };
+  return {
+    window: night ? 'night' : '24h',
+    since: night ? night.startedAt : now - 24 * 3600_000,
+    // a night still marked running long after it started died without closing its run: not "now"
+    running: night ? night.status === 'running' && now - night.startedAt < NIGHT_STILL_RUNNING_MS : undefined,
+    calls,
+    failed,
+    bytesSent,
+    costUsd,
+    tokensIn,
+    tokensOut,
+    destinations,
+  };
+}
+
+/**
+ * The night's run id and its training runs': those its report names (items[].trainRunId), and any
+ * train run started while it ran (a skill whose training failed leaves no id in the report).
+ */
+function nightRunIds(db: Db, night: ReturnType<typeof listRuns>[number], now: number): string[] {
+  const ids = new Set<string>([night.id]);
+  const items = (night.record as { items?: Array<{ trainRunId?: unknown }> }).items;
+  if (Array.isArray(items)) for (const it of items) if (typeof it?.trainRunId === 'string') ids.add(it.trainRunId);
+  const end = night.endedAt ?? now;
+  for (const r of listRuns(db, { kind: 'train', limit: 500 })) if (r.startedAt >= night.startedAt && r.startedAt <= end) ids.add(r.id);
+  return [...ids];
 }

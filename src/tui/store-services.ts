@@ -15,12 +15,18 @@ import type { Proposal } from '../core/records.js';
 import { listProposals } from '../store/repos/proposals.js';
 import { applyProposal, rejectProposal, revertProposal } from '../proposals/apply.js';
 import { liveHash } from '../proposals/journal.js';
+import { lintEdit } from '../proposals/risk-lint.js';
+import { contentForEdits } from '../proposals/partial.js';
+import { forgetRejectedEdit } from '../proposals/forget.js';
+import { listRejectedEdits } from '../store/repos/rejected-edits.js';
+import { editHash } from '../trainer/buffer.js';
 import { errorMessage } from '../core/errors.js';
 import type { NextNight, ReviewServices } from './services.js';
 import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';
 import { replayWithConfiguredBackends, rescoreEdits, type ReplayScorer } from './rescore.js';
 import { editInEditor } from '../core/editor.js';
-import { agentName, homeRelative } from './format.js';
+import { agentName, homeRelative, readersOf } from './format.js';
+import { agentsInProject } from '../store/repos/sessions.js';
 
 /** Runs `fn` with the UI handed back to the terminal (Ink cleared, raw mode off), then resumes. */
 export type Suspend = <T>(fn: () => T) => T;
@@ -31,6 +37,8 @@ export interface StoreServicesInput {
   config: Config;
   env: NodeJS.ProcessEnv;
   suspend: Suspend;
+  /** whether the daemon is up (the empty screen says how nights run); the CLI knows, the UI may not ask the daemon */
+  daemonRunning?: () => boolean;
   /** replays a subset when the cache cannot score it; default: the configured backends; null: never replay */
   replay?: ReplayScorer | null;
   now?: () => number;
@@ -63,7 +71,23 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
       return { stale: live !== p.baseHash, liveHash: live, missing: missing && p.baseHash !== '' };
     },
     ledgerSummary: () => loadLedgerSummary(db, now()),
-    nextNight: () => nextNightFrom(config.schedule.cron, config.schedule.timezone),
+    nextNight: () => ({ ...nextNightFrom(config.schedule.cron, config.schedule.timezone), daemonRunning: input.daemonRunning?.() }),
+    missedBy(p) {
+      if (!p.skillTarget.project) return [];
+      const readers = new Set(readersOf(p));
+      return agentsInProject(db, p.skillTarget.project).filter((a) => !readers.has(a));
+    },
+    risk(p, opts = {}) {
+      // the same check apply makes (proposals/apply.ts): the text it would write over the file as it is now
+      let live = '';
+      try {
+        live = fs.readFileSync(p.skillTarget.path, 'utf8');
+      } catch {
+        /* a new file */
+      }
+      const content = opts.content ?? (opts.editIds && opts.editIds.length ? contentForEdits(p, opts.editIds, paths) : p.candidate);
+      return lintEdit(live, content);
+    },
     evidence: (p) => loadEvidence(db, p),
     report: (p) => loadReport(p),
     async apply(id, opts) {
@@ -71,15 +95,28 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
       const readers = out.readBy.length ? out.readBy.map(agentName).join(', ') : 'no agent detected for this location';
       const n = opts.editIds?.length ?? 0;
       const what = out.partial ? `${n} edit${n === 1 ? '' : 's'} of ${out.proposal.skillTarget.name}` : out.proposal.skillTarget.name;
+      const copies = out.copies.length ? ` (+ ${out.copies.length} cop${out.copies.length === 1 ? 'y' : 'ies'} for ${[...new Set(out.copies.flatMap((c) => c.readBy))].map(agentName).join(', ')})` : '';
       return {
-        message: `Applied ${what} → ${homeRelative(out.path)} · read by ${readers} · backup kept · u undoes`,
+        message: `Applied ${what} → ${homeRelative(out.path)}${copies} · read by ${readers} · backup kept · u undoes`,
         path: out.path,
         readBy: out.readBy,
       };
     },
     async reject(id, reason) {
       const p = rejectProposal(db, paths, id, reason);
-      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: its edits will not be proposed again unless you \`skillopt-sleep forget\` them` };
+      const n = p.rememberedEdits;
+      // the same promise as `reject` and the README: banned until forgotten (F here, `forget EDIT` in the CLI)
+      return { message: `Rejected ${p.skillTarget.name}${reason ? ` (${reason})` : ''}: ${n} edit${n === 1 ? '' : 's'} will not be proposed again unless you forget them (F)` };
+    },
+    async forget(id, editIds) {
+      const p = listProposals(db).find((x) => x.id === id);
+      if (!p) throw new Error(`proposal ${id} is gone`);
+      const banned = new Set(listRejectedEdits(db, p.skillTarget.path).map((r) => r.editHash));
+      const wanted = p.edits.filter((e) => (editIds ? editIds.includes(e.id) : e.status === 'accepted') && banned.has(editHash(e)));
+      // PROPOSAL:EDIT names exactly this proposal's edit (a bare hash prefix could match another skill's)
+      for (const e of wanted) forgetRejectedEdit(db, `${p.id}:${e.id}`);
+      if (wanted.length === 0) return { message: `${p.skillTarget.name}: none of ${editIds ? 'these edits' : 'its edits'} is banned any more; nothing to forget` };
+      return { message: `Forgot ${wanted.length} rejected edit${wanted.length === 1 ? '' : 's'} of ${p.skillTarget.name}: a later night may propose ${wanted.length === 1 ? 'it' : 'them'} again` };
     },
     async revert(id) {
       const out = revertProposal(db, paths, id, { env });

@@ -28,3 +28,7 @@ export function truncate(text: string, width: number): string {
   if (chars.length <= width) return text;
   return width > 1 ? chars.slice(0, width - 1).join('') + '…' : chars.slice(0, Math.max(0, width)).join('');
 }
+
+
+// wrapping is shared with the plain CLI (`proposals show`, `tasks show`)
+export { wrapRanges, wrapText } from '../core/text-wrap.js';

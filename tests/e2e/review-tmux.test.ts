@@ -105,12 +105,16 @@ describe.skipIf(!hasTmux)('review in a real terminal (tmux)', () => {
     // open the newest proposal and apply it → the live file changes on disk
     s = await press('Enter', 'hunk 1/1');
     expect(s).toContain('+Use the Keep a Changelog sections');
-    // resize wide: side-by-side; back: unified
+    // resize wide: these edits only add lines, so the diff stays unified (no empty left half);
+    // d shows it side by side all the same; back at 120 columns, d returns to unified
     tmux('resize-window', '-t', session, '-x', '160', '-y', '40');
-    s = await waitFor('side-by-side', 'the side-by-side diff');
+    await new Promise((r) => setTimeout(r, 800)); // the resize reaches the app
+    s = await waitFor('unified', 'the 160-column unified diff');
+    expect(s).not.toContain('side-by-side');
+    s = await press('d', 'side-by-side');
     expect(s).toMatch(/Mention the issue\.\s+│\s+12\s+Mention the issue\./);
     tmux('resize-window', '-t', session, '-x', '120', '-y', '40');
-    await waitFor('unified', 'the unified diff');
+    await press('d', 'unified');
     // the evidence of the first edit: the user's prompts from the transcripts
     s = await press('Tab', 'Edits: 2 of 2 included');
     expect(s).toContain('"changelog entry please, the usual format"  claude-code:sess-2#7');

@@ -17,7 +17,7 @@ import { contentForEdits } from '../../src/proposals/partial.js';
 import { addOccurrences, upsertTask } from '../../src/store/repos/tasks.js';
 import { makeTask } from './tasks.js';
 import { recordEgress } from '../../src/llm/ledger.js';
-import { createRun } from '../../src/store/repos/runs.js';
+import { createRun, updateRun } from '../../src/store/repos/runs.js';
 import { skillHash } from '../../src/replay/index.js';
 import { sha256 } from '../../src/core/fsutil.js';
 
@@ -57,6 +57,7 @@ export function seedReview(env: NodeJS.ProcessEnv, projectDir: string, opts: { e
       { taskId: 't-val-a', sessionId: 'claude-code:sess-2', eventSeq: 7, ts: now - 20 * 3600_000, prompt: 'changelog entry please, the usual format', outcome: {} },
     ]);
     createRun(db, { id: 'run-night-1', kind: 'night', dir: paths.runsDir, record: {}, startedAt: now - 5 * 3600_000 });
+    updateRun(db, 'run-night-1', { status: 'done', endedAt: now - 3 * 3600_000 });
     for (let i = 0; i < 41; i++) {
       recordEgress(db, { ts: now - 4 * 3600_000 + i, runId: 'run-night-1', role: 'target', backend: 'claude', model: 'sonnet', destination: 'claude', bytesSent: 4000, redactions: 0, contentHash: sha256(String(i)), tokensIn: 900, tokensOut: 300, costUsd: 0, ok: true, error: null });
     }

@@ -140,9 +140,14 @@ describe('night', () => {
     const a = json(['apply', id]);
     expect(a.r.status, a.r.stderr).toBe(0);
     expect(fs.readFileSync(live, 'utf8')).toBe(candidate);
-    expect(a.data.readBy).toEqual(['claude-code', 'copilot']);
+    // this project's transcripts come from Claude Code and Codex: Codex gets a copy in its own folder
+    const copy = path.join(project, '.agents/skills/skillopt-sleep-learned/SKILL.md');
+    expect(a.data.copies).toEqual([{ path: copy, readBy: ['codex', 'copilot', 'gemini'], outcome: 'written' }]);
+    expect(fs.readFileSync(copy, 'utf8')).toBe(candidate);
+    expect(a.data.readBy).toEqual(['claude-code', 'codex', 'copilot', 'gemini']);
     expect(cli(['revert', id]).status).toBe(0);
     expect(fs.existsSync(live)).toBe(false);
+    expect(fs.existsSync(copy)).toBe(false);
 
     // a second night proposes again; rejecting it remembers its edits for the trainer
     const again = json(['night', '--backend', 'sim']).data;

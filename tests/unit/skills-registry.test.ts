@@ -101,8 +101,13 @@ describe('discovery', () => {
     const t = managedSkillTarget({ ...w.ctx, project: w.project }, { agentsUsed: ['claude-code', 'codex'] });
     expect(t.path).toBe(path.join(w.project, '.claude/skills/skillopt-sleep-learned/SKILL.md'));
     expect(t.readBy).toEqual(['claude-code', 'copilot']);
+    // Claude Code and Codex share no folder: Codex gets a copy in its own root, and knows it
+    expect(t.mirrors).toEqual([{ path: path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'), readBy: ['codex', 'copilot', 'gemini'] }]);
     const c = managedSkillTarget({ ...w.ctx, project: w.project }, { agentsUsed: ['codex'] });
     expect(c.path).toBe(path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'));
+    expect(c.mirrors).toBeUndefined();
+    // Claude Code with Copilot: one folder both read, no copy
+    expect(managedSkillTarget({ ...w.ctx, project: w.project }, { agentsUsed: ['claude-code', 'copilot'] }).mirrors).toBeUndefined();
     const doc = scaffoldSkill('skillopt-sleep-learned', 'Recurring tasks: changelog: entries; tests');
     expect(parseFrontMatter(doc)).toEqual({ name: 'skillopt-sleep-learned', description: 'Recurring tasks: changelog: entries; tests', applyTo: undefined });
     expect(isValidSkillName('Bad_Name')).toBe(false);

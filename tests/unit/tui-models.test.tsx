@@ -148,8 +148,12 @@ describe('evidence lines', () => {
 
 describe('formatting', () => {
   it('summarises what left the machine', () => {
-    expect(ledgerLine(LEDGER)).toBe('What left this machine last night: 41 calls (claude ×41), 176 KB sent, $0 API cost.');
-    expect(ledgerLine({ ...LEDGER, calls: 0, destinations: [], window: '24h' })).toBe('What left this machine last 24 h: nothing (0 model calls).');
+    const morning = Date.UTC(2026, 10, 29, 8);
+    expect(ledgerLine(LEDGER, morning)).toBe('What left this machine last night: 41 calls (claude ×41), 176 KB sent, $0 API cost.');
+    expect(ledgerLine({ ...LEDGER, calls: 0, destinations: [], window: '24h' }, morning)).toBe('What left this machine in the last 24 h: nothing (0 model calls).');
+    // the night it describes, named: one still running, or one from days ago
+    expect(ledgerLine({ ...LEDGER, running: true }, morning)).toContain('during the night running now: 41 calls');
+    expect(ledgerLine(LEDGER, morning + 3 * 24 * 3600_000)).toContain('during the last night (2026-11-29): 41 calls');
   });
 
   it('labels times relative to now', () => {

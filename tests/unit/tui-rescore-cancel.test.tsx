@@ -9,6 +9,7 @@ import path from 'node:path';
 import React from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
+import { eventually, frame, press, see, settle } from '../helpers/ink-keys.js';
 import { App } from '../../src/tui/App.js';
 import { SleepError, isSleepError } from '../../src/core/errors.js';
 import { helpFor } from '../../src/tui/keymap.js';
@@ -26,17 +27,7 @@ import { cachedScore, rescoreEdits } from '../../src/tui/rescore.js';
 import { createStoreServices } from '../../src/tui/store-services.js';
 import { skillHash } from '../../src/replay/index.js';
 
-const tick = (ms = 25) => new Promise((r) => setTimeout(r, ms));
-const KEYS: Record<string, string> = { enter: '\r', esc: '\u001B', tab: '\t', space: ' ' };
 
-async function press(r: ReturnType<typeof render>, ...keys: string[]) {
-  for (const k of keys) {
-    r.stdin.write(KEYS[k] ?? k);
-    await tick();
-  }
-}
-
-const frame = (r: ReturnType<typeof render>) => r.lastFrame() ?? '';
 
 /** Resolves when `signal` aborts, rejecting like the replay layer does (SleepError ABORTED). */
 function untilAborted(signal: AbortSignal | undefined): Promise<never> {
@@ -67,18 +58,18 @@ describe('review: cancelling the re-scoring of a partial selection', () => {
   it('Esc aborts the replay: nothing is applied, the selection stays, the status line says cancelled', async () => {
     const { services, rec, calls } = servicesWithSlowRescore();
     const r = render(<App services={services} size={{ columns: 120, rows: 32 }} initialId="p-new" />);
-    await tick();
+    await settle(r);
     await press(r, 'tab', 'space');
-    expect(frame(r)).toContain('Edits: 2 of 3 included');
+    await see(r, 'Edits: 2 of 3 included');
     await press(r, 'a');
-    expect(frame(r)).toContain('Re-scoring 2 of 3 edits on validation… · Esc cancels');
-    expect(frame(r)).toContain('Esc / q cancel · Ctrl+c quit');
+    await see(r, 'Re-scoring 2 of 3 edits on validation… · Esc cancels');
+    await see(r, 'Esc / q cancel · Ctrl+c quit');
     expect(calls).toHaveLength(1);
-    expect(calls[0].editIds).toEqual(['e2', 'e3']);
+    await eventually(() => expect(calls[0].editIds).toEqual(['e2', 'e3']));
     expect(calls[0].signal?.aborted).toBe(false);
 
     await press(r, 'esc');
-    await tick(60);
+    await settle(r);
     expect(calls[0].signal?.aborted).toBe(true);
     expect(isSleepError(calls[0].signal?.reason) && calls[0].signal?.reason.code).toBe('ABORTED');
     const f = frame(r);
@@ -86,35 +77,35 @@ describe('review: cancelling the re-scoring of a partial selection', () => {
     expect(f).not.toContain('Re-scoring 2 of 3');
     expect(f).not.toContain('Apply 2 of 3 edits');
     expect(f).not.toContain('could not re-score');
-    expect(rec.applied).toEqual([]);
+    await eventually(() => expect(rec.applied).toEqual([]));
     // still in the Evidence view with the same two edits included, and the screen has the keys again
     expect(f).toContain('Edits: 2 of 3 included');
     await press(r, 'a');
     expect(calls).toHaveLength(2);
-    expect(calls[1].editIds).toEqual(['e2', 'e3']);
+    await eventually(() => expect(calls[1].editIds).toEqual(['e2', 'e3']));
     // q cancels too (it does not leave the proposal while a job runs)
     await press(r, 'q');
-    await tick(60);
+    await settle(r);
     expect(calls[1].signal?.aborted).toBe(true);
-    expect(frame(r)).toContain('re-scoring cancelled; nothing was written');
-    expect(frame(r)).toContain('Edits: 2 of 3 included');
-    expect(rec.applied).toEqual([]);
+    await see(r, 're-scoring cancelled; nothing was written');
+    await see(r, 'Edits: 2 of 3 included');
+    await eventually(() => expect(rec.applied).toEqual([]));
   });
 
   it('drops a late score from a replay that ignored the cancel: no confirmation, nothing applied', async () => {
     let finish: (o: RescoreOutcome) => void = () => undefined;
     const { services, rec, calls } = servicesWithSlowRescore(() => new Promise<RescoreOutcome>((resolve) => (finish = resolve)));
     const r = render(<App services={services} size={{ columns: 120, rows: 32 }} initialId="p-new" />);
-    await tick();
+    await settle(r);
     await press(r, 'tab', 'space', 'a', 'esc');
     expect(calls[0].signal?.aborted).toBe(true);
-    expect(frame(r)).toContain('re-scoring cancelled; nothing was written');
+    await see(r, 're-scoring cancelled; nothing was written');
     finish({ score: 0.9, baseline: 0.4, source: 'replay' });
-    await tick(60);
+    await settle(r);
     expect(frame(r)).not.toContain('Apply 2 of 3 edits');
-    expect(frame(r)).toContain('re-scoring cancelled; nothing was written');
+    await see(r, 're-scoring cancelled; nothing was written');
     await press(r, '1', 'enter');
-    expect(rec.applied).toEqual([]);
+    await eventually(() => expect(rec.applied).toEqual([]));
   });
 
   it('a failed re-scoring is still reported as a failure, not as a cancel', async () => {
@@ -122,10 +113,10 @@ describe('review: cancelling the re-scoring of a partial selection', () => {
       throw new SleepError('BACKEND_UNAVAILABLE', 'no backend to replay with', { hint: 'configure one' });
     });
     const r = render(<App services={services} size={{ columns: 140, rows: 32 }} initialId="p-new" />);
-    await tick();
+    await settle(r);
     await press(r, 'tab', 'space', 'a');
-    await tick(60);
-    expect(frame(r)).toContain('could not re-score the chosen edits, nothing written: no backend to replay with — configure one');
+    await settle(r);
+    await see(r, 'could not re-score the chosen edits, nothing written: no backend to replay with — configure one');
     expect(frame(r)).not.toContain('cancelled');
   });
 
@@ -136,9 +127,9 @@ describe('review: cancelling the re-scoring of a partial selection', () => {
     expect(helpFor('list').some((row) => row.help.includes('re-scoring'))).toBe(false);
     const { services } = servicesWithSlowRescore();
     const r = render(<App services={services} size={{ columns: 100, rows: 60 }} initialId="p-new" />);
-    await tick();
+    await settle(r);
     await press(r, '?');
-    expect(frame(r)).toContain('while re-scoring: cancel it, nothing is written');
+    await see(r, 'while re-scoring: cancel it, nothing is written');
   });
 });
 
@@ -200,7 +191,7 @@ describe('rescoreSubset / rescoreEdits with an AbortSignal', () => {
     const ctl = new AbortController();
     const run = rescoreSubset(db, p.id, ['e2'], { target, metric: 'soft', signal: ctl.signal });
     await reachedStuck;
-    while (!finished.includes('t-val-a')) await tick(5);
+    while (!finished.includes('t-val-a')) await new Promise((res) => setTimeout(res, 5));
     const t0 = Date.now();
     ctl.abort();
     const err = await run.then(

@@ -11,6 +11,10 @@ import { fmtScore } from '../../proposals/staging-report.js';
 import { agentDisplayName } from '../../../adapters/index.js';
 import { banLine, rejectedEditVerdicts } from '../../store/repos/rejected-edits.js';
 import { editHash } from '../../trainer/buffer.js';
+import { lintEdit, type RiskFlag } from '../../proposals/risk-lint.js';
+import { terminalSafe } from '../../core/terminal-text.js';
+import { agentsInProject } from '../../store/repos/sessions.js';
+import { paintDiffLine, type StyleName } from '../style.js';
 
 export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map(agentDisplayName).join(', ') : 'no agent detected');
 
@@ -22,6 +26,20 @@ export function proposalLine(p: Proposal): string {
   return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}${test}  ${accepted} edit${accepted === 1 ? '' : 's'}  ${when}`;
 }
 
+const STATUS_PAINT: Record<string, StyleName> = { staged: 'cyan', applied: 'green', rejected: 'red', stale: 'magenta', reverted: 'yellow', superseded: 'dim' };
+
+/** What the risk lint finds in what applying would write over the live file now (as `apply` checks it). */
+function riskNow(p: Proposal): RiskFlag[] {
+  if (p.status !== 'staged' && p.status !== 'stale') return [];
+  let live = '';
+  try {
+    live = fs.readFileSync(p.skillTarget.path, 'utf8');
+  } catch {
+    /* a new file */
+  }
+  return lintEdit(live, p.candidate);
+}
+
 function show(ctx: CliContext, id: string): void {
   const p = requireProposal(ctx.db, id);
   const receipts = listReceipts(ctx.db, p.id);
@@ -31,26 +49,50 @@ function show(ctx: CliContext, id: string): void {
   } catch {
     /* folder removed: the record still has everything that matters */
   }
-  ctx.emit({ proposal: p, receipts, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
-    ctx.print(proposalLine(p));
-    ctx.print(`file:    ${p.skillTarget.path}`);
-    ctx.print(`read by: ${agentsLabel(p.skillTarget.readBy)}`);
-    if (p.reason) ctx.print(`reason:  ${p.reason}`);
+  const risk = riskNow(p);
+  // agents used in the project that read none of the files this proposal writes
+  const readers = new Set([...p.skillTarget.readBy, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
+  const missed = p.skillTarget.project ? agentsInProject(ctx.db, p.skillTarget.project).filter((a) => !readers.has(a)) : [];
+  ctx.emit({ proposal: p, receipts, risk, notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
+    const paint = ctx.paint;
+    const safe = (t: string) => terminalSafe(t);
+    ctx.print(proposalLine(p).replace(` ${p.status.padEnd(10)} `, ` ${paint[STATUS_PAINT[p.status] ?? 'bold'](p.status.padEnd(10))} `));
+    ctx.printWrapped('file:    ', p.skillTarget.path);
+    ctx.printWrapped('read by: ', agentsLabel(p.skillTarget.readBy));
+    // a managed skill in a project used with agents that read different folders: a copy for each
+    for (const m of p.skillTarget.mirrors ?? []) {
+      ctx.printWrapped('copy:    ', m.path);
+      ctx.printWrapped('read by: ', agentsLabel(m.readBy));
+    }
+    if (missed.length) ctx.printWrapped('not read by: ', `${agentsLabel(missed)}, though you use ${missed.length === 1 ? 'it' : 'them'} in this project`, 'yellow');
+    if (p.reason) ctx.printWrapped('reason:  ', safe(p.reason));
+    if (risk.length) {
+      ctx.print('');
+      ctx.print(paint.red(paint.bold(`⚠ risk lint: ${risk.length} flagged line${risk.length === 1 ? '' : 's'}; \`skillopt-sleep apply ${p.id}\` refuses without --force-risky`)));
+      for (const f of risk) {
+        ctx.printWrapped(`  ${f.rule}: `, f.why, 'red');
+        ctx.printWrapped('    ', `"${safe(f.line)}"`, 'yellow');
+      }
+    }
     ctx.print('');
     for (const e of p.edits) {
       const effect = e.effect !== undefined && e.effect !== null ? ` (effect ${e.effect >= 0 ? '+' : ''}${e.effect.toFixed(2)})` : '';
-      ctx.print(`  [${e.status}] ${e.id} #${editHash(e)} ${e.op}: ${e.content.replace(/\s+/g, ' ').slice(0, 100)}${effect}`);
-      if (e.rationale) ctx.print(`      why: ${e.rationale.replace(/\s+/g, ' ').slice(0, 140)}`);
+      const tone: StyleName = e.status === 'accepted' ? 'green' : e.status === 'rejected' ? 'red' : 'dim';
+      // the whole edit, as it will be written, wrapped to the terminal: never cut
+      ctx.print(`  ${paint[tone](`[${e.status}]`)} ${e.id} #${editHash(e)} ${e.op}${effect}:`);
+      ctx.printWrapped('      ', safe(e.content));
+      if (e.anchor && e.op !== 'add') ctx.printWrapped('      was: ', safe(e.anchor));
+      if (e.rationale) ctx.printWrapped('      why: ', safe(e.rationale.replace(/\s+/g, ' ')));
       if (e.status === 'rejected') {
         // the strongest verdict first: the user's rejection, then a ban, then a demotion
         const rank = { user: 0, gate: 1, demoted: 2 } as const;
         const v = rejectedEditVerdicts(ctx.db, [p.skillTarget.path, `managed:${p.skillTarget.name}`], editHash(e)).sort((a, b) => rank[a.source] - rank[b.source])[0];
-        if (v) ctx.print(`      ${banLine(v)}`);
+        if (v) ctx.printWrapped('      ', banLine(v));
       }
     }
     ctx.print('');
-    ctx.print(p.diff.trimEnd());
-    for (const r of receipts) ctx.print(`${new Date(r.ts).toISOString()} ${r.action}${r.note ? ` (${r.note})` : ''}`);
+    for (const line of p.diff.trimEnd().split('\n')) ctx.print(paintDiffLine(safe(line), paint));
+    for (const r of receipts) ctx.print(`${new Date(r.ts).toISOString()} ${r.action}${r.note ? ` (${safe(r.note)})` : ''}`);
     if (reportMd) ctx.print(`\nfull report: ${path.join(p.dir, 'report.md')}`);
   });
 }

@@ -7,6 +7,7 @@ import { action } from '../run.js';
 import { UsageError } from '../../core/errors.js';
 import { requireProposal } from '../../store/repos/proposals.js';
 import { recoverInterrupted } from '../../proposals/recover.js';
+import { liveDaemon } from '../../daemon/lifecycle.js';
 
 export function register(program: Command): void {
   program
@@ -35,7 +36,7 @@ export function register(program: Command): void {
         prepareReviewEnv(process.env);
         const { runReview } = await import('../../tui/run.js');
         const { createStoreServices } = await import('../../tui/store-services.js');
-        await runReview((suspend) => createStoreServices({ db, paths, config, env, suspend }), { initialId });
+        await runReview((suspend) => createStoreServices({ db, paths, config, env, suspend, daemonRunning: () => liveDaemon(paths) !== undefined }), { initialId });
       }),
     );
 }

@@ -16,6 +16,7 @@ import { exportJsonl, exportPromptfoo, parseTaskFile } from '../../mine/task-fil
 import { resolveProjectOption } from '../project.js';
 import { familyReview, mergeFamilies, splitFamily } from '../../mine/cluster-edit.js';
 import { runMining } from '../../mine/index.js';
+import { terminalSafe } from '../../core/terminal-text.js';
 
 const short = (s: string, n: number) => {
   const one = s.replace(/\s+/g, ' ').trim();
@@ -81,42 +82,47 @@ function printRows(ctx: CliContext, tasks: Task[]): void {
   }
 }
 
+/**
+ * `tasks show`: every field in full. Text mined from transcripts is wrapped to the terminal (whole
+ * in a pipe) and sanitised for it: never cut with "…", never able to act on the terminal.
+ */
 function renderShow(ctx: CliContext, t: Task, occ: ReturnType<typeof listOccurrences>, projects: string[]): void {
-  ctx.print(`task ${t.id}  (${t.split}, ${t.origin}, ${t.status}${t.reviewed ? ', reviewed' : ''})`);
-  ctx.print(`project   ${t.project ?? `(cross-project: ${projects.join(', ') || 'none'})`}`);
+  const safe = (s: string) => terminalSafe(s);
+  const paint = ctx.paint;
+  ctx.print(`task ${paint.bold(t.id)}  (${t.split}, ${t.origin}, ${t.status}${t.reviewed ? ', reviewed' : ''})`);
+  ctx.printWrapped('project   ', t.project ?? `(cross-project: ${projects.join(', ') || 'none'})`);
   ctx.print(`agents    ${t.agents.join(', ') || '-'}`);
   // the existing skill a night trains this task into (it was invoked for this ask in the transcripts)
-  if (t.skillHint) ctx.print(`skill     ${t.skillHint}`);
+  if (t.skillHint) ctx.print(`skill     ${safe(t.skillHint)}`);
   ctx.print(`seen      ${t.occurrences} time(s), ${day(t.firstSeen)} … ${day(t.lastSeen)}`);
   ctx.print('');
-  ctx.print('intent:');
-  for (const line of t.intent.split('\n')) ctx.print(`  ${line}`);
+  ctx.print(paint.bold('intent:'));
+  ctx.printWrapped('  ', safe(t.intent));
   if (t.context) {
-    ctx.print('context:');
-    for (const line of t.context.split('\n')) ctx.print(`  ${line}`);
+    ctx.print(paint.bold('context:'));
+    ctx.printWrapped('  ', safe(t.context));
   }
   ctx.print('');
-  ctx.print(`judge (${t.judge.reference.kind}):`);
+  ctx.print(paint.bold(`judge (${t.judge.reference.kind}):`));
   for (const c of t.judge.checks) {
     const val = c.value === undefined ? '' : ` ${JSON.stringify(c.value)}`;
-    ctx.print(`  ${c.sealed ? '[sealed] ' : ''}${c.op}${val}${c.needle ? ` ⊃ ${JSON.stringify(c.needle)}` : ''}${c.flags ? ` /${c.flags}` : ''}  — ${c.description ?? ''}`);
+    ctx.printWrapped('  ', safe(`${c.sealed ? '[sealed] ' : ''}${c.op}${val}${c.needle ? ` ⊃ ${JSON.stringify(c.needle)}` : ''}${c.flags ? ` /${c.flags}` : ''}  — ${c.description ?? ''}`));
   }
-  if (t.judge.reference.kind === 'rubric') ctx.print(`  rubric: ${short(t.judge.reference.rubric, 300)}`);
-  if (t.judge.reference.kind === 'exact') ctx.print(`  exact answer: ${short(t.judge.reference.answer, 300)}`);
+  if (t.judge.reference.kind === 'rubric') ctx.printWrapped('  rubric: ', safe(t.judge.reference.rubric));
+  if (t.judge.reference.kind === 'exact') ctx.printWrapped('  exact answer: ', safe(t.judge.reference.answer));
   if (t.corrections.length) {
     ctx.print('');
-    ctx.print('corrections (what the user insisted on):');
-    for (const c of t.corrections) ctx.print(`  - ${short(c, 200)}`);
+    ctx.print(paint.bold('corrections (what the user insisted on):'));
+    for (const c of t.corrections) ctx.printWrapped('  - ', safe(c.replace(/\s+/g, ' ').trim()), 'yellow');
   }
   if (occ.length) {
     ctx.print('');
-    ctx.print(`occurrences (${occ.length}${occ.length < t.occurrences ? ` of ${t.occurrences}` : ''}):`);
+    ctx.print(paint.bold(`occurrences (${occ.length}${occ.length < t.occurrences ? ` of ${t.occurrences}` : ''}):`));
     for (const o of occ.slice(0, 50)) {
       const out = o.outcome as { label?: string; tools?: string[]; toolErrors?: number; reactions?: Array<{ kind: string }> };
       const reactions = (out.reactions ?? []).map((r) => r.kind).filter((k) => k !== 'next_task');
-      ctx.print(
-        `  ${day(o.ts)} ${(o.agent ?? '?').padEnd(11)} ${short(o.project ? path.basename(o.project) : '-', 14).padEnd(14)} ${String(out.label ?? '?').padEnd(9)} ${short(o.prompt, 70)}${reactions.length ? `  [${reactions.join(', ')}]` : ''}`,
-      );
+      const head = `  ${day(o.ts)} ${(o.agent ?? '?').padEnd(11)} ${short(o.project ? path.basename(o.project) : '-', 14).padEnd(14)} ${String(out.label ?? '?').padEnd(9)} `;
+      ctx.printWrapped(head, safe(o.prompt.replace(/\s+/g, ' ').trim()) + (reactions.length ? `  [${reactions.join(', ')}]` : ''));
     }
     if (occ.length > 50) ctx.print(`  … ${occ.length - 50} more (--json shows all)`);
   }

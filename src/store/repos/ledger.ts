@@ -66,7 +66,8 @@ interface RawRow {
   cache_read_tokens: number;
 }
 
-export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; limit?: number } = {}): LedgerRow[] {
+/** `runIds`: rows of any of these runs (a night and the training runs it started). */
+export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; runIds?: string[]; limit?: number } = {}): LedgerRow[] {
   const where: string[] = [];
   const args: unknown[] = [];
   if (opts.sinceMs !== undefined) {
@@ -76,6 +77,11 @@ export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; lim
   if (opts.runId !== undefined) {
     where.push('run_id = ?');
     args.push(opts.runId);
+  }
+  if (opts.runIds !== undefined) {
+    if (opts.runIds.length === 0) return [];
+    where.push(`run_id IN (${opts.runIds.map(() => '?').join(', ')})`);
+    args.push(...opts.runIds);
   }
   const sql = `SELECT * FROM ledger ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts, id${opts.limit ? ` LIMIT ${Math.floor(opts.limit)}` : ''}`;
   return (db.prepare(sql).all(...args) as RawRow[]).map((r) => ({

@@ -154,6 +154,13 @@ export function countSessionsWithFilePrefix(db: Db, prefix: string): number {
   return row.n;
 }
 
+/** The agents the store has seen sessions of in this project (its root or a folder inside it). */
+export function agentsInProject(db: Db, project: string): AgentId[] {
+  const inside = project.endsWith('/') ? project : `${project}/`;
+  const rows = db.prepare('SELECT DISTINCT agent FROM sessions WHERE project = ? OR cwd = ? OR substr(cwd, 1, ?) = ?').all(project, project, inside.length, inside) as Array<{ agent: AgentId }>;
+  return rows.map((r) => r.agent);
+}
+
 /** Has the store seen a session in this project (its root or a folder inside it)? Write targets are derived from this. */
 export function hasSessionsInProject(db: Db, project: string): boolean {
   const inside = project.endsWith('/') ? project : `${project}/`;

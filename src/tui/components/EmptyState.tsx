@@ -1,6 +1,7 @@
 /**
  * Nothing to review: say when the next night runs (from `schedule.cron`), what it will do, and how
  * to run one now — an empty screen should never leave the user wondering whether anything works.
+ * Whether the daemon is up decides the middle line: a running daemon needs no `start`.
  * Every line is cut rather than wrapped so the box has a fixed height (EMPTY_STATE_HEIGHT).
  */
 import React from 'react';
@@ -30,9 +31,17 @@ export function EmptyState({ next, now, decided, width }: { next: NextNight; now
           {tz} · schedule.cron "{next.cron}"
         </Text>
       )}
-      <Text wrap="truncate-end">
-        It runs while the daemon is up: <Text color="cyan">skillopt-sleep start</Text>
-      </Text>
+      {next.daemonRunning === true ? (
+        <Text wrap="truncate-end">The daemon is running: it starts that night by itself.</Text>
+      ) : next.daemonRunning === false ? (
+        <Text wrap="truncate-end">
+          <Text color="yellow">The daemon is not running</Text>, so no night will start: <Text color="cyan">skillopt-sleep start</Text>
+        </Text>
+      ) : (
+        <Text wrap="truncate-end">
+          It runs while the daemon is up (<Text color="cyan">skillopt-sleep status</Text> says whether it is).
+        </Text>
+      )}
       <Text wrap="truncate-end">
         Run a night now: <Text color="cyan">skillopt-sleep night</Text> (--dry-run previews)
       </Text>

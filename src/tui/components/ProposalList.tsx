@@ -1,6 +1,7 @@
 /**
  * The morning list: one row per proposal (skill, who reads it, project, night, validation and test
- * before → after, edits, status), newest first. Renders only the visible window of rows.
+ * before → after, edits, status), newest first; a red ! marks a proposal the risk lint flagged.
+ * Renders only the visible window of rows.
  */
 import React from 'react';
 import { Box, Text } from 'ink';
@@ -28,7 +29,7 @@ export function headerLine(width: number): StyledLine {
 export function rowLine(item: ListItem, width: number, selected: boolean, now: number): StyledLine {
   const cols = listColumns(width);
   const p = item.proposal;
-  const line: StyledLine = [seg(selected ? '❯ ' : '  ', { color: 'cyan', bold: true })];
+  const line: StyledLine = [seg(selected ? '❯' : ' ', { color: 'cyan', bold: true }), seg(item.risky ? '!' : ' ', { color: 'red', bold: true })];
   for (const c of cols) {
     const text = fit(cellText(item, c.id, now), c.width) + ' ';
     let color: string | undefined;

@@ -1,17 +1,19 @@
 /**
- * One proposal: a two-line header (file, who reads it, scores, included edits), tabs, and the
- * current view (Diff / Evidence / Report) in a virtualised window. Space toggles edits for a partial
- * apply; decisions (a, x, e, u) go up to the app, which owns dialogs.
+ * One proposal: a two-line header (file, who reads it, scores, included edits; a warning line when
+ * the live file changed or the risk lint flagged lines), tabs, and the current view (Diff /
+ * Evidence / Report) in a virtualised window of wrapped rows. Space toggles edits for a partial
+ * apply, Enter unfolds an edit; decisions (a, x, e, u, F) go up to the app, which owns dialogs.
  */
 import React, { useEffect, useMemo, useRef, useState, type MutableRefObject } from 'react';
 import { Box, Text } from 'ink';
-import type { Proposal } from '../../core/records.js';
+import type { AgentId, Proposal } from '../../core/records.js';
 import type { Command } from '../keymap.js';
-import type { EvidenceBundle, ReportBundle, StaleInfo } from '../services.js';
+import type { EvidenceBundle, ReportBundle, RiskFlag, StaleInfo } from '../services.js';
 import { buildDiffModel, buildSplitRows, mapHunksToEdits } from '../diff-model.js';
+import { layoutSplit, layoutUnified, sourceAt, type DiffLayout } from '../diff-layout.js';
 import { acceptedEdits, evidenceLines } from '../evidence-model.js';
 import { reportLines } from '../report-model.js';
-import { homeRelative, readersLabel, scoreChange, deltaTone } from '../format.js';
+import { agentName, homeRelative, readersLabel, scoreChange, deltaTone } from '../format.js';
 import { scrollMoveFor, useWindowedScroll, type WindowedScroll } from '../hooks/useWindowedScroll.js';
 import { DiffView, type DiffMode, type HunkInclusion } from '../components/DiffView.js';
 import { LinesWindow, plainText, type StyledLine } from '../components/Line.js';
@@ -43,11 +45,17 @@ export interface DetailScreenProps {
   /** the screen's key handler, read by the app's single input dispatcher */
   keys: MutableRefObject<((c: Command) => void) | null>;
   onCommand(c: Command): void;
+  /** F in the Evidence view: forget the rejection of the edit under the cursor */
+  onForget?(editIds: string[]): void;
+  /** what the risk lint flags in this proposal (a warning line; applying confirms twice) */
+  risk?: RiskFlag[];
+  /** agents used in this project that read none of the files the proposal writes */
+  missedBy?: AgentId[];
   say(text: string, tone?: Tone): void;
 }
 
-export function detailHeaderHeight(stale: StaleInfo | null): number {
-  return 3 + (stale?.stale ? 1 : 0);
+export function detailHeaderHeight(stale: StaleInfo | null, risky = false): number {
+  return 3 + (stale?.stale ? 1 : 0) + (risky ? 1 : 0);
 }
 
 function matchesIn(texts: string[], query: string): number[] {
@@ -71,13 +79,16 @@ function stepMatch(win: WindowedScroll, matches: number[], dir: 1 | -1, say: Det
 
 export function DetailScreen(props: DetailScreenProps): React.ReactElement {
   const { proposal: p, stale, width, height, view, included, query, say } = props;
-  const mode: DiffMode = props.diffMode ?? (width >= SPLIT_MIN_WIDTH ? 'split' : 'unified');
-  const bodyHeight = Math.max(0, height - detailHeaderHeight(stale));
+  const risk = props.risk ?? [];
+  const bodyHeight = Math.max(0, height - detailHeaderHeight(stale, risk.length > 0));
   const accepted = useMemo(() => acceptedEdits(p), [p]);
 
   // ---- diff ----
   const model = useMemo(() => buildDiffModel(p.diff), [p.diff]);
+  // side-by-side only when there is a left side: a new file (or a pure addition) reads best unified
+  const mode: DiffMode = props.diffMode ?? (width >= SPLIT_MIN_WIDTH && model.removed > 0 && p.baseHash !== '' ? 'split' : 'unified');
   const split = useMemo(() => (mode === 'split' ? buildSplitRows(model) : null), [model, mode]);
+  const layout: DiffLayout = useMemo(() => (mode === 'split' && split ? layoutSplit(split, width) : layoutUnified(model, width)), [mode, split, model, width]);
   const hunkEdits = useMemo(() => mapHunksToEdits(model, p.edits), [model, p.edits]);
   const hunkIncluded = useMemo(
     () =>
@@ -87,32 +98,36 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
       }),
     [hunkEdits, included, p.edits],
   );
-  const diffCount = mode === 'split' && split ? split.length : model.rows.length;
+  const diffCount = layout.rows.length;
+  // hunk starts as screen rows (a long line above a hunk takes several)
   const hunkStarts = useMemo(() => {
-    if (mode !== 'split' || !split) return model.hunkStarts;
+    if (mode !== 'split' || !split) return model.hunkStarts.map((i) => layout.first[i]);
     const starts: number[] = [];
-    split.forEach((r, i) => r.kind === 'hunk' && starts.push(i));
+    split.forEach((r, i) => r.kind === 'hunk' && starts.push(layout.first[i]));
     return starts;
-  }, [mode, split, model]);
+  }, [mode, split, model, layout]);
   const diffWin = useWindowedScroll(diffCount, bodyHeight, { withCursor: false });
   const [hunk, setHunk] = useState(0);
   const diffTexts = useMemo(
     () => (mode === 'split' && split ? split.map((r) => `${r.text ?? ''}\n${r.left?.text ?? ''}\n${r.right?.text ?? ''}`) : model.rows.map((r) => r.text)),
     [mode, split, model],
   );
-  const diffMatches = useMemo(() => matchesIn(diffTexts, query), [diffTexts, query]);
+  // matches are source rows; the window and n/N move in screen rows
+  const diffMatchSources = useMemo(() => matchesIn(diffTexts, query), [diffTexts, query]);
+  const diffMatches = useMemo(() => diffMatchSources.map((i) => layout.first[i]), [diffMatchSources, layout]);
 
-  // keep the reading position when switching unified ↔ side-by-side
-  const prevMode = useRef(mode);
+  // keep the reading position when switching unified ↔ side-by-side or when the width re-wraps the rows
+  const prevLayout = useRef<{ mode: DiffMode; layout: DiffLayout }>({ mode, layout });
   useEffect(() => {
-    if (prevMode.current === mode) return;
-    const from = diffWin.offset;
-    let to = 0;
-    if (mode === 'split' && split) to = Math.max(0, split.findIndex((r) => r.source >= from));
-    else if (mode === 'unified') to = buildSplitRows(model)[from]?.source ?? 0;
-    prevMode.current = mode;
-    diffWin.move({ type: 'reveal', index: to });
-  }, [mode]);
+    const prev = prevLayout.current;
+    prevLayout.current = { mode, layout };
+    if (prev.layout === layout) return;
+    const src = sourceAt(prev.layout, diffWin.offset);
+    let to = src;
+    if (prev.mode === 'unified' && mode === 'split' && split) to = Math.max(0, split.findIndex((r) => r.source >= src));
+    else if (prev.mode === 'split' && mode === 'unified') to = buildSplitRows(model)[src]?.source ?? 0;
+    diffWin.move({ type: 'reveal', index: layout.first[to] ?? 0 });
+  }, [layout]);
 
   // the current hunk follows plain scrolling once it leaves the screen
   useEffect(() => {
@@ -131,12 +146,13 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
 
   // ---- evidence ----
   const [editCursor, setEditCursor] = useState(0);
-  const ev = useMemo(() => evidenceLines(p, props.evidence, included, editCursor, width, props.now), [p, props.evidence, included, editCursor, width, props.now]);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  const ev = useMemo(() => evidenceLines(p, props.evidence, included, editCursor, width, props.now, expanded), [p, props.evidence, included, editCursor, width, props.now, expanded]);
   const evWin = useWindowedScroll(ev.lines.length, bodyHeight, { withCursor: false });
   const evMatches = useMemo(() => matchesIn(ev.lines.map(plainText), query), [ev.lines, query]);
 
   // ---- report ----
-  const rep = useMemo(() => reportLines(p, props.report, stale), [p, props.report, stale]);
+  const rep = useMemo(() => reportLines(p, props.report, stale, width, risk), [p, props.report, stale, width, risk]);
   const repWin = useWindowedScroll(rep.length, bodyHeight, { withCursor: false });
   const repMatches = useMemo(() => matchesIn(rep.map(plainText), query), [rep, query]);
 
@@ -199,6 +215,26 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
         }
         case 'cycleDiffMode':
           return props.onDiffMode(mode === 'unified' ? 'split' : 'unified');
+        case 'expand': {
+          if (accepted.length === 0) return say('this proposal has no separate edits to expand', 'info');
+          // in the diff: the current hunk's first edit, opened in the Evidence view
+          const at = view === 'evidence' ? Math.min(editCursor, accepted.length - 1) : accepted.findIndex((e) => e.id === p.edits[(hunkEdits[hunk] ?? [])[0] ?? -1]?.id);
+          if (at < 0) return say('no edit matches this hunk: Tab to the Evidence view and pick one', 'warning');
+          const id = accepted[at].id;
+          const next = new Set(expanded);
+          const open = view !== 'evidence' || !next.has(id);
+          if (open) next.add(id);
+          else next.delete(id);
+          setExpanded(next);
+          if (view !== 'evidence') {
+            setEditCursor(at);
+            props.onView('evidence');
+          }
+          return;
+        }
+        case 'forget':
+          if (view === 'evidence' && accepted.length > 0 && props.onForget && p.status === 'rejected') return props.onForget([accepted[Math.min(editCursor, accepted.length - 1)].id]);
+          return props.onCommand(c);
         case 'toggleEdit': {
           if (accepted.length === 0) return say('this proposal has no separate edits to choose from', 'info');
           if (view === 'evidence') return toggle([accepted[Math.min(editCursor, accepted.length - 1)].id]);
@@ -235,11 +271,12 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
         model={model}
         split={split}
         mode={mode}
+        layout={layout}
         start={diffWin.start}
         height={bodyHeight}
         width={width}
         hunks={{ current: hunk, included: hunkIncluded }}
-        matches={new Set(diffMatches.filter((m) => m >= diffWin.start && m < diffWin.end))}
+        matches={new Set(diffMatchSources)}
       />
     );
   } else if (view === 'evidence') {
@@ -259,6 +296,7 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
       <Text wrap="truncate-end">
         <Text dimColor>read by </Text>
         {readersLabel(p)}
+        {props.missedBy && props.missedBy.length > 0 ? <Text color="yellow"> (not {props.missedBy.map(agentName).join(', ')}, used here)</Text> : null}
         <Text dimColor> · val </Text>
         <Text color={tone === 'up' ? 'green' : tone === 'down' ? 'red' : undefined}>{scoreChange(p.baselineScore, p.candidateScore)}</Text>
         <Text dimColor> · test </Text>
@@ -270,6 +308,11 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
         <Text dimColor> · </Text>
         {stale?.stale && p.status === 'staged' ? <Text color="magenta">stale</Text> : <Text>{p.status}</Text>}
       </Text>
+      {risk.length > 0 ? (
+        <Text color="red" bold wrap="truncate-end">
+          ⚠ Risk lint: {risk.length} flagged line{risk.length === 1 ? '' : 's'} ({[...new Set(risk.map((f) => f.rule))].join(', ')}) · applying asks a second time · Report lists them
+        </Text>
+      ) : null}
       {stale?.stale ? (
         <Text color="magenta" wrap="truncate-end">
           ⚠ The live file {stale.missing ? 'was deleted' : 'changed'} since this proposal was made: press a to re-run or apply anyway.

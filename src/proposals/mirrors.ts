@@ -1,0 +1,73 @@
+/**
+ * Copies of a managed skill for agents that do not read the primary file (SkillTarget.mirrors:
+ * Claude Code reads `.claude/skills`, Codex `.agents/skills`; a project used with both gets the
+ * learned skill in each). A copy is written with the primary, by the same rules: inside a derived
+ * target (targets.ts, checked before any write), atomically, after a backup of what was there
+ * (`<backup>.copy-<n>`, or `.absent` when there was nothing). Revert puts back each copy that is
+ * still exactly what apply wrote; a copy the user edited since is left alone and reported.
+ * The journal covers the primary file: a crash between the primary and a copy leaves that copy
+ * old or new (each write is atomic), and the next apply or revert brings it in line.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AgentId, Proposal } from '../core/records.js';
+import { readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
+import { assertWritableTarget } from '../../adapters/skills-registry.js';
+
+export interface CopyResult {
+  path: string;
+  readBy: AgentId[];
+  /** what happened to this copy */
+  outcome: 'written' | 'restored' | 'removed' | 'kept (edited since the apply)' | 'unchanged';
+}
+
+const copyBackup = (backupPath: string, i: number) => `${backupPath}.copy-${i}`;
+
+/** Writes `content` to every copy of `p`'s skill, each after a backup of what was there. */
+export function writeCopies(p: Proposal, content: string, backupPath: string, env: NodeJS.ProcessEnv): CopyResult[] {
+  const out: CopyResult[] = [];
+  (p.skillTarget.mirrors ?? []).forEach((m, i) => {
+    assertWritableTarget(m.path, { project: p.skillTarget.project ?? null, env });
+    const current = readIfExists(m.path);
+    const backup = copyBackup(backupPath, i);
+    if (current !== undefined) {
+      writeFileAtomic(backup, current, { mode: 0o600 });
+      fs.rmSync(`${backup}.absent`, { force: true });
+    } else {
+      fs.rmSync(backup, { force: true });
+      writeFileAtomic(`${backup}.absent`, '', { mode: 0o600 });
+    }
+    if (current === content) return out.push({ path: m.path, readBy: m.readBy, outcome: 'unchanged' });
+    fs.mkdirSync(path.dirname(m.path), { recursive: true });
+    writeFileAtomic(m.path, content);
+    out.push({ path: m.path, readBy: m.readBy, outcome: 'written' });
+  });
+  return out;
+}
+
+/** Puts back every copy that still holds what apply wrote (`appliedHash`). */
+export function revertCopies(p: Proposal, appliedHash: string | null, backupPath: string, env: NodeJS.ProcessEnv): CopyResult[] {
+  const out: CopyResult[] = [];
+  (p.skillTarget.mirrors ?? []).forEach((m, i) => {
+    assertWritableTarget(m.path, { project: p.skillTarget.project ?? null, env });
+    const backup = copyBackup(backupPath, i);
+    const absent = fs.existsSync(`${backup}.absent`) && !fs.existsSync(backup);
+    const before = absent ? undefined : readIfExists(backup);
+    if (!absent && before === undefined) return; // applied before copies existed: nothing of ours to undo
+    const now = readIfExists(m.path);
+    if (now !== undefined && appliedHash !== null && sha256(now) !== appliedHash) return out.push({ path: m.path, readBy: m.readBy, outcome: 'kept (edited since the apply)' });
+    if (before === undefined) {
+      fs.rmSync(m.path, { force: true });
+      try {
+        fs.rmdirSync(path.dirname(m.path));
+      } catch {
+        /* not empty */
+      }
+      out.push({ path: m.path, readBy: m.readBy, outcome: 'removed' });
+    } else {
+      writeFileAtomic(m.path, before);
+      out.push({ path: m.path, readBy: m.readBy, outcome: 'restored' });
+    }
+  });
+  return out;
+}
