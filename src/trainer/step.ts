@@ -4,7 +4,7 @@
  * applied) → gate on validation (paired, with extra samples when indecisive) → rescue of a
  * rejected multi-edit candidate → commit (state, store row, run directory).
  */
-import type { EditRecord, Rollout, Task } from '../core/records.js';
+import type { Edit, EditRecord, Rollout, Task } from '../core/records.js';
 import { sha256 } from '../core/fsutil.js';
 import { saveStep } from '../store/repos/runs.js';
 import { scheduledLr, nextLr } from './lr.js';
@@ -19,7 +19,6 @@ import type { SettledGate } from './paired.js';
 import { countVal, gateOnVal } from './val-gate.js';
 import type { DropVerdict } from './buffer.js';
 import { leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
-import type { Edit } from '../core/records.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
 import type { SkillState } from './run-files.js';
@@ -46,6 +45,7 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
   else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : ACTION_LABEL[r.action]}`);
+  if (r.screened) parts.push(`screen dropped ${r.screened} edit${r.screened === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
 
@@ -225,6 +225,32 @@ async function rescueStage(ctx: TrainContext, report: Report, before: SkillState
   return { ownDrop, rescued: r.decision?.accepted && r.candidate !== null && r.scores ? { r, settled: last as SettledGate | null } : null };
 }
 
+/**
+ * Stage 5b: an accepted multi-edit candidate is screened leave-one-out. A bundle passes the gate
+ * on its net gain, so a harmful edit can ride along with good ones (a contradiction beside the
+ * rule it contradicts, an over-general limit); the gate cannot see it, the final prune rarely can
+ * (one noisy comparison on a skill that grew since). Against a fresh sample of the candidate,
+ * the candidate without each edit is measured; the edit whose removal scores highest, if that
+ * beats the candidate, is dropped (one per step: the others were measured beside it).
+ */
+async function screenStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string | undefined, applied: EditApplyResult[]) {
+  const { options, val, measure, applyOpts, score } = ctx;
+  const accepted = report.action === 'accept' || report.action === 'accept_new_best';
+  if (!options.screenAccepted || !options.gateEnabled || !accepted || candidate === undefined || applied.length <= 1) return null;
+  countVal(ctx, 'screen');
+  const fresh = (await measure(val, candidate, 'screen', options.samples * 2, options.samples)).scores;
+  let best: { edit: EditApplyResult; content: string; scores: SplitScores; gain: number } | null = null;
+  for (const a of applied) {
+    const content = applyEdits(before.content, applied.filter((x) => x !== a).map((x) => x.edit), applyOpts).content;
+    if (content === candidate) continue;
+    countVal(ctx, 'screen');
+    const scores = (await measure(val, content, 'screen')).scores;
+    const gain = score(fresh) - score(scores); // what the edit adds in context (negative: it costs)
+    if (gain < -SCORE_EPSILON && (!best || gain < best.gain)) best = { edit: a, content, scores, gain };
+  }
+  return best ? { dropped: [{ edit: best.edit, gain: best.gain }], content: best.content, scores: best.scores } : null;
+}
+
 export async function runStep(ctx: TrainContext, epoch: number, index: number, batch: Task[]): Promise<void> {
   const { options, st, buffer, spe, totalSteps, runId } = ctx;
   const t0 = Date.now();
@@ -304,6 +330,21 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
     const rejectedHere = appliedEdits.filter((a) => !keptIdx.has(a.index));
     for (const a of rejectedHere) buffer.add([a.edit], ownDrop.get(a.index) ?? null, `gate (alone): ${runId} step ${globalStep}`, fullVerdict);
     appliedEdits = r.kept;
+  }
+  const screened = await screenStage(ctx, report, before, candidate, appliedEdits);
+  if (screened) {
+    for (const d of screened.dropped) {
+      ownDrop.set(d.edit.index, -d.gain);
+      buffer.add([d.edit.edit], -d.gain, `screen: the accepted candidate scored higher without it (${runId} step ${globalStep})`, 'noise');
+    }
+    const droppedIdx = new Set(screened.dropped.map((d) => d.edit.index));
+    appliedEdits = appliedEdits.filter((a) => !droppedIdx.has(a.index));
+    candidate = screened.content;
+    candScores = screened.scores;
+    report.valAfter = ctx.score(screened.scores);
+    report.screened = screened.dropped.length;
+    report.reason = `${report.reason}; screen dropped ${screened.dropped.length} edit(s) the candidate scored higher without`;
+    report.candidateHash = sha256(candidate).slice(0, 16);
   }
   commitStage(ctx, { report, before, edits, appliedEdits, ownDrop, candidate, candScores, settled, leak, trainRun, refl, batch, advanced, t0 });
 }

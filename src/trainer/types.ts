@@ -66,6 +66,8 @@ export interface TrainOptions {
   scopeConfidence: number;
   /** gate against fresh val samples of the incumbent, not the measure that made it win (step.ts freshIncumbent) */
   freshIncumbent: boolean;
+  /** screen an accepted multi-edit candidate leave-one-out and drop the edit it scores higher without (step.ts screenStage) */
+  screenAccepted: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -112,6 +114,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   scopeConfidence: 0.8,
   freshIncumbent: true,
   finishSlice: 0,
+  screenAccepted: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -152,6 +155,8 @@ export interface StepReport {
   gate?: { outcome: 'accept' | 'reject' | 'indecisive'; meanDiff: number; lo: number; hi: number; n: number; rounds: number };
   /** set when the gate accepted but the scope-leak screen found other jobs' val tasks dropping */
   leak?: { meanDiff: number; lo: number; hi: number; n: number };
+  /** edits the leave-one-out screen dropped from an accepted candidate */
+  screened?: number;
   /** set when the full candidate was rejected but the edits that help alone were kept */
   rescued?: { kept: number; of: number; fullValAfter: number };
   /** the progress line, e.g. `[epoch 1 step 2/8] rollout 20 tasks · … · val 0.62 → 0.71 ACCEPT` */
