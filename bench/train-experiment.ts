@@ -42,6 +42,8 @@ export interface ExperimentConfig {
   malformedJsonRate: number;
   /** target draws shared across skills (common random numbers); default off, like a real model */
   pairedDraws?: boolean;
+  /** audit every accepted step with the noise-free referee (costs test scorings; the bench's full system) */
+  auditAcceptances?: boolean;
   options: Partial<TrainOptions>;
 }
 
@@ -65,6 +67,9 @@ export interface ExperimentOutcome {
   keepsGlobalHarm: boolean;
   /** test score of the final *current* skill (what an ungated run ships) */
   finalTest: number | null;
+  /** accepted steps, and those whose candidate is truly worse on test than the skill it replaced (noise-free referee) */
+  acceptedSteps: number;
+  acceptedTrulyWorse: number;
 }
 
 export function personaSplits(seed: number, n: number): { train: Task[]; val: Task[]; test: Task[] } {
@@ -87,6 +92,39 @@ function metered(b: Backend, count: { tokens: number }): Backend {
 }
 
 const GLOBAL_HARM = /In every reply:|Reply only with JSON/;
+
+/** Below this, a test difference under the noise-free referee is a tie. */
+const TRUE_DROP = 0.02;
+
+/**
+ * The noise-free referee: common random numbers across skills and several samples per test task,
+ * so the difference between two skills is their effect, not the draw. Used only to audit the
+ * gate's acceptances (never seen by training).
+ */
+async function trueTest(test: Task[], content: string, seed: number): Promise<number> {
+  const referee = createSimBackend({ seed: seed + 20_000, role: 'target', pairedDraws: true });
+  const scored = await scoreSkill({ tasks: test, skill: { name: 'team-conventions', content }, target: referee, judge: referee, metric: 'soft', samples: 4 });
+  return scored.mean;
+}
+
+/** How many accepted steps replaced a skill by one the referee scores lower (by more than TRUE_DROP). */
+async function auditAcceptances(result: TrainResult, test: Task[], seed: number): Promise<{ accepted: number; worse: number }> {
+  const dir = path.join(result.runDir, 'skills');
+  const files = fs.readdirSync(dir).sort();
+  const at = (step: number) => files.find((f) => f.includes(String(step).padStart(4, '0')));
+  let accepted = 0;
+  let worse = 0;
+  for (const s of result.steps) {
+    if (s.action !== 'accept' && s.action !== 'accept_new_best') continue;
+    const after = at(s.globalStep);
+    const idx = after ? files.indexOf(after) : -1;
+    if (idx <= 0) continue;
+    accepted++;
+    const [a, b] = await Promise.all([trueTest(test, fs.readFileSync(path.join(dir, files[idx - 1]), 'utf8'), seed), trueTest(test, fs.readFileSync(path.join(dir, after as string), 'utf8'), seed)]);
+    if (b < a - TRUE_DROP) worse++;
+  }
+  return { accepted, worse };
+}
 
 /** The test score of one skill, overall and per preference kind. */
 export async function scoreOnTest(test: Task[], content: string, target: Backend, judge: Backend): Promise<{ mean: number; perKind: Record<PreferenceKind, number> }> {
@@ -127,7 +165,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
 
   if (cfg.train === false) {
     const t = await scoreOnTest(tasks.test, start, tester, tester);
-    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean };
+    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0 };
   }
 
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-train-'));
@@ -157,6 +195,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
       const keepsGlobalRule = GLOBAL_HARM.test(shipped);
       const withoutGlobal = shipped.split('\n').filter((l) => !GLOBAL_HARM.test(l)).join('\n');
       const keepsGlobalHarm = keepsGlobalRule && (await scoreOnTest(tasks.test, withoutGlobal, tester, tester)).mean >= t.mean + 0.02;
+      const audit = cfg.auditAcceptances ? await auditAcceptances(result, tasks.test, cfg.seed) : { accepted: 0, worse: 0 };
       return {
         result,
         acceptedDrops,
@@ -170,6 +209,8 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
         keepsGlobalRule,
         keepsGlobalHarm,
         finalTest,
+        acceptedSteps: audit.accepted,
+        acceptedTrulyWorse: audit.worse,
       };
     } finally {
       db.close();

@@ -37,6 +37,8 @@ export interface Arm {
   options: Partial<TrainOptions>;
   /** printed in --quick mode too */
   main?: boolean;
+  /** audit the accepted steps with the noise-free referee */
+  audit?: boolean;
 }
 
 const NO_HARM: Partial<HarmRates> = { harmfulEditRate: 0, irrelevantEditRate: 0 };
@@ -47,7 +49,7 @@ export const ARMS: Arm[] = [
   { name: 'corrections pasted verbatim', skill: personaCorrectionsSkill, noisy: false, options: {}, main: true },
   { name: 'oracle', skill: personaIdealSkill, noisy: false, options: {}, main: true },
   { name: 'trained, clean optimizer, gated', noisy: false, harm: NO_HARM, options: {}, main: true },
-  { name: 'trained, gated (full system)', noisy: true, options: {}, main: true },
+  { name: 'trained, gated (full system)', noisy: true, options: {}, main: true, audit: true },
   { name: 'trained, gate off', noisy: true, options: { gateEnabled: false }, main: true },
   { name: 'trained, no lr cap', noisy: true, options: { lrCap: false } },
   { name: 'trained, no rejected-edit buffer', noisy: true, options: { useBuffer: false } },
@@ -55,6 +57,10 @@ export const ARMS: Arm[] = [
   { name: 'trained, no meta skill', noisy: true, options: { metaSkill: false } },
   { name: 'trained, no rescue/prune/simplify', noisy: true, options: { rescue: false, prune: false, simplify: false } },
   { name: 'trained, autonomous lr', noisy: true, options: { lrSchedule: 'autonomous' } },
+  { name: 'trained, no fresh incumbent', noisy: true, options: { freshIncumbent: false } },
+  { name: 'trained, no scope-leak screen', noisy: true, options: { scopeScreen: false } },
+  { name: 'trained, no leave-one-out screen', noisy: true, options: { screenAccepted: false } },
+  { name: 'trained, second val slice for finishing', noisy: true, options: { finishSlice: 0.34 } },
 ];
 
 export interface ArmResult {
@@ -68,6 +74,15 @@ export interface ArmResult {
   acceptedEdits: number;
   keepsGlobalRule: number;
   keepsGlobalHarm: number;
+  /** candidates that reached the gate, and those still indecisive after their extra rounds */
+  gated: number;
+  indecisive: number;
+  /** mean of (best-on-val − shipped test) over runs */
+  valTestGap: number;
+  /** val measurements per stage, mean per run */
+  valComparisons: Record<string, number>;
+  acceptedSteps: number;
+  acceptedTrulyWorse: number;
 }
 
 export async function runArms(seeds: number[], tasks: number | undefined, arms = ARMS, onRun?: (arm: Arm, seed: number) => void): Promise<ArmResult[]> {
@@ -84,6 +99,7 @@ export async function runArms(seeds: number[], tasks: number | undefined, arms =
           train: arm.skill === undefined,
           harm: arm.noisy ? DEFAULT_HARM : (arm.harm ?? NO_HARM),
           malformedJsonRate: 0.05,
+          auditAcceptances: arm.audit === true,
           options: { ...BASE_OPTIONS, ...arm.options },
         }),
       );
@@ -99,9 +115,25 @@ export async function runArms(seeds: number[], tasks: number | undefined, arms =
       acceptedEdits: mean(runs.map((r) => r.acceptedEdits)),
       keepsGlobalRule: runs.filter((r) => r.keepsGlobalRule).length,
       keepsGlobalHarm: runs.filter((r) => r.keepsGlobalHarm).length,
+      ...gateFigures(runs),
+      acceptedSteps: runs.reduce((a, r) => a + r.acceptedSteps, 0),
+      acceptedTrulyWorse: runs.reduce((a, r) => a + r.acceptedTrulyWorse, 0),
     });
   }
   return out;
+}
+
+function gateFigures(runs: ExperimentOutcome[]): Pick<ArmResult, 'gated' | 'indecisive' | 'valTestGap' | 'valComparisons'> {
+  const steps = runs.flatMap((r) => r.result?.steps ?? []).filter((s) => s.gate !== undefined);
+  const trained = runs.filter((r) => r.result !== null);
+  const comparisons: Record<string, number> = {};
+  for (const r of trained) for (const [k, v] of Object.entries(r.result?.valComparisons ?? {})) comparisons[k] = (comparisons[k] ?? 0) + v / trained.length;
+  return {
+    gated: steps.length,
+    indecisive: steps.filter((s) => s.gate?.outcome === 'indecisive').length,
+    valTestGap: trained.length ? mean(trained.map((r) => (r.result?.best.val ?? 0) - r.shippedTest)) : 0,
+    valComparisons: comparisons,
+  };
 }
 
 /** Paired bootstrap over seeds: mean difference a − b and its 95% interval. */
@@ -161,6 +193,10 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       out.write(`  ${a.arm.name} − full system: ${ci(pairedBootstrap(a.runs.map((r) => r.shippedTest), scores(gated.arm.name)))}\n`);
     }
   }
+  const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : '-');
+  out.write(`gate (full system): ${gated.gated} candidates gated, ${gated.indecisive} (${pct(gated.indecisive, gated.gated)}) still indecisive after their extra rounds; best-on-val − test ${f3(gated.valTestGap)}\n`);
+  out.write(`accepted steps truly worse on test (noise-free referee: common random numbers, 4 samples, drop > 0.02): ${gated.acceptedTrulyWorse} of ${gated.acceptedSteps}\n`);
+  out.write(`val measurements per run (full system): ${Object.entries(gated.valComparisons).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}\n`);
   const tokensPerEdit = gated.acceptedEdits > 0 ? gated.tokens / gated.acceptedEdits : 0;
   out.write(`calls per accepted edit (full system): ${(gated.calls / Math.max(1e-9, gated.acceptedEdits)).toFixed(0)}; tokens per accepted edit: ${(tokensPerEdit / 1000).toFixed(1)}k\n\n`);
 
@@ -175,6 +211,9 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'gated − verbatim checks, CI low', value: vsVerbatim.lo, unit: 'score', target: '> +0.05', pass: vsVerbatim.lo > 0.05 },
     { name: 'gated − gate off, CI low', value: gateEffect.lo, unit: 'score', target: '> +0.20', pass: gateEffect.lo > 0.2 },
     { name: 'gated steps accepted while val dropped', value: gated.acceptedDrops, unit: 'steps', target: `0 of ${gated.steps}`, pass: gated.acceptedDrops === 0 },
+    { name: 'gated accepted steps truly worse on test', value: gated.acceptedTrulyWorse, unit: 'steps', target: `0 of ${gated.acceptedSteps}`, pass: gated.acceptedTrulyWorse === 0 },
+    { name: 'gated candidates indecisive at the end', value: gated.gated ? gated.indecisive / gated.gated : 0, unit: 'share', target: '≤ 0.10', pass: gated.gated > 0 && gated.indecisive / gated.gated <= 0.1 },
+    { name: 'gated best-on-val − test', value: gated.valTestGap, unit: 'score', target: '≤ 0.03', pass: gated.valTestGap <= 0.03 },
     { name: 'gated shipped skills with a global harmful rule', value: gated.keepsGlobalHarm, unit: 'runs', target: `≤ ${Math.floor(nSeeds / 10)}`, pass: gated.keepsGlobalHarm <= Math.floor(nSeeds / 10) },
     { name: 'wall time, all arms', value: (Date.now() - t0) / 1000, unit: 's' },
   ];

@@ -25,7 +25,10 @@ export interface TrainContext {
   applyOpts: ApplyOptions;
   runId: string;
   train: Task[];
+  /** the gate's val slice (every step decision) */
   val: Task[];
+  /** the val slice held out for the finishing passes (attribution, prune, simplify); empty = they reuse `val` */
+  finishVal: Task[];
   test: Task[];
   taskById: Map<string, Task>;
   /** steps per epoch */

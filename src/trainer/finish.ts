@@ -15,7 +15,11 @@ import { stopReason, type TrainContext } from './context.js';
 import type { TrainResult } from './types.js';
 
 export async function finishRun(ctx: TrainContext, stoppedByIn: TrainResult['stoppedBy']): Promise<TrainResult> {
-  const { options, st, files, val, test, measure, score, buffer, applyOpts, runId, db, signal, meter, persist, progress, input } = ctx;
+  const { options, st, files, test, measure, score, buffer, applyOpts, runId, db, signal, meter, persist, progress, input } = ctx;
+  // the finishing passes decide on their own val slice when the run holds one out: the gate's
+  // slice already chose the best skill, and every reuse of it makes best-on-val more optimistic
+  const val = ctx.finishVal.length ? ctx.finishVal : ctx.val;
+  const fctx: TrainContext = { ...ctx, val };
   const runDir = files.dir;
   let stoppedBy = stoppedByIn;
 const metric = (t: { hard: number; soft: number }) => metricScore(t.hard, t.soft, options.gateMetric, options.mixedWeight);
@@ -25,6 +29,13 @@ const effects = new Map<string, number | null>();
 const pruned = new Map<string, number>(); // edit id → measured harm (−effect)
 if (stoppedBy !== 'aborted') {
   try {
+    if (ctx.finishVal.length) {
+      countVal(ctx, 'finish_slice', 2);
+      const b = (await measure(val, st.baseline.content, 'baseline')).scores;
+      st.baseline = { ...st.baseline, scores: b, score: score(b) };
+      const f = st.best.content === st.baseline.content ? b : (await measure(val, st.best.content, 'attribution')).scores;
+      st.best = { ...st.best, scores: f, score: score(f), fresh: undefined };
+    }
     let bestLineage = st.lineage.slice(0, st.best.lineageLength);
     for (let round = 0; options.attribution && bestLineage.length > 0 && round < 3; round++) {
       const attr = await attributeEdits({
@@ -51,7 +62,7 @@ if (stoppedBy !== 'aborted') {
       if (content === st.best.content) break;
       countVal(ctx, 'prune');
       const measured = (await measure(val, content, 'prune')).scores;
-      const settled = await gateOnVal(ctx, 'prune', st.best, { content, scores: measured }, st.best.score, options.seed + 5000 + round);
+      const settled = await gateOnVal(fctx, 'prune', st.best, { content, scores: measured }, st.best.score, options.seed + 5000 + round);
       const d = settled.decision;
       if (!d.accepted) break;
       const scores = settled.candidate;
@@ -77,7 +88,7 @@ if (stoppedBy !== 'aborted') {
         if (content !== st.best.content) {
           countVal(ctx, 'simplify');
           const measured = (await measure(val, content, 'simplify')).scores;
-          const settled = await gateOnVal(ctx, 'simplify', st.best, { content, scores: measured }, st.best.score, options.seed + 6000);
+          const settled = await gateOnVal(fctx, 'simplify', st.best, { content, scores: measured }, st.best.score, options.seed + 6000);
           const scores = settled.candidate;
           const candidate = score(scores);
           if (settled.decision.accepted) {
@@ -143,6 +154,7 @@ const result: TrainResult = {
   bestStep: st.best.step,
   epochs: st.epochs,
   valComparisons: { ...(st.valComparisons ?? {}) },
+  finishSlice: ctx.finishVal.length,
 };
 persist();
 files.writeBest(st.best.content);

@@ -28,8 +28,11 @@ export function splitScoresFrom(rollouts: Rollout[]): SplitScores {
 export const EMPTY_SCORES: SplitScores = { hard: 0, soft: 0, perTask: [] };
 
 export interface Measurer {
-  /** `samples` overrides the run's samples per task (an indecisive gate asks for more) */
-  (tasks: Task[], content: string, stage: string, samples?: number): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
+  /**
+   * `samples` overrides the run's samples per task (an indecisive gate asks for more); `from`
+   * leaves out the samples below it (the incumbent's selection-biased sample 0).
+   */
+  (tasks: Task[], content: string, stage: string, samples?: number, from?: number): Promise<{ scores: SplitScores; rollouts: Rollout[] }>;
 }
 
 export function makeMeasurer(opts: {
@@ -42,7 +45,7 @@ export function makeMeasurer(opts: {
   signal?: AbortSignal;
   runId: string;
 }): Measurer {
-  return async (tasks, content, stage, samples) => {
+  return async (tasks, content, stage, samples, from = 0) => {
     if (!tasks.length) return { scores: EMPTY_SCORES, rollouts: [] };
     const rollouts = await rolloutBatch({
       db: opts.db,
@@ -57,6 +60,7 @@ export function makeMeasurer(opts: {
       runId: opts.runId,
     });
     for (const r of rollouts) opts.meter.add(stage, { tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached });
-    return { scores: splitScoresFrom(rollouts), rollouts };
+    const kept = from > 0 ? rollouts.filter((r) => r.sample >= from) : rollouts;
+    return { scores: splitScoresFrom(kept), rollouts: kept };
   };
 }

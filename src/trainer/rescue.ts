@@ -7,12 +7,15 @@
  */
 import type { EditApplyResult, ApplyOptions } from './edits.js';
 import { applyEdits } from './edits.js';
+import type { Edit } from '../core/records.js';
 import { SCORE_EPSILON, type GateDecision, type SplitScores } from './gate.js';
 
 export interface SingleEditTrial {
   index: number;
   /** score alone − current score (null when the edit alone changes nothing) */
   gain: number | null;
+  /** the edit alone lowers other jobs' val tasks: not kept whatever its gain */
+  leaks?: boolean;
 }
 
 export interface RescueResult {
@@ -32,6 +35,8 @@ export async function rescueEdits(input: {
   score: (s: SplitScores) => number;
   /** the gate on the recombined candidate (it may re-measure an indecisive one) */
   gate: (content: string, candidate: SplitScores) => Promise<GateDecision>;
+  /** true when the edit, alone, lowers the val tasks of jobs it was not learned from (scope-leak.ts) */
+  leaks?: (edit: Edit, alone: SplitScores) => boolean;
 }): Promise<RescueResult> {
   const singles: SingleEditTrial[] = [];
   const alone = new Map<number, SplitScores>();
@@ -43,9 +48,10 @@ export async function rescueEdits(input: {
     }
     const s = await input.measureVal(content);
     alone.set(r.index, s);
-    singles.push({ index: r.index, gain: input.score(s) - input.baseScore });
+    const leaks = input.leaks?.(r.edit, s) ?? false;
+    singles.push({ index: r.index, gain: input.score(s) - input.baseScore, ...(leaks ? { leaks } : {}) });
   }
-  const helpful = new Set(singles.filter((s) => s.gain !== null && s.gain > SCORE_EPSILON).map((s) => s.index));
+  const helpful = new Set(singles.filter((s) => s.gain !== null && s.gain > SCORE_EPSILON && !s.leaks).map((s) => s.index));
   const kept = input.applied.filter((r) => helpful.has(r.index));
   if (!kept.length) return { singles, kept: [], candidate: null, scores: null, decision: null };
   const candidate = applyEdits(input.base, kept.map((r) => r.edit), input.applyOpts).content;

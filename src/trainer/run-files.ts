@@ -35,6 +35,11 @@ export interface SkillState {
   scores: SplitScores;
   score: number;
   origin: string;
+  /**
+   * Fresh val samples behind `scores` (samples 1..fresh, the acceptance sample 0 left out): a
+   * skill became current because its sample-0 measure won, so that measure is biased upward.
+   */
+  fresh?: number;
 }
 
 export interface RunState {

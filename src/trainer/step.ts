@@ -4,7 +4,7 @@
  * applied) → gate on validation (paired, with extra samples when indecisive) → rescue of a
  * rejected multi-edit candidate → commit (state, store row, run directory).
  */
-import type { EditRecord, Rollout, Task } from '../core/records.js';
+import type { Edit, EditRecord, Rollout, Task } from '../core/records.js';
 import { sha256 } from '../core/fsutil.js';
 import { saveStep } from '../store/repos/runs.js';
 import { scheduledLr, nextLr } from './lr.js';
@@ -18,6 +18,7 @@ import { rescueEdits } from './rescue.js';
 import type { SettledGate } from './paired.js';
 import { countVal, gateOnVal } from './val-gate.js';
 import type { DropVerdict } from './buffer.js';
+import { leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
 import type { SkillState } from './run-files.js';
@@ -43,7 +44,8 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.unmatched) parts.push(`${r.unmatched} unmatched`);
   if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
-  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : ACTION_LABEL[r.action]}`);
+  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : ACTION_LABEL[r.action]}`);
+  if (r.screened) parts.push(`screen dropped ${r.screened} edit${r.screened === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
 
@@ -63,6 +65,29 @@ function scopeNote(scope: EditScope, fullDocument: boolean): string {
 }
 
 type Report = Omit<StepReport, 'line'>;
+
+/** Fresh val looks pooled for one incumbent; after that its estimate comes from the cache. */
+export const MAX_FRESH_LOOKS = 4;
+
+/**
+ * The incumbent's val score without its winner's curse: a skill became current because its
+ * first val measure beat the one before, so that measure is biased upward and every later
+ * candidate, measured fresh, looks worse than it is (runs stalled after one lucky draw). Each
+ * gate adds one fresh sample of the incumbent (up to MAX_FRESH_LOOKS) and compares against the
+ * pool of fresh samples alone; the best skill's score is corrected with it.
+ */
+async function freshIncumbent(ctx: TrainContext, before: SkillState): Promise<SkillState> {
+  const { options, st } = ctx;
+  if (!options.freshIncumbent || !options.gateEnabled) return before;
+  const looks = Math.min(MAX_FRESH_LOOKS, (before.fresh ?? 0) + 1);
+  if (looks === before.fresh) return before;
+  countVal(ctx, 'incumbent');
+  const scores = (await ctx.measure(ctx.val, before.content, 'incumbent', options.samples * (1 + looks), options.samples)).scores;
+  const next: SkillState = { ...before, scores, score: ctx.score(scores), fresh: looks };
+  if (st.current.content === before.content) st.current = next;
+  if (st.best.content === before.content) st.best = { ...st.best, scores, score: next.score, fresh: looks };
+  return next;
+}
 
 /** Stage 1: the train batch under the current skill. */
 async function rolloutStage(ctx: TrainContext, batch: Task[], before: SkillState) {
@@ -125,12 +150,37 @@ async function selectStage(ctx: TrainContext, report: Report, before: SkillState
 }
 
 /** Stage 4: the candidate against the current skill on val (paired CI, more samples if undecided). */
-async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, seed: number): Promise<{ settled: SettledGate; scores: SplitScores }> {
+async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, edits: Edit[], seed: number): Promise<{ settled: SettledGate; scores: SplitScores; leak: LeakVerdict | null }> {
   countVal(ctx, 'gate');
   const scores = (await ctx.measure(ctx.val, candidate, 'gate')).scores;
   const settled = await gateOnVal(ctx, 'gate', before, { content: candidate, scores }, ctx.st.best.score, seed);
   applyVerdict(report, settled);
-  return { settled, scores: settled.candidate };
+  // an accepted candidate must also leave the other jobs alone; a leak turns it into a reject
+  // (and a multi-edit one goes to the rescue, which keeps the edits that help without leaking)
+  const leak = settled.decision.accepted && ctx.options.gateEnabled ? screenLeak(ctx, edits, settled.current, settled.candidate, seed) : null;
+  if (leak?.leaks) {
+    report.action = 'reject';
+    report.reason = `${leakNote(leak)}; the gate alone said: ${settled.decision.reason}`;
+    report.leak = { meanDiff: leak.ci.meanDiff, lo: leak.ci.lo, hi: leak.ci.hi, n: leak.ci.n };
+  }
+  return { settled, scores: settled.candidate, leak };
+}
+
+/** The scope-leak screen of some edits (null when off, or when it cannot run). */
+function screenLeak(ctx: TrainContext, edits: readonly Edit[], current: SplitScores, candidate: SplitScores, seed: number): LeakVerdict | null {
+  const { options } = ctx;
+  if (!options.scopeScreen) return null;
+  return leakCheck({
+    edits,
+    taskById: ctx.taskById,
+    current,
+    candidate,
+    metric: options.gateMetric,
+    mixedWeight: options.mixedWeight,
+    confidence: options.scopeConfidence,
+    resamples: options.gateResamples,
+    seed: seed * 17 + 3,
+  });
 }
 
 function applyVerdict(report: Report, settled: SettledGate): void {
@@ -145,8 +195,8 @@ function applyVerdict(report: Report, settled: SettledGate): void {
 }
 
 /** A drop the interval calls real bans the edit; a drop it cannot tell from noise only demotes it. */
-function verdictOf(settled: SettledGate | null): DropVerdict {
-  return settled?.decision.ci.verdict === 'loss' ? 'real' : 'noise';
+function verdictOf(settled: SettledGate | null, leak: LeakVerdict | null = null): DropVerdict {
+  return settled?.decision.ci.verdict === 'loss' || leak?.leaks ? 'real' : 'noise';
 }
 
 /** Stage 5: a rejected multi-edit candidate keeps the edits that help on their own. */
@@ -169,9 +219,36 @@ async function rescueStage(ctx: TrainContext, report: Report, before: SkillState
       last = await gateOnVal(ctx, 'rescue', before, { content, scores: cand }, st.best.score, seed + 7);
       return last.decision;
     },
+    leaks: (edit, alone) => screenLeak(ctx, [edit], before.scores, alone, seed + 11)?.leaks ?? false,
   });
   for (const t of r.singles) ownDrop.set(t.index, t.gain === null ? null : -t.gain);
   return { ownDrop, rescued: r.decision?.accepted && r.candidate !== null && r.scores ? { r, settled: last as SettledGate | null } : null };
+}
+
+/**
+ * Stage 5b: an accepted multi-edit candidate is screened leave-one-out. A bundle passes the gate
+ * on its net gain, so a harmful edit can ride along with good ones (a contradiction beside the
+ * rule it contradicts, an over-general limit); the gate cannot see it, the final prune rarely can
+ * (one noisy comparison on a skill that grew since). Against a fresh sample of the candidate,
+ * the candidate without each edit is measured; the edit whose removal scores highest, if that
+ * beats the candidate, is dropped (one per step: the others were measured beside it).
+ */
+async function screenStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string | undefined, applied: EditApplyResult[]) {
+  const { options, val, measure, applyOpts, score } = ctx;
+  const accepted = report.action === 'accept' || report.action === 'accept_new_best';
+  if (!options.screenAccepted || !options.gateEnabled || !accepted || candidate === undefined || applied.length <= 1) return null;
+  countVal(ctx, 'screen');
+  const fresh = (await measure(val, candidate, 'screen', options.samples * 2, options.samples)).scores;
+  let best: { edit: EditApplyResult; content: string; scores: SplitScores; gain: number } | null = null;
+  for (const a of applied) {
+    const content = applyEdits(before.content, applied.filter((x) => x !== a).map((x) => x.edit), applyOpts).content;
+    if (content === candidate) continue;
+    countVal(ctx, 'screen');
+    const scores = (await measure(val, content, 'screen')).scores;
+    const gain = score(fresh) - score(scores); // what the edit adds in context (negative: it costs)
+    if (gain < -SCORE_EPSILON && (!best || gain < best.gain)) best = { edit: a, content, scores, gain };
+  }
+  return best ? { dropped: [{ edit: best.edit, gain: best.gain }], content: best.content, scores: best.scores } : null;
 }
 
 export async function runStep(ctx: TrainContext, epoch: number, index: number, batch: Task[]): Promise<void> {
@@ -180,7 +257,7 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   const globalStep = (epoch - 1) * spe + index + 1;
   const advanced = nextLr(st.lr, options.lrSchedule, totalSteps, options.lr, options.minLr);
   const batchSeed = options.seed + epoch * 1000 + index + 1;
-  const before = st.current;
+  let before = st.current;
   const trainRun = await rolloutStage(ctx, batch, before);
   const { refl, kept, blocked, mergeFallbacks } = await proposeStage(ctx, before, trainRun.rollouts, batchSeed);
   const report: Report = {
@@ -217,6 +294,7 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   let candidate: string | undefined;
   let candScores: SplitScores | null = null;
   let settled: SettledGate | null = null;
+  let leak: LeakVerdict | null = null;
   if (refl.patches.length) {
     const { sel, applied } = await selectStage(ctx, report, before, kept);
     edits = { selected: applied.results, dropped: sel.dropped, blocked };
@@ -228,16 +306,19 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
       report.action = 'reject_no_change';
       report.reason = 'no selected edit changed the skill';
     } else {
-      const g = await gateStage(ctx, report, before, candidate, batchSeed);
+      before = await freshIncumbent(ctx, before);
+      report.valBefore = before.score;
+      const g = await gateStage(ctx, report, before, candidate, applied.results.filter((r) => r.status === 'applied').map((r) => r.edit), batchSeed);
       settled = g.settled;
       candScores = g.scores;
+      leak = g.leak;
     }
   }
   let appliedEdits = edits.selected.filter((r) => r.status === 'applied');
   const { ownDrop, rescued } = await rescueStage(ctx, report, before, appliedEdits, batchSeed);
   const r = rescued?.r;
   if (rescued && r && r.candidate !== null && r.scores && r.decision) {
-    const fullVerdict = verdictOf(settled);
+    const fullVerdict = verdictOf(settled, leak);
     report.rescued = { kept: r.kept.length, of: appliedEdits.length, fullValAfter: report.valAfter ?? 0 };
     const fullReason = report.reason;
     if (rescued.settled) applyVerdict(report, rescued.settled);
@@ -250,7 +331,22 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
     for (const a of rejectedHere) buffer.add([a.edit], ownDrop.get(a.index) ?? null, `gate (alone): ${runId} step ${globalStep}`, fullVerdict);
     appliedEdits = r.kept;
   }
-  commitStage(ctx, { report, before, edits, appliedEdits, ownDrop, candidate, candScores, settled, trainRun, refl, batch, advanced, t0 });
+  const screened = await screenStage(ctx, report, before, candidate, appliedEdits);
+  if (screened) {
+    for (const d of screened.dropped) {
+      ownDrop.set(d.edit.index, -d.gain);
+      buffer.add([d.edit.edit], -d.gain, `screen: the accepted candidate scored higher without it (${runId} step ${globalStep})`, 'noise');
+    }
+    const droppedIdx = new Set(screened.dropped.map((d) => d.edit.index));
+    appliedEdits = appliedEdits.filter((a) => !droppedIdx.has(a.index));
+    candidate = screened.content;
+    candScores = screened.scores;
+    report.valAfter = ctx.score(screened.scores);
+    report.screened = screened.dropped.length;
+    report.reason = `${report.reason}; screen dropped ${screened.dropped.length} edit(s) the candidate scored higher without`;
+    report.candidateHash = sha256(candidate).slice(0, 16);
+  }
+  commitStage(ctx, { report, before, edits, appliedEdits, ownDrop, candidate, candScores, settled, leak, trainRun, refl, batch, advanced, t0 });
 }
 
 /** Stage 6: the step's outcome into the run state, the buffer, the store and the run directory. */
@@ -265,6 +361,7 @@ function commitStage(
     candidate: string | undefined;
     candScores: SplitScores | null;
     settled: SettledGate | null;
+    leak: LeakVerdict | null;
     trainRun: { scores: SplitScores; rollouts: Rollout[] };
     refl: ReflectResult;
     batch: Task[];
@@ -290,7 +387,7 @@ function commitStage(
       files.writeBest(candidate);
     }
   } else if (report.action === 'reject' && report.valAfter !== null) {
-    const verdict = verdictOf(s.settled);
+    const verdict = verdictOf(s.settled, s.leak);
     const band = report.gate ? `, CI [${report.gate.lo.toFixed(3)}, ${report.gate.hi.toFixed(3)}]` : '';
     const reason = `gate: val ${before.score.toFixed(3)} → ${report.valAfter.toFixed(3)}${band} (${runId} step ${globalStep})`;
     for (const a of appliedEdits) buffer.add([a.edit], dropOf(a.index), reason, verdict);

@@ -61,15 +61,36 @@ export function planEpoch(train: Task[], batchSize: number, seed: number, epoch:
   return chunk(shuffled(train, seed + epoch * 1000), batchSize);
 }
 
+/**
+ * The val split cut in two: the gate's slice and, with `fraction` > 0, a slice for the finishing
+ * passes, every ⌈1/fraction⌉-th task of each family (so both slices cover every job). The gate
+ * keeps at least half; below 8 val tasks nothing is held out (each slice would say too little).
+ */
+export function splitFinishSlice(val: Task[], fraction: number): { gate: Task[]; finish: Task[] } {
+  if (!(fraction > 0) || val.length < 8) return { gate: val, finish: [] };
+  const every = Math.max(2, Math.ceil(1 / Math.min(0.5, fraction)));
+  const seenPerFamily = new Map<string, number>();
+  const gate: Task[] = [];
+  const finish: Task[] = [];
+  for (const t of val) {
+    const key = t.family ?? '';
+    const k = seenPerFamily.get(key) ?? 0;
+    seenPerFamily.set(key, k + 1);
+    (k % every === every - 1 ? finish : gate).push(t);
+  }
+  return finish.length ? { gate, finish } : { gate: val, finish: [] };
+}
+
 export async function trainSkill(input: TrainInput): Promise<TrainResult> {
   const options = resolveTrainOptions(input.options);
   const { db, backends, signal } = input;
-  const { train, val, test } = input.tasks;
+  const { train, test } = input.tasks;
+  const { gate: val, finish: finishVal } = splitFinishSlice(input.tasks.val, options.finishSlice);
   if (!train.length) throw new SleepError('INVALID_INPUT', 'no training tasks', { hint: 'mine more sessions (`skillopt-sleep mine`) or pass --tasks FILE' });
   if (!val.length) throw new SleepError('INVALID_INPUT', 'no validation tasks: the gate cannot judge a candidate', { hint: 'at least one task must be in the val split' });
   // A task in two splits would let the gate (or the test report) see what training saw.
   const seen = new Map<string, string>();
-  for (const [name, list] of [['train', train], ['val', val], ['test', test]] as const) {
+  for (const [name, list] of [['train', train], ['val', input.tasks.val], ['test', test]] as const) {
     for (const t of list) {
       const other = seen.get(t.id);
       if (other && other !== name) {
@@ -87,7 +108,7 @@ export async function trainSkill(input: TrainInput): Promise<TrainResult> {
   const meter = new UsageMeter();
   const call: CallContext = { optimizer: backends.optimizer, meter, signal, runId };
   const buffer = new RejectedEditBuffer(db, input.skill.path ?? `managed:${input.skill.name}`, options.useBuffer);
-  const taskById = new Map([...train, ...val, ...test].map((t) => [t.id, t]));
+  const taskById = new Map([...train, ...input.tasks.val, ...test].map((t) => [t.id, t]));
   const spe = stepsPerEpoch(train.length, options.batchSize);
   const totalSteps = options.epochs * spe;
   const measure = makeMeasurer({ db, backends, skillName: input.skill.name, samples: options.samples, concurrency: options.concurrency, meter, signal, runId });
@@ -156,6 +177,7 @@ export async function trainSkill(input: TrainInput): Promise<TrainResult> {
     runId,
     train,
     val,
+    finishVal,
     test,
     taskById,
     spe,

@@ -60,6 +60,16 @@ export interface TrainOptions {
   gateResamples: number;
   /** extra sample rounds an indecisive candidate earns before it is rejected */
   gateRounds: number;
+  /** reject (and rescue) a candidate that lowers the val tasks of jobs its edits were not learned from (scope-leak.ts) */
+  scopeScreen: boolean;
+  /** two-sided confidence of the scope-leak interval */
+  scopeConfidence: number;
+  /** gate against fresh val samples of the incumbent, not the measure that made it win (step.ts freshIncumbent) */
+  freshIncumbent: boolean;
+  /** screen an accepted multi-edit candidate leave-one-out and drop the edit it scores higher without (step.ts screenStage) */
+  screenAccepted: boolean;
+  /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
+  finishSlice: number;
 }
 
 /** The user-facing knobs default from the config schema (one source of truth); the rest are loop internals. */
@@ -100,6 +110,11 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   gateConfidence: 0.9,
   gateResamples: 2000,
   gateRounds: 4,
+  scopeScreen: true,
+  scopeConfidence: 0.8,
+  freshIncumbent: true,
+  finishSlice: 0,
+  screenAccepted: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -138,6 +153,10 @@ export interface StepReport {
   candidateHash: string | null;
   /** the paired gate: outcome, mean per-task gain and its bootstrap interval, extra sample rounds */
   gate?: { outcome: 'accept' | 'reject' | 'indecisive'; meanDiff: number; lo: number; hi: number; n: number; rounds: number };
+  /** set when the gate accepted but the scope-leak screen found other jobs' val tasks dropping */
+  leak?: { meanDiff: number; lo: number; hi: number; n: number };
+  /** edits the leave-one-out screen dropped from an accepted candidate */
+  screened?: number;
   /** set when the full candidate was rejected but the edits that help alone were kept */
   rescued?: { kept: number; of: number; fullValAfter: number };
   /** the progress line, e.g. `[epoch 1 step 2/8] rollout 20 tasks · … · val 0.62 → 0.71 ACCEPT` */
@@ -168,6 +187,8 @@ export interface TrainResult {
   epochs: Array<{ epoch: number; slowUpdate: string; metaSkill: string; valEnd: number }>;
   /** validation measurements per stage: how often this run reused its val split */
   valComparisons: Record<string, number>;
+  /** val tasks held out for the finishing passes (0 = they reused the gate's val); best.val is then measured on them */
+  finishSlice: number;
 }
 
 export interface TrainInput {

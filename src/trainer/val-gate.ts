@@ -23,7 +23,7 @@ export function gateInputFor(options: TrainOptions, current: SplitScores, best: 
   };
 }
 
-export type ValStage = 'gate' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix';
+export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen';
 
 /** Counts one validation measurement of `stage` (persisted with the run state). */
 export function countVal(ctx: Pick<TrainContext, 'st'>, stage: ValStage, n = 1): void {
@@ -47,7 +47,7 @@ export function perLookConfidence(confidence: number, rounds: number): number {
 export async function gateOnVal(
   ctx: Pick<TrainContext, 'options' | 'st' | 'val' | 'measure'>,
   stage: ValStage,
-  current: { content: string; scores: SplitScores },
+  current: { content: string; scores: SplitScores; fresh?: number },
   candidate: { content: string; scores: SplitScores },
   bestScore: number,
   seed: number,
@@ -63,7 +63,10 @@ export async function gateOnVal(
     remeasure: async (round) => {
       const samples = options.samples * (round + 1);
       countVal(ctx, stage, 2);
-      const [a, b] = await Promise.all([measure(val, current.content, stage, samples), measure(val, candidate.content, stage, samples)]);
+      // a fresh incumbent keeps its selection-biased first sample out of the pool
+      const fresh = current.fresh ?? 0;
+      const a$ = fresh > 0 ? measure(val, current.content, stage, options.samples * (1 + fresh + round), options.samples) : measure(val, current.content, stage, samples);
+      const [a, b] = await Promise.all([a$, measure(val, candidate.content, stage, samples)]);
       return { current: a.scores, candidate: b.scores };
     },
   });

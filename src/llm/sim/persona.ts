@@ -403,6 +403,8 @@ function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject, r
     split,
     origin: 'dream',
     skillHint: 'team-conventions',
+    // the recurring job this is an occurrence of, as the miner's intent clustering names it
+    family: job.key,
     occurrences: 1 + (i % 5),
     firstSeen: null,
     lastSeen: null,

@@ -1,0 +1,221 @@
+/**
+ * The gate's defences against harm that nets out on val: the scope-leak screen (a rule learned
+ * from one job must not lower the other jobs' val tasks), the leave-one-out screen of an accepted
+ * bundle, and the second val slice the finishing passes may decide on.
+ *
+ * The loop world is scripted and deterministic: family "a" tasks want ALPHA, family "b" tasks
+ * want BETA and never GAMMA. `- say ALPHA in every answer` helps a and touches nothing else;
+ * `- say ALPHA and GAMMA in every answer` helps a more than it hurts b on the whole val split,
+ * so the mean gate alone would take it.
+ */
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Edit, Task } from '../../src/core/records.js';
+import type { PerformPayload, RoleBackends } from '../../src/core/protocol.js';
+import { defaultConfig } from '../../src/core/config.js';
+import { resolvePaths } from '../../src/core/paths.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { splitFinishSlice, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/train.js';
+import { leakCheck, MIN_OFF_TARGET_TASKS, restrictScores } from '../../src/trainer/scope-leak.js';
+import type { SplitScores } from '../../src/trainer/gate.js';
+import { scriptedBackend } from '../helpers/scripted-backend.js';
+import { makeTempDir } from '../helpers/sandbox.js';
+import { makeTask } from '../helpers/tasks.js';
+
+const dirs: string[] = [];
+const dbs: Db[] = [];
+afterEach(() => {
+  for (const d of dbs.splice(0)) d.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const A_CHECKS = [
+  { id: 'alpha', op: 'contains' as const, value: 'ALPHA', weight: 1, sealed: false, description: 'says ALPHA' },
+  { id: 'plain', op: 'not_contains' as const, value: 'XYZZY', weight: 1, sealed: false, description: 'never says XYZZY' },
+];
+const B_CHECKS = [
+  { id: 'beta', op: 'contains' as const, value: 'BETA', weight: 1, sealed: false, description: 'says BETA' },
+  { id: 'gamma', op: 'not_contains' as const, value: 'GAMMA', weight: 1, sealed: false, description: 'never says GAMMA' },
+  { id: 'p1', op: 'not_contains' as const, value: 'QUUX', weight: 1, sealed: false, description: 'never says QUUX' },
+  { id: 'p2', op: 'not_contains' as const, value: 'FROB', weight: 1, sealed: false, description: 'never says FROB' },
+];
+const task = (id: string, family: 'a' | 'b', split: Task['split']): Task =>
+  makeTask({ id, family, intent: `answer ${family} ${id}`, judge: { checks: family === 'a' ? A_CHECKS : B_CHECKS, reference: { kind: 'rule' } }, split });
+const range = (n: number, f: (i: number) => Task) => Array.from({ length: n }, (_, i) => f(i));
+const world = {
+  train: [task('t1', 'a', 'train'), task('t2', 'b', 'train')],
+  val: [...range(8, (i) => task(`va${i}`, 'a', 'val')), ...range(8, (i) => task(`vb${i}`, 'b', 'val'))],
+  test: [],
+};
+const GOOD = '- say ALPHA in every answer';
+const LEAKY = '- say ALPHA and GAMMA in every answer';
+const add = (content: string): Edit => ({ op: 'add', content, rationale: 'seen in the a failures', evidence: ['t1'] });
+
+function backends(proposal: string[]): RoleBackends {
+  const target = scriptedBackend({
+    perform: (req) => {
+      const { content } = (req.payload as PerformPayload).skill;
+      const words = [content.includes(GOOD) || content.includes(LEAKY) ? 'ALPHA' : '', content.includes(LEAKY) ? 'GAMMA' : ''].filter(Boolean);
+      return words.length ? words.join(' ') : 'done';
+    },
+  });
+  const optimizer = scriptedBackend({
+    reflect: () => JSON.stringify({ edits: proposal.map(add) }),
+    merge: (req) => JSON.stringify({ edits: (req.payload as { patches: Edit[][] }).patches.flat() }),
+    rank: (req) => JSON.stringify({ order: (req.payload as { edits: Edit[] }).edits.map((_, i) => i) }),
+  });
+  return { target, optimizer, judge: scriptedBackend({}) };
+}
+
+async function run(proposal: string[], options: Partial<TrainOptions> = {}): Promise<TrainResult> {
+  const home = makeTempDir('sos-leak-');
+  dirs.push(home);
+  const paths = resolvePaths({ env: { SKILLOPT_SLEEP_HOME: home } });
+  const db = openDb(paths.database);
+  dbs.push(db);
+  return trainSkill({
+    db,
+    paths,
+    skill: { name: 'leak-conventions', content: '', handWritten: false },
+    tasks: world,
+    backends: backends(proposal),
+    options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, prune: false, simplify: false, ...options },
+  });
+}
+
+const scores = (per: Array<[string, number]>): SplitScores => ({
+  hard: 0,
+  soft: per.reduce((a, [, s]) => a + s, 0) / per.length,
+  perTask: per.map(([taskId, soft]) => ({ taskId, hard: soft >= 1 ? 1 : 0, soft })),
+});
+const byId = new Map([...world.train, ...world.val].map((t) => [t.id, t]));
+const ids = world.val.map((t) => t.id);
+
+describe('leakCheck (pure)', () => {
+  const cur = scores(ids.map((id) => [id, 0.5]));
+  const base = { edits: [add(GOOD)], taskById: byId, current: cur, metric: 'soft' as const, mixedWeight: 0.5, confidence: 0.8, resamples: 500, seed: 1 };
+
+  it('a gain on its own family with the others untouched is no leak; the same gain with the others dropping is one', () => {
+    const own = leakCheck({ ...base, candidate: scores(ids.map((id) => [id, id.startsWith('va') ? 1 : 0.5])) });
+    expect(own?.leaks).toBe(false);
+    expect(own?.families).toEqual(['a']);
+    expect(own?.ci.n).toBe(8); // only the b tasks are compared
+    const leaky = leakCheck({ ...base, candidate: scores(ids.map((id) => [id, id.startsWith('va') ? 1 : 0.25])) });
+    expect(leaky?.leaks).toBe(true);
+    expect(leaky?.ci.meanDiff).toBeCloseTo(-0.25, 6);
+  });
+
+  it('says nothing without family labels or with too few off-target tasks', () => {
+    const unlabeled = new Map([...byId].map(([k, t]) => [k, { ...t, family: null }]));
+    expect(leakCheck({ ...base, taskById: unlabeled, candidate: cur })).toBeNull();
+    const few = scores(ids.filter((id) => id.startsWith('va') || id < `vb${MIN_OFF_TARGET_TASKS - 1}`).map((id) => [id, 0.5]));
+    expect(leakCheck({ ...base, current: few, candidate: few })).toBeNull();
+  });
+
+  it('restrictScores recomputes the means over the kept tasks only', () => {
+    const s = restrictScores(scores([['x', 1], ['y', 0]]), new Set(['x']));
+    expect(s.perTask.map((t) => t.taskId)).toEqual(['x']);
+    expect(s.soft).toBe(1);
+  });
+});
+
+describe('the scope-leak screen in the loop', () => {
+  it('the mean gate alone takes the leaky rule; the screen rejects it and says why', async () => {
+    const off = await run([LEAKY], { scopeScreen: false });
+    expect(off.bestSkill).toContain(LEAKY);
+    const on = await run([LEAKY]);
+    expect(on.bestSkill).not.toContain(LEAKY);
+    const step = on.steps[0];
+    expect(step.action).toBe('reject');
+    expect(step.leak?.hi).toBeLessThan(0);
+    expect(step.reason).toMatch(/scope leak: learned from a/);
+    expect(step.line).toContain('REJECT (scope leak)');
+  });
+
+  it('a bundle with a good and a leaky edit keeps the good one (rescue screens each edit alone)', async () => {
+    const r = await run([GOOD, LEAKY]);
+    expect(r.bestSkill).toContain(GOOD);
+    expect(r.bestSkill).not.toContain(LEAKY);
+  });
+
+  it('a well-scoped rule passes the screen', async () => {
+    const r = await run([GOOD]);
+    expect(r.bestSkill).toContain(GOOD);
+    expect(r.steps[0].leak).toBeUndefined();
+  });
+});
+
+describe('the leave-one-out screen of an accepted bundle', () => {
+  it('drops the edit the accepted candidate scores higher without, and counts its measurements', async () => {
+    // both edits pass the gate together; without the leak screen only the leave-one-out screen can find GAMMA's cost
+    const r = await run([GOOD, LEAKY], { scopeScreen: false });
+    expect(r.bestSkill).toContain(GOOD);
+    expect(r.bestSkill).not.toContain(LEAKY);
+    expect(r.steps[0].screened).toBe(1);
+    expect(r.valComparisons.screen).toBeGreaterThanOrEqual(2);
+    const off = await run([GOOD, LEAKY], { scopeScreen: false, screenAccepted: false });
+    expect(off.bestSkill).toContain(LEAKY);
+  });
+});
+
+describe('the second val slice', () => {
+  it('holds out every third task of each family; small val splits are not cut', () => {
+    const { gate, finish } = splitFinishSlice(world.val, 0.34);
+    expect(finish.length).toBe(4);
+    expect(new Set(finish.map((t) => t.family))).toEqual(new Set(['a', 'b']));
+    expect(gate.length + finish.length).toBe(world.val.length);
+    expect(gate.some((t) => finish.includes(t))).toBe(false);
+    expect(splitFinishSlice(world.val.slice(0, 7), 0.34).finish).toEqual([]);
+    expect(splitFinishSlice(world.val, 0).finish).toEqual([]);
+  });
+
+  it('with a finish slice the finishing passes measure on it, and the run says how many tasks it held', async () => {
+    const r = await run([GOOD], { finishSlice: 0.34, prune: true, simplify: true });
+    expect(r.finishSlice).toBe(4);
+    expect(r.valComparisons.finish_slice).toBe(2);
+    // best-on-val is the finish slice's measure: 4 a/b tasks, the a ones pass ALPHA
+    expect(r.perTask.filter((t) => t.split === 'val')).toHaveLength(4);
+    expect(r.bestSkill).toContain(GOOD);
+  });
+});
+
+describe('the fresh incumbent (no winner’s curse)', () => {
+  /** the empty skill's first sample is a lucky draw (it says ALPHA); every later sample is its real self */
+  function luckyBaseline(): RoleBackends {
+    const b = backends([GOOD]);
+    const target = scriptedBackend({
+      perform: (req) => {
+        const p = req.payload as PerformPayload;
+        if (p.skill.content.includes(GOOD)) return 'ALPHA';
+        return p.sample === 0 ? 'ALPHA' : 'done';
+      },
+    });
+    return { ...b, target };
+  }
+
+  async function runLucky(options: Partial<TrainOptions>): Promise<TrainResult> {
+    const home = makeTempDir('sos-fresh-');
+    dirs.push(home);
+    const paths = resolvePaths({ env: { SKILLOPT_SLEEP_HOME: home } });
+    const db = openDb(paths.database);
+    dbs.push(db);
+    return trainSkill({
+      db,
+      paths,
+      skill: { name: 'fresh-conventions', content: '', handWritten: false },
+      tasks: world,
+      backends: luckyBaseline(),
+      options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, prune: false, simplify: false, ...options },
+    });
+  }
+
+  it('gates against a fresh sample of the incumbent, so its lucky first measure cannot block a real gain', async () => {
+    const stale = await runLucky({ freshIncumbent: false });
+    expect(stale.steps[0].action).toBe('reject'); // the lucky first measure looks as good as the candidate: a tie
+    const fresh = await runLucky({});
+    expect(fresh.valComparisons.incumbent).toBe(1);
+    expect(fresh.steps[0].valBefore).toBeLessThan(stale.steps[0].valBefore);
+    expect(fresh.steps[0].action).toBe('accept_new_best');
+    expect(fresh.bestSkill).toContain(GOOD);
+  });
+});
