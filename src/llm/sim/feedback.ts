@@ -51,6 +51,8 @@ function sentence(text: string): string {
 export function parseFeedbackLine(line: string, rng: Rng): Omit<Issue, 'taskIds'> | null {
   const text = line.trim();
   if (!text) return null;
+  // the prompt's clip marker ("…[297 more characters]") says the feedback was cut, not what to do
+  if (/^…\[\d+ more characters\]$/.test(text)) return null;
   const m = FEEDBACK_LINE.exec(text);
   if (m) {
     const [, checkId, rest] = m;
