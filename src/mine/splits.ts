@@ -70,6 +70,38 @@ export function assignFamilySplits(members: FamilyMember[], seed = 1): Map<strin
   return out;
 }
 
+/**
+ * The sealed audit slice: a night's test tasks are what autoApply and the review read, so a
+ * skill that keeps being applied on its test score is, over many nights, selected on test. One
+ * third of the test tasks (a stable slot per task) sits out of the night's test score in turn —
+ * never trained on, never validated on, never shown — and is scored only for the night report's
+ * audit figure, so there is always a slice no decision has looked at. The rotation is by UTC day:
+ * the same night always seals the same tasks, and every test task is sealed one night in three.
+ */
+export const AUDIT_ROTATION = 3;
+
+/** The night's rotation slot (0 … AUDIT_ROTATION-1) from its start time. */
+export function auditSlot(nightStartMs: number): number {
+  return Math.floor(nightStartMs / 86_400_000) % AUDIT_ROTATION;
+}
+
+/**
+ * Splits a night's test tasks into the sealed audit slice and the open rest. With two or more
+ * test tasks at least one stays open (autoApply needs a test score to confirm a proposal).
+ */
+export function auditSlice<T extends { id: string; split: Split }>(tests: T[], slot: number, seed = 1): { audit: T[]; open: T[] } {
+  const slotOf = (t: T) => Math.min(AUDIT_ROTATION - 1, Math.floor(splitBucket(t.id, seed + 7_919) * AUDIT_ROTATION));
+  const held = tests.filter((t) => t.split === 'test');
+  let audit = held.filter((t) => slotOf(t) === slot);
+  if (audit.length === held.length && held.length > 1) {
+    // keep the one with the highest bucket open
+    const keep = [...audit].sort((a, b) => splitBucket(b.id, seed + 7_919) - splitBucket(a.id, seed + 7_919))[0];
+    audit = audit.filter((t) => t !== keep);
+  }
+  const sealed = new Set(audit);
+  return { audit, open: tests.filter((t) => !sealed.has(t)) };
+}
+
 export type SplitViolationKind = 'duplicate_id' | 'synthetic_in_holdout' | 'near_duplicate' | 'derived_leak' | 'shared_occurrence';
 
 export interface SplitViolation {
