@@ -21,12 +21,14 @@ import { runHarvest } from '../src/harvest/ingest.js';
 import { runMining } from '../src/mine/index.js';
 import { runNight } from '../src/night/night.js';
 import { listProposals } from '../src/store/repos/proposals.js';
+import type { Proposal } from '../src/core/records.js';
 import { listTasks } from '../src/store/repos/tasks.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
 import { scoreSkill } from '../src/replay/index.js';
 import { mulberry32 } from '../src/core/random.js';
 import { E2E_JOBS, E2E_PROJECTS, e2eCorrectionsVerbatimSkill, e2eHiddenInstances, e2eOracleSkill, e2eSessions, type HiddenInstance, type JobKey } from './e2e-world.js';
 import { projectDir, writeE2eTranscripts } from './e2e-transcripts.js';
+import type { BenchResult } from './types.js';
 
 export interface E2eSizes {
   /** sessions per job and project it recurs in */
@@ -39,8 +41,8 @@ export interface E2eSizes {
 
 export const E2E_BUDGET_CALLS = 2000;
 
-export const E2E_FULL: E2eSizes = { perProject: 8, hiddenPerJob: 10 };
-export const E2E_QUICK: E2eSizes = { perProject: 6, hiddenPerJob: 6 };
+export const E2E_FULL: E2eSizes = { perProject: 10, hiddenPerJob: 10 };
+export const E2E_QUICK: E2eSizes = { perProject: 8, hiddenPerJob: 6 };
 
 export type E2eArmName = 'empty skill' | 'corrections pasted verbatim' | 'night (staged skills)' | 'oracle';
 export const E2E_ARMS: E2eArmName[] = ['empty skill', 'corrections pasted verbatim', 'night (staged skills)', 'oracle'];
@@ -65,7 +67,9 @@ export interface E2eSeedOutcome {
     correctionsMinedAsAsks: number;
     nightStatus: string;
     staged: Array<{ name: string; kind: string; path: string; chars: number }>;
-    items: Array<{ name: string; status: string; reason?: string; tasks: string }>;
+    items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null } }>;
+    /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
+    auditLeaks: number;
   };
   /** the staged skill documents, by target path */
   stagedSkills: Record<string, string>;
@@ -152,6 +156,13 @@ function pipelineCounts(db: Db, sessions: ReturnType<typeof e2eSessions>): Pick<
   };
 }
 
+/** Audit-slice tasks a proposal shows (its per-task scores or its evidence): what the review reads. */
+function auditLeaks(auditIds: string[], staged: Proposal[]): number {
+  const read = (dir: string, file: string) => (fs.existsSync(path.join(dir, file)) ? fs.readFileSync(path.join(dir, file), 'utf8') : '');
+  const shown = staged.map((p) => JSON.stringify(p.perTask) + read(p.dir, 'evidence.jsonl') + read(p.dir, 'report.json') + read(p.dir, 'report.md'));
+  return auditIds.filter((id) => shown.some((text) => text.includes(id))).length;
+}
+
 /** One seed: transcripts → harvest → mine → night → staged skills scored on hidden instances. */
 export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Promise<E2eSeedOutcome> {
   const cpu0 = process.cpuUsage();
@@ -210,7 +221,8 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           ...pipelineCounts(db, sessions),
           nightStatus: night.status,
           staged: staged.map((p) => ({ name: p.skillTarget.name, kind: p.skillTarget.kind, path: p.skillTarget.path, chars: p.candidate.length })),
-          items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}` })),
+          items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}`, ...(i.audit ? { audit: { ids: i.audit.ids, before: i.audit.before, after: i.audit.after } } : {}) })),
+          auditLeaks: auditLeaks(night.items.flatMap((i) => i.audit?.ids ?? []), staged),
         },
         stagedSkills,
         cpuMs: (cpu.user + cpu.system) / 1000,
@@ -293,4 +305,29 @@ export function printE2e(r: E2eReport, sizes: E2eSizes, out: NodeJS.WritableStre
   );
   const unstaged = r.outcomes.filter((o) => o.pipeline.staged.length === 0);
   if (unstaged.length) out.write(`  seeds whose night staged nothing: ${unstaged.map((o) => `${o.seed} (${o.pipeline.nightStatus}: ${o.pipeline.items.map((i) => `${i.name} ${i.status}${i.reason ? ` — ${i.reason}` : ''}`).join('; ')})`).join(', ')}\n`);
+}
+
+/**
+ * The train bench's hook: runs the arm (E2E_QUICK sizes with `--quick`), prints it, and returns
+ * its figures with the issue's targets (night ≥ verbatim + 0.05 with the CI lower bound above it;
+ * within 0.05 of the oracle).
+ */
+export async function e2eResults(seeds: number[], quick: boolean): Promise<BenchResult[]> {
+  const sizes = quick ? E2E_QUICK : E2E_FULL;
+  const tty = process.stderr.isTTY;
+  const t0 = Date.now();
+  const r = await runE2e(seeds, sizes, (seed) => {
+    if (tty) process.stderr.write(`\r  end to end, seed ${seed}…`.padEnd(70));
+  });
+  if (tty) process.stderr.write('\r'.padEnd(72) + '\r');
+  printE2e(r, sizes);
+  return [
+    { name: 'e2e: hidden test, empty skill', value: r.mean['empty skill'], unit: 'score' },
+    { name: 'e2e: hidden test, corrections verbatim', value: r.mean['corrections pasted verbatim'], unit: 'score' },
+    { name: 'e2e: hidden test, night (staged)', value: r.mean['night (staged skills)'], unit: 'score' },
+    { name: 'e2e: hidden test, oracle', value: r.mean.oracle, unit: 'score' },
+    { name: 'e2e: night − verbatim, CI low', value: r.nightVsVerbatim.lo, unit: 'score', target: '> +0.05', pass: r.nightVsVerbatim.lo > 0.05 },
+    { name: 'e2e: oracle − night', value: -r.nightVsOracle.diff, unit: 'score', target: '≤ 0.05', pass: -r.nightVsOracle.diff <= 0.05 },
+    { name: 'e2e: wall time', value: (Date.now() - t0) / 1000, unit: 's' },
+  ];
 }
