@@ -35,17 +35,23 @@ export interface E2eSizes {
   perProject: number;
   /** hidden test instances per job */
   hiddenPerJob: number;
-  /** the night's budget.maxCalls (default E2E_BUDGET_CALLS; the product's default is 400) */
-  maxCalls?: number;
+  /**
+   * the night's budget: 'ample' (the headline: every skill of the world can train) or 'default'
+   * (the product's defaults: 400 calls, 2M tokens, 60 tasks per night, shared first come)
+   */
+  budget?: 'ample' | 'default';
 }
 
-export const E2E_BUDGET_CALLS = 2000;
+/** Budgets no night of this world reaches (the sim's calls cost nothing). */
+export const E2E_AMPLE_BUDGET = { maxCalls: 5000, maxTokens: 20_000_000, maxTasks: 300 };
 
 export const E2E_FULL: E2eSizes = { perProject: 10, hiddenPerJob: 10 };
 export const E2E_QUICK: E2eSizes = { perProject: 8, hiddenPerJob: 6 };
 
 export type E2eArmName = 'empty skill' | 'corrections pasted verbatim' | 'night (staged skills)' | 'oracle';
 export const E2E_ARMS: E2eArmName[] = ['empty skill', 'corrections pasted verbatim', 'night (staged skills)', 'oracle'];
+/** the extra row: the same night under the product's default budget */
+export const DEFAULT_BUDGET_ROW = 'night, default budget';
 
 export interface E2eSeedOutcome {
   seed: number;
@@ -114,14 +120,14 @@ function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   };
 }
 
-function e2eConfig(seed: number, budgetCalls: number): Config {
+function e2eConfig(seed: number, budget: 'ample' | 'default'): Config {
   const c = defaultConfig();
   for (const role of Object.keys(c.roles) as Array<keyof Config['roles']>) c.roles[role].backend = 'sim';
   c.backends.sim.seed = seed;
   c.training.seed = seed;
-  // the sim's calls cost nothing, but the night counts them: with the default 400 calls the first
-  // skill spends them all and the others are "stopped" (printed beside the headline as its own row)
-  c.budget.maxCalls = budgetCalls;
+  // the sim's calls cost nothing, but the night counts them: under the default budget the first
+  // skill spends most of it and the last ones are starved (printed beside the headline as its own row)
+  if (budget === 'ample') Object.assign(c.budget, E2E_AMPLE_BUDGET);
   return c;
 }
 
@@ -181,7 +187,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
     fs.mkdirSync(paths.stateDir, { recursive: true });
     const db = openDb(paths.database);
     try {
-      const config = e2eConfig(seed, sizes.maxCalls ?? E2E_BUDGET_CALLS);
+      const config = e2eConfig(seed, sizes.budget ?? 'ample');
       const harvest = await runHarvest(db, config, { env, agents: ['claude-code'], workers: 0, stateDir: paths.stateDir });
       if (harvest.errors.length) throw new Error(`e2e harvest failed: ${harvest.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
       const mined = await runMining(db, config, { now });
@@ -254,22 +260,27 @@ export function pairedBootstrap(a: number[], b: number[], resamples = 5000, seed
 export interface E2eReport {
   seeds: number[];
   outcomes: E2eSeedOutcome[];
+  /** the same seeds' nights under the product's default budget (absent when not run) */
+  defaultBudget?: E2eSeedOutcome[];
   mean: Record<E2eArmName, number>;
   nightVsVerbatim: { diff: number; lo: number; hi: number };
   nightVsOracle: { diff: number; lo: number; hi: number };
   nightVsEmpty: { diff: number; lo: number; hi: number };
 }
 
-export async function runE2e(seeds: number[], sizes: E2eSizes, onSeed?: (seed: number) => void): Promise<E2eReport> {
+export async function runE2e(seeds: number[], sizes: E2eSizes, onSeed?: (seed: number) => void, withDefaultBudget = true): Promise<E2eReport> {
   const outcomes: E2eSeedOutcome[] = [];
+  const defaults: E2eSeedOutcome[] = [];
   for (const seed of seeds) {
     onSeed?.(seed);
-    outcomes.push(await runE2eSeed(seed, sizes));
+    outcomes.push(await runE2eSeed(seed, { ...sizes, budget: 'ample' }));
+    if (withDefaultBudget) defaults.push(await runE2eSeed(seed, { ...sizes, budget: 'default' }));
   }
   const col = (arm: E2eArmName) => outcomes.map((o) => o.scores[arm]);
   return {
     seeds,
     outcomes,
+    ...(withDefaultBudget ? { defaultBudget: defaults } : {}),
     mean: Object.fromEntries(E2E_ARMS.map((a) => [a, mean(col(a))])) as Record<E2eArmName, number>,
     nightVsVerbatim: pairedBootstrap(col('night (staged skills)'), col('corrections pasted verbatim')),
     nightVsOracle: pairedBootstrap(col('night (staged skills)'), col('oracle')),
@@ -292,6 +303,13 @@ export function printE2e(r: E2eReport, sizes: E2eSizes, out: NodeJS.WritableStre
   for (const arm of E2E_ARMS) {
     const perJob = E2E_JOBS.map((j) => f3(mean(r.outcomes.map((o) => o.perJob[j.key][arm]))).padStart(9)).join(' ');
     out.write(`  ${arm.padEnd(w)} ${f3(r.mean[arm]).padStart(6)}  ${perJob}\n`);
+  }
+  if (r.defaultBudget) {
+    const d = r.defaultBudget;
+    const perJob = E2E_JOBS.map((j) => f3(mean(d.map((o) => o.perJob[j.key]['night (staged skills)']))).padStart(9)).join(' ');
+    out.write(`  ${DEFAULT_BUDGET_ROW.padEnd(w)} ${f3(mean(d.map((o) => o.scores['night (staged skills)']))).padStart(6)}  ${perJob}   (budget.maxCalls 400, maxTokens 2M, maxTasks 60; the rows above: ${E2E_AMPLE_BUDGET.maxCalls} calls, ${E2E_AMPLE_BUDGET.maxTokens / 1e6}M tokens, ${E2E_AMPLE_BUDGET.maxTasks} tasks)\n`);
+    const starved = d.flatMap((o) => o.pipeline.items).filter((i) => i.status === 'stopped').length;
+    out.write(`    under the default budget ${starved} of ${d.flatMap((o) => o.pipeline.items).length} skills were stopped before training (the budget is spent first come)\n`);
   }
   out.write(`  night − corrections verbatim: ${ci(r.nightVsVerbatim)}   (target ≥ +0.05, CI lower bound above it)\n`);
   out.write(`  night − oracle:               ${ci(r.nightVsOracle)}   (target within 0.05)\n`);
@@ -328,6 +346,7 @@ export async function e2eResults(seeds: number[], quick: boolean): Promise<Bench
     { name: 'e2e: hidden test, oracle', value: r.mean.oracle, unit: 'score' },
     { name: 'e2e: night − verbatim, CI low', value: r.nightVsVerbatim.lo, unit: 'score', target: '> +0.05', pass: r.nightVsVerbatim.lo > 0.05 },
     { name: 'e2e: oracle − night', value: -r.nightVsOracle.diff, unit: 'score', target: '≤ 0.05', pass: -r.nightVsOracle.diff <= 0.05 },
+    ...(r.defaultBudget ? [{ name: 'e2e: hidden test, night at the default budget', value: mean(r.defaultBudget.map((o) => o.scores['night (staged skills)'])), unit: 'score' }] : []),
     { name: 'e2e: wall time', value: (Date.now() - t0) / 1000, unit: 's' },
   ];
 }
