@@ -164,6 +164,9 @@ const FOLLOW_UP_RE = /^(?:(?:ok|okay|alright|great|cool)[\s,]+)?(?:now|next|then
 /** How a request starts: a verb addressed to the agent, or "can you / I need / we need". */
 const REQUEST_START_RE =
   /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|can you|could you|would you|will you|i need|we need|i want|i'?d like|let'?s)\b/;
+const NOUN_PHRASE_START_RE = /^(?:release|test|commit|document|format|lint|build|review|tag|fix|cover|check)\s+(?:notes?|messages?|cases?|files?|docs?|suites?|entr(?:y|ies)|results?|output|lines?|tags?|coverage)\b/;
+/** A follow-up that starts new code work on a file or identifier ("also fix the null handling in src/x.ts"): a new ask. */
+const NEW_WORK_RE = /^(?:(?:ok|okay|now|next|then|also|and also|and|plus)[\s,]+)+(?:fix|refactor|rename|move|delete|remove|implement|migrate|bump|upgrade|debug|investigate|handle|support|port|optimi[sz]e|speed up)\b/;
 const QUESTION_RE = /\?\s*$|^(?:is|are|was|were|can|could|would|should|will|do|does|did|what|whats|what'?s|why|how|where|when|which|who)\b/;
 
 /**
@@ -191,10 +194,12 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   const newObject = [...objects].some((o) => !prev.objects.has(o));
   const artefact = jobArtefact(clean);
   const newArtefact = artefact !== null && artefact !== prev.artefact;
-  const request = REQUEST_START_RE.test(t) || /^(?:we|i|you)\b/.test(t);
+  // "release notes need …", "test cases must …": a verb that starts a noun phrase is the subject, not a request
+  const request = (REQUEST_START_RE.test(t) && !NOUN_PHRASE_START_RE.test(t)) || /^(?:we|i|you)\b/.test(t);
   // a constraint stated about the answer ("commit messages need a type prefix", "column names must be snake_case")
   if (CONSTRAINT_RE.test(t) && !request && !QUESTION_RE.test(t)) return 'correction';
   if (newObject) return null;
+  if (objects.size > 0 && NEW_WORK_RE.test(t)) return null;
   if (FOLLOW_UP_RE.test(t)) return newArtefact ? null : 'refinement';
   if (newArtefact) return null;
   if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';

@@ -18,6 +18,9 @@ describe('reactions after an answer', () => {
     ['state the risk level in a `## Risk` section', 'write the PR description for #222: fix the memory leak'],
     ['cover the variants with a table-driven `it.each`', 'add a unit test for parseAmount in src/amount.ts'],
     ['wrap the cases in a describe block named after the function', 'add a unit test for parseAmount in src/amount.ts'],
+    // the artefact as the subject ("release notes need …") is a statement, even after "cutting a release"
+    ['release notes need a `## Highlights` section', 'write up the changes for the 1.0.0 release'],
+    ['release notes must be at least 600 characters, this is too short', 'time to release ledgerline v4.6.5, draft the notes'],
   ])('%s is a correction or refinement, not an ask', (said, ask) => {
     expect(['correction', 'refinement']).toContain(react(said, ask));
   });
@@ -26,6 +29,8 @@ describe('reactions after an answer', () => {
     ['now write the commit message for it too', 'add a changelog entry for PR #125: fix the rounding of half cents'],
     ['also fix the null handling in src/cli/add.ts', 'write the PR description for #222: fix the memory leak'],
     ['write a spec for formatBytes', 'add a unit test for parseAmount in src/amount.ts'],
+    // new code work on the very file the ask named is still a new ask
+    ['also fix the null handling in src/slug.ts', 'I need vitest coverage for slugify in src/slug.ts'],
   ])('%s stays a new ask', (said, ask) => {
     expect(react(said, ask)).toBeNull();
   });
