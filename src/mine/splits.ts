@@ -121,7 +121,23 @@ export function derivedFrom(taskId: string): string | null {
 }
 
 function intentKey(t: Task): string {
-  return normalizePrompt(t.intent).key;
+  const key = normalizePrompt(t.intent).key;
+  return key ? `${key}${codeObjectsSuffix(t.intent)}` : key;
+}
+
+/**
+ * The code objects an ask names (identifiers such as `parseAmount` or `tenant_id`, paths such as
+ * src/a.ts), sorted: the normalized key strips them to cluster asks by job, but two asks that
+ * differ in the function or file they are about are two instances of the job, not one ask said
+ * twice ("write vitest cases for parseAmount" / "… for roundHalfEven"). Versions, numbers and
+ * ticket ids stay incidental ("release notes for v2.4.0" / "… v2.7.0" are the same ask).
+ */
+export function codeObjectsSuffix(text: string): string {
+  const t = text.replace(/`([^`\n]*)`/g, ' $1 ');
+  const found = new Set<string>();
+  for (const m of t.matchAll(/(?:^|[^\w.])([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w.])/g)) found.add(m[1].toLowerCase());
+  for (const m of t.matchAll(/(?:[A-Za-z]:)?[~.\w@-]*[/\\][^\s'"`),;]+/g)) found.add(m[0].toLowerCase().replace(/[.:!?]+$/, ''));
+  return found.size ? ` @${[...found].sort().join(',')}` : '';
 }
 
 /**
