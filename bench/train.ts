@@ -18,6 +18,7 @@ import type { TrainOptions } from '../src/trainer/train.js';
 import { DEFAULT_HARM, type HarmRates } from '../src/llm/sim/reflect.js';
 import { personaCorrectionsSkill, personaIdealSkill, personaVisibleChecksSkill } from '../src/llm/sim/persona.js';
 import { mulberry32 } from '../src/core/random.js';
+import { e2eResults } from './train-e2e.js';
 
 function flag(args: string[], name: string, dflt: number): number {
   const i = args.indexOf(name);
@@ -158,6 +159,8 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const nSeeds = flag(args, '--seeds', quick ? 3 : 10);
   const seeds = Array.from({ length: nSeeds }, (_, i) => i + 1);
   const arms = quick ? ARMS.filter((a) => a.main) : ARMS;
+  // the end-to-end arm (transcripts → harvest → mine → night) is the headline: printed first
+  const e2e = args.includes('--no-e2e') ? [] : await e2eResults(seeds, quick);
   const t0 = Date.now();
   const tty = process.stderr.isTTY;
   const results = await runArms(seeds, undefined, arms, (arm, seed) => {
@@ -201,6 +204,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   out.write(`calls per accepted edit (full system): ${(gated.calls / Math.max(1e-9, gated.acceptedEdits)).toFixed(0)}; tokens per accepted edit: ${(tokensPerEdit / 1000).toFixed(1)}k\n\n`);
 
   return [
+    ...e2e,
     { name: 'test, empty skill', value: empty.shippedTest, unit: 'score' },
     { name: 'test, visible checks pasted verbatim', value: verbatim.shippedTest, unit: 'score' },
     { name: 'test, corrections pasted verbatim', value: by('corrections pasted verbatim').shippedTest, unit: 'score' },

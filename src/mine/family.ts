@@ -23,7 +23,7 @@ import { keyOf, normalizePrompt } from './normalize.js';
 import { contentWords } from './features.js';
 import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
-import { assignFamilySplits, type FamilyMember } from './splits.js';
+import { assignFamilySplits, codeObjectsSuffix, type FamilyMember } from './splits.js';
 
 const MAX_CONTEXT = 1500;
 
@@ -45,7 +45,8 @@ const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) ||
 export function dedupeKey(prompt: string): string {
   const key = keyOf(prompt);
   const words = [...new Set(contentWords(key))].sort();
-  return words.length ? words.join(' ') : key;
+  // asks about another function or file are other instances (splits.ts keeps the same rule)
+  return `${words.length ? words.join(' ') : key}${codeObjectsSuffix(prompt)}`;
 }
 
 /** Groups a family's asks into instances: one per session, near-identical asks merged. */

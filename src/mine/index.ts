@@ -17,7 +17,7 @@ import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
-import { addOccurrences, deleteTask, listTasks, upsertTask } from '../store/repos/tasks.js';
+import { addOccurrences, deleteTask, listTasks, pruneOccurrences, upsertTask } from '../store/repos/tasks.js';
 import {
   clusterCounts,
   clusterMinerReader,
@@ -276,7 +276,11 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
       for (const inst of w.instances) {
         // unchanged tasks are not rewritten; their asks seen again in this run still update the outcome
         const rows = inst.changed ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
-        if (inst.changed) upsertTask(db, inst.task, { clusterId: w.clusterId, now });
+        if (inst.changed) {
+          upsertTask(db, inst.task, { clusterId: w.clusterId, now });
+          // asks that left this instance (they became instances of their own) stop feeding it
+          pruneOccurrences(db, inst.task.id, inst.members.map((m) => ({ sessionId: m.sessionId, eventSeq: m.seq })));
+        }
         addOccurrences(db, rows.map((m) => ({ taskId: inst.task.id, sessionId: m.sessionId, eventSeq: m.seq, ts: m.ts, prompt: m.prompt, outcome: { ...m.outcome } })));
         if (inst.isNew) summary.newTasks++;
         else if (inst.changed) summary.updatedTasks++;

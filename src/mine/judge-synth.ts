@@ -78,7 +78,7 @@ const RULES: PreferenceRule[] = [
   },
   {
     name: 'conventional-commits',
-    pattern: /conventional commits?|conventional-commit|\bfeat: |commit (message )?(prefix|type)/,
+    pattern: /conventional commits?|conventional-commit|\bfeat: |commit (message )?(prefix|type)|\btype prefix\b/,
     checks: () => [
       {
         op: 'regex',
@@ -145,7 +145,80 @@ function literalDrafts(text: string, original: string): Draft[] {
     if (!GENERIC_WORDS.has(name) && name.length >= 3) out.push({ op: 'section_present', value: titleCase(name), description: `has a ${name} section` });
   }
   for (const m of original.matchAll(STARTS_RE)) out.push({ op: 'starts_with', value: m[1], description: `starts with ${m[1]}` });
+  out.push(...limitDrafts(text, original), ...headingDrafts(text, original), ...openingDrafts(original));
   return out;
+}
+
+// ---- constraints people state with a number, a heading or an opening line -------------------
+// The user's own sentence is the check's description: its failure feedback shows the optimizer
+// what the user said, and a rule learned from it keeps the user's values.
+
+const MAX_LIMIT_RE = /\b(?:under|below|at most|no more than|not more than|less than|fewer than|max(?:imum)?(?: of)?|within|up to)\s+(\d{2,6})\s*(?:characters|chars)\b/;
+const MIN_LIMIT_RE = /\b(?:at least|no fewer than|no less than|not less than|min(?:imum)?(?: of)?|more than|over)\s+(\d{2,6})\s*(?:characters|chars)\b/;
+
+/** "keep it under 300 characters" → max_chars 300; "at least 600 characters" → min_chars 600. */
+function limitDrafts(text: string, original: string): Draft[] {
+  const out: Draft[] = [];
+  const max = MAX_LIMIT_RE.exec(text);
+  if (max) out.push({ op: 'max_chars', value: Number(max[1]), description: original.trim() });
+  const min = MIN_LIMIT_RE.exec(text);
+  if (min) out.push({ op: 'min_chars', value: Number(min[1]), description: original.trim() });
+  return out;
+}
+
+/** A markdown heading the user quotes ("put it under `## [Unreleased]`"), unless they forbid it. */
+const QUOTED_HEADING_RE = /[`"'](#{2,6})\s+([^`"'\n]{2,40})[`"']/g;
+
+function headingDrafts(text: string, original: string): Draft[] {
+  if (isNegatedPreference(text)) return [];
+  const out: Draft[] = [];
+  for (const m of original.matchAll(QUOTED_HEADING_RE)) {
+    const name = m[2].replace(/^\[(.*)\]$/, '$1').trim();
+    if (name.length >= 2 && !hasPlaceholder(name)) out.push({ op: 'section_present', value: name, description: original.trim() });
+  }
+  return out;
+}
+
+/** Placeholders a user writes for the instance's value: vX.Y.Z, <email>, NNN, {name}. */
+const PLACEHOLDER_RE = /\bv?X\.Y(?:\.Z)?\b|<[^<>\n]{1,30}>|\{[^{}\n]{1,30}\}|\bN{2,}\b/g;
+const hasPlaceholder = (s: string): boolean => new RegExp(PLACEHOLDER_RE.source).test(s);
+
+/** A literal as a regex: placeholders match the instance's own value (`# Release vX.Y.Z` → `# Release v\d+\.\d+\.\d+`). */
+function literalPattern(lit: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of lit.matchAll(PLACEHOLDER_RE)) {
+    out += escapeRe(lit.slice(at, m.index));
+    out += /X\.Y/.test(m[0]) ? `${m[0].startsWith('v') ? 'v' : ''}\\d+\\.\\d+(?:\\.\\d+)?` : '\\S.*?';
+    at = (m.index ?? 0) + m[0].length;
+  }
+  return out + escapeRe(lit.slice(at));
+}
+
+/**
+ * How the answer must open: "start it with a type like `fix:` or `feat:`", "the title line must
+ * be `# Release vX.Y.Z`". Alternatives become one pattern; placeholders match any value.
+ */
+const OPENING_RE = /\b(?:start|begin|open|lead)\w*\b[^`"]{0,60}?((?:[`"][^`"\n]{1,40}[`"](?:,?\s*(?:or|,)\s*)?)+)|\b(?:title|first line|subject line|heading)(?: line)? (?:must|should|has to|needs to) be\s+((?:[`"][^`"\n]{1,40}[`"]))/i;
+
+function openingDrafts(original: string): Draft[] {
+  if (STARTS_RE.test(original)) {
+    STARTS_RE.lastIndex = 0;
+    if (!/\bor\b/.test(original) && !hasPlaceholder(original)) return []; // a plain "start with `X`" is made above
+  }
+  STARTS_RE.lastIndex = 0;
+  const m = OPENING_RE.exec(original);
+  if (!m) return [];
+  const lits = [...(m[1] ?? m[2] ?? '').matchAll(/[`"]([^`"\n]{1,40})[`"]/g)].map((x) => x[1].trim()).filter(Boolean);
+  if (lits.length === 0) return [];
+  const alternatives = lits.map(literalPattern);
+  const value = `^\\s*(?:${alternatives.join('|')})`;
+  return [{ op: 'regex', value, description: original.trim() }];
+}
+
+/** A preference stated as a prohibition ("never add a `## Notes` section"). */
+function isNegatedPreference(text: string): boolean {
+  return /\b(?:don'?t|do not|never|no need|without|stop|avoid|remove|drop)\b/.test(text);
 }
 
 function findOriginalCase(original: string, lower: string): string {
@@ -209,9 +282,16 @@ export function synthesizeJudge(ev: JudgeEvidence): SynthesizedJudge {
   drafts.push({ op: 'min_chars', value: 20, description: 'gives a substantive answer' });
   if (!drafts.some((d) => d.op === 'max_chars')) drafts.push({ op: 'max_chars', value: Math.min(maxLen, 20000), description: 'stays within a plausible length' });
 
+  // one length limit each way: the user's own number over a generic guess (or the guard)
+  const tightest = (op: 'max_chars' | 'min_chars') => {
+    const ds = drafts.filter((d) => d.op === op);
+    return ds.length ? ds.reduce((a, b) => ((op === 'max_chars' ? Number(b.value) < Number(a.value) : Number(b.value) > Number(a.value)) ? b : a)) : undefined;
+  };
+  const keep = new Set([tightest('max_chars'), tightest('min_chars')]);
   const checks: Check[] = [];
   const seen = new Set<string>();
   for (const d of drafts) {
+    if ((d.op === 'max_chars' || d.op === 'min_chars') && !keep.has(d)) continue;
     const c = makeCheck(d);
     if (seen.has(c.id)) continue;
     seen.add(c.id);
@@ -331,9 +411,18 @@ function commandDrafts(ev: JudgeEvidence): { drafts: Draft[]; preference?: strin
 }
 
 /** The rubric of one ask: what was asked, and what the user insisted on before (their corrections). */
+/**
+ * The rubric of one ask: what was asked, then what the user insisted on before, one criterion per
+ * correction in their own words (a judge grades a list of criteria one by one; a long sentence of
+ * quotes is graded as a whole, and corrections past the first few never reached it).
+ */
+export const MAX_RUBRIC_CORRECTIONS = 12;
+
 export function rubricFor(intent: string, corrections: string[]): string {
-  const prefs = corrections.length ? ` It respects what the user insisted on before: ${corrections.slice(0, 5).map((c) => `"${c}"`).join('; ')}.` : '';
-  return `The response fully does what was asked: "${intent.slice(0, 400)}".${prefs} It is correct, specific to the request, and does not refuse or stall.`;
+  const head = `The response fully does what was asked: "${intent.slice(0, 400)}". It is correct, specific to the request, and does not refuse or stall.`;
+  if (!corrections.length) return head;
+  const said = corrections.slice(0, MAX_RUBRIC_CORRECTIONS).map((c) => `- The user said: "${c.replace(/\s+/g, ' ').trim()}"`);
+  return `${head}\n${said.join('\n')}`;
 }
 
 /** Validates every check of a judge (used for imported and edited tasks); throws on the first bad one. */

@@ -81,7 +81,7 @@ const REFINEMENT_RES = [
   /^(make|keep) (it|them|sure)\b/,
   /^(additionally)\b/, /^(can|could) you (make it|keep)\b/, /^(and|but) (make|use|keep|link|add)\b/,
   // how the answer should be shaped: "start with a ## Highlights section", "end it with the upgrade steps"
-  /^(start|begin|open|lead|end|finish|close) (it |them |each one |each entry )?(off )?with\b/,
+  /^(start|begin|open|lead|end|finish|close) (it |them |each one |each entry |(?:the|each|every) \w+ )?(off )?with\b/,
   // an instruction about what the agent just produced: "wrap them in a describe block", "turn it into a table"
   // (a question "is it possible to …", "what does it do" is not an instruction about the answer)
   /^(?!(is|are|was|were|can|could|would|should|will|do|does|did|what|why|how|where|when|which|who|whats|what's)\b)(\w+ ){1,2}(it|them|those|these|each of them|all of them)( \w+)?( in| into| under| as| with| by| to| after| before| at)\b/,
@@ -123,7 +123,8 @@ const toContext = (p: PreviousAsk): AskContext =>
   typeof p === 'string' ? askContext(p) : p instanceof Set ? { words: p, artefact: null, objects: new Set() } : p;
 
 // "a Testing section", "the Highlights heading": a part of the answer, not an artefact to produce
-const SECTION_NAME_RE = /\b(?:a|an|the|its|their)\s+(?:[\w#-]+\s+){1,3}(?:section|heading|header|paragraph|subsection|footer|block|column|line|bullet)s?\b/gi;
+// (a section's name may be written as markdown, in backticks or quotes: "a `## Testing` section")
+const SECTION_NAME_RE = /\b(?:a|an|the|its|their)\s+(?:[\w#`'".[\]-]+\s+){1,4}(?:section|heading|header|paragraph|subsection|footer|block|column|line|bullet)s?\b/gi;
 
 const SECTION_HINT_RE = /section|heading|header|paragraph|footer|block|column|line|bullet/i;
 
@@ -136,13 +137,24 @@ function jobArtefact(text: string): string | null {
 /** Paths, file names and code identifiers (what a new request points at), lower-cased. */
 function codeObjects(text: string): Set<string> {
   const out = new Set<string>();
-  const t = text.replace(/\*\.[\w.]+/g, ' '); // globs (*.test.ts) name a convention, not a file
+  // globs (*.test.ts) and placeholders (vX.Y.Z) name a convention, not a file or an identifier
+  const t = text.replace(/\*\.[\w.]+/g, ' ').replace(/\bv?X\.Y(?:\.Z)?\b/g, ' ');
   for (const m of t.matchAll(/(?:[\w.@~-]*\/)+[\w.@-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|md|json|ya?ml|toml|sql|css|html|sh)\b/g)) out.add(m[0].toLowerCase());
   for (const m of t.matchAll(/\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b/g)) out.add(m[0].toLowerCase());
   return out;
 }
 
-const SECTION_ADD_RE = /^(?:add|include|insert|put|start with|end with|lead with) (?:a|an|the) (?:[\w#-]+ ){1,3}(?:section|heading|header|paragraph|subsection|footer|table|list|summary|note)s?\b/;
+const SECTION_ADD_RE = /^(?:add|include|insert|put|start with|end with|lead with) (?:a|an|the) (?:[\w#`'"[\]-]+ ){1,3}(?:section|heading|header|paragraph|subsection|footer|table|list|summary|note)s?\b/;
+/** "state the risk level in a `## Risk` section": content placed in a part of the answer. */
+const IN_SECTION_RE = /\b(?:in|under|into|to) (?:a|an|the|its) (?:[\w#`'"[\]-]+ ){1,3}(?:section|heading|subsection|footer)\b/;
+/**
+ * An instruction about parts of the answer just given, named with a definite article: "wrap the
+ * cases in a describe block", "cover the variants with it.each", "start the notes with …".
+ */
+const ANSWER_PART_RE =
+  /^(?:\w+ ){1,2}(?:the|each|every|all(?: the)?) (?:cases?|variants?|tests?|entr(?:y|ies)|items?|lines?|bullets?|notes?|messages?|description|title|summary|output|answer|reply|code|examples?|sections?|headings?|paragraphs?)\b/;
+/** Politeness before a reaction: "please no emojis", "ok, no emojis". */
+const COURTESY_RE = /^(?:please|pls|plz|ok(?:ay)?|hmm+|oh|ah|and please|but please)[\s,:!.-]+/;
 
 /** A restated constraint on the answer: what it must, should, may not or at most be. */
 const CONSTRAINT_RE =
@@ -152,6 +164,9 @@ const FOLLOW_UP_RE = /^(?:(?:ok|okay|alright|great|cool)[\s,]+)?(?:now|next|then
 /** How a request starts: a verb addressed to the agent, or "can you / I need / we need". */
 const REQUEST_START_RE =
   /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|can you|could you|would you|will you|i need|we need|i want|i'?d like|let'?s)\b/;
+const NOUN_PHRASE_START_RE = /^(?:release|test|commit|document|format|lint|build|review|tag|fix|cover|check)\s+(?:notes?|messages?|cases?|files?|docs?|suites?|entr(?:y|ies)|results?|output|lines?|tags?|coverage)\b/;
+/** A follow-up that starts new code work on a file or identifier ("also fix the null handling in src/x.ts"): a new ask. */
+const NEW_WORK_RE = /^(?:(?:ok|okay|now|next|then|also|and also|and|plus)[\s,]+)+(?:fix|refactor|rename|move|delete|remove|implement|migrate|bump|upgrade|debug|investigate|handle|support|port|optimi[sz]e|speed up)\b/;
 const QUESTION_RE = /\?\s*$|^(?:is|are|was|were|can|could|would|should|will|do|does|did|what|whats|what'?s|why|how|where|when|which|who)\b/;
 
 /**
@@ -174,21 +189,25 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   if (t.length > MAX_REACTION_CHARS || previous === null) return null;
   const prev = toContext(previous);
   if (isRetry(t, prev.words)) return 'retry';
-  if (CORRECTION_RES.some((r) => r.test(t))) return 'correction';
+  if (CORRECTION_RES.some((r) => r.test(t) || r.test(t.replace(COURTESY_RE, '')))) return 'correction';
   const objects = codeObjects(clean);
   const newObject = [...objects].some((o) => !prev.objects.has(o));
   const artefact = jobArtefact(clean);
   const newArtefact = artefact !== null && artefact !== prev.artefact;
-  const request = REQUEST_START_RE.test(t) || /^(?:we|i|you)\b/.test(t);
+  // "release notes need …", "test cases must …": a verb that starts a noun phrase is the subject, not a request
+  const request = (REQUEST_START_RE.test(t) && !NOUN_PHRASE_START_RE.test(t)) || /^(?:we|i|you)\b/.test(t);
   // a constraint stated about the answer ("commit messages need a type prefix", "column names must be snake_case")
   if (CONSTRAINT_RE.test(t) && !request && !QUESTION_RE.test(t)) return 'correction';
   if (newObject) return null;
+  if (objects.size > 0 && NEW_WORK_RE.test(t)) return null;
   if (FOLLOW_UP_RE.test(t)) return newArtefact ? null : 'refinement';
   if (newArtefact) return null;
   if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';
   // a part added to the answer ("add a Highlights section for the top features"), unless it names its own target document
   if (artefact === null && SECTION_ADD_RE.test(t)) return 'refinement';
   if (QUESTION_RE.test(t)) return null;
+  // content for a part of the answer, or an instruction about the answer's parts (no new object, no other job)
+  if (IN_SECTION_RE.test(t) || ANSWER_PART_RE.test(t)) return 'refinement';
   if (CONSTRAINT_RE.test(t) && !/^(?:can|could|would|will) you\b|^(?:i|we) (?:need|want)\b/.test(t)) return 'correction';
   // a statement about the same artefact, not a request ("tests go next to the source file")
   if (artefact !== null && artefact === prev.artefact && !request) return 'correction';

@@ -70,6 +70,38 @@ export function assignFamilySplits(members: FamilyMember[], seed = 1): Map<strin
   return out;
 }
 
+/**
+ * The sealed audit slice: a night's test tasks are what autoApply and the review read, so a
+ * skill that keeps being applied on its test score is, over many nights, selected on test. One
+ * third of the test tasks (a stable slot per task) sits out of the night's test score in turn —
+ * never trained on, never validated on, never shown — and is scored only for the night report's
+ * audit figure, so there is always a slice no decision has looked at. The rotation is by UTC day:
+ * the same night always seals the same tasks, and every test task is sealed one night in three.
+ */
+export const AUDIT_ROTATION = 3;
+
+/** The night's rotation slot (0 … AUDIT_ROTATION-1) from its start time. */
+export function auditSlot(nightStartMs: number): number {
+  return Math.floor(nightStartMs / 86_400_000) % AUDIT_ROTATION;
+}
+
+/**
+ * Splits a night's test tasks into the sealed audit slice and the open rest. With two or more
+ * test tasks at least one stays open (autoApply needs a test score to confirm a proposal).
+ */
+export function auditSlice<T extends { id: string; split: Split }>(tests: T[], slot: number, seed = 1): { audit: T[]; open: T[] } {
+  const slotOf = (t: T) => Math.min(AUDIT_ROTATION - 1, Math.floor(splitBucket(t.id, seed + 7_919) * AUDIT_ROTATION));
+  const held = tests.filter((t) => t.split === 'test');
+  let audit = held.filter((t) => slotOf(t) === slot);
+  if (audit.length === held.length && held.length > 1) {
+    // keep the one with the highest bucket open
+    const keep = [...audit].sort((a, b) => splitBucket(b.id, seed + 7_919) - splitBucket(a.id, seed + 7_919))[0];
+    audit = audit.filter((t) => t !== keep);
+  }
+  const sealed = new Set(audit);
+  return { audit, open: tests.filter((t) => !sealed.has(t)) };
+}
+
 export type SplitViolationKind = 'duplicate_id' | 'synthetic_in_holdout' | 'near_duplicate' | 'derived_leak' | 'shared_occurrence';
 
 export interface SplitViolation {
@@ -89,7 +121,23 @@ export function derivedFrom(taskId: string): string | null {
 }
 
 function intentKey(t: Task): string {
-  return normalizePrompt(t.intent).key;
+  const key = normalizePrompt(t.intent).key;
+  return key ? `${key}${codeObjectsSuffix(t.intent)}` : key;
+}
+
+/**
+ * The code objects an ask names (identifiers such as `parseAmount` or `tenant_id`, paths such as
+ * src/a.ts), sorted: the normalized key strips them to cluster asks by job, but two asks that
+ * differ in the function or file they are about are two instances of the job, not one ask said
+ * twice ("write vitest cases for parseAmount" / "… for roundHalfEven"). Versions, numbers and
+ * ticket ids stay incidental ("release notes for v2.4.0" / "… v2.7.0" are the same ask).
+ */
+export function codeObjectsSuffix(text: string): string {
+  const t = text.replace(/`([^`\n]*)`/g, ' $1 ');
+  const found = new Set<string>();
+  for (const m of t.matchAll(/(?:^|[^\w.])([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w.])/g)) found.add(m[1].toLowerCase());
+  for (const m of t.matchAll(/(?:[A-Za-z]:)?[~.\w@-]*[/\\][^\s'"`),;]+/g)) found.add(m[0].toLowerCase().replace(/[.:!?]+$/, ''));
+  return found.size ? ` @${[...found].sort().join(',')}` : '';
 }
 
 /**

@@ -17,6 +17,8 @@ import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
 import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import type { TrainResult } from '../trainer/types.js';
+import { auditSlice, auditSlot } from '../mine/splits.js';
+import { scoreSkill } from '../replay/index.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
@@ -75,14 +77,19 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   const { item, ir } = a;
   const base = readIfExists(item.target.path) ?? null;
   const start = startDocument(item, base);
-  a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${item.tasks.test.length} test)`);
+  // tonight's sealed audit slice sits out of training, the gate, the proposal and autoApply
+  const slot = auditSlot(Date.parse(a.report.startedAt) || Date.now());
+  const { audit, open } = auditSlice(item.tasks.test, slot, a.config.training.seed);
+  const tasks = { ...item.tasks, test: open };
+  ir.audit = { slot, ids: audit.map((t) => t.id), before: null, after: null };
+  a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${open.length} test, ${audit.length} sealed for the audit)`);
   let result: TrainResult;
   try {
     result = await trainSkill({
       db: a.db,
       paths: a.paths,
       skill: { name: item.target.name, content: start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
-      tasks: item.tasks,
+      tasks,
       backends: a.backends,
       options: trainOptionsFromConfig(a.config.training),
       budget: a.budget,
@@ -146,7 +153,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
     budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
     backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
     evidence: [
-      { stage: 'plan', routedBy: item.routedBy, tasks: ir.tasks.ids, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
+      { stage: 'plan', routedBy: item.routedBy, tasks: { ...ir.tasks.ids, test: open.map((t) => t.id) }, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
       ...result.steps.map((s) => ({ stage: 'step', ...s })),
       ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
     ],
@@ -155,6 +162,25 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.proposalId = proposal.id;
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, result);
+  await scoreAudit(a, audit, start, result.bestSkill);
+}
+
+/**
+ * The audit figure of a staged skill: the sealed slice scored under the starting and the staged
+ * skill, written to the night report only (after autoApply decided, so nothing reads it first).
+ * A failure here costs the figure, never the proposal.
+ */
+async function scoreAudit(a: TrainItemArgs, audit: Task[], before: string, after: string): Promise<void> {
+  if (!audit.length || !a.ir.audit) return;
+  const score = async (content: string) =>
+    (await scoreSkill({ db: a.db, tasks: audit, skill: { name: a.item.target.name, content }, target: a.backends.target, judge: a.backends.judge, metric: a.config.training.gateMetric, signal: a.signal, label: 'audit' })).mean;
+  try {
+    a.ir.audit.before = await score(before);
+    a.ir.audit.after = await score(after);
+  } catch (err) {
+    if (isSleepError(err) && err.code === 'ABORTED') throw err;
+    a.report.notes.push(`audit slice of ${a.item.target.name} not scored: ${errorMessage(err)}`);
+  }
 }
 
 function maybeAutoApply(a: TrainItemArgs, proposalId: string, result: TrainResult): void {

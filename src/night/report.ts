@@ -23,6 +23,12 @@ export interface NightItemReport {
   stoppedBy?: string;
   val?: { before: number; after: number };
   test?: { before: number | null; after: number | null };
+  /**
+   * The sealed audit slice (mine/splits.ts auditSlice): test tasks left out of `test`, of the
+   * proposal and of autoApply tonight, scored only here (before = the starting skill, after = the
+   * staged one; null when nothing was staged or there was no such task)
+   */
+  audit?: { slot: number; ids: string[]; before: number | null; after: number | null };
   edits?: { accepted: number; rejected: number; unmatched: number };
   proposalId?: string;
   autoApplied?: boolean;

@@ -51,6 +51,8 @@ function sentence(text: string): string {
 export function parseFeedbackLine(line: string, rng: Rng): Omit<Issue, 'taskIds'> | null {
   const text = line.trim();
   if (!text) return null;
+  // the prompt's clip marker ("…[297 more characters]") says the feedback was cut, not what to do
+  if (/^…\[\d+ more characters\]$/.test(text)) return null;
   const m = FEEDBACK_LINE.exec(text);
   if (m) {
     const [, checkId, rest] = m;
@@ -69,7 +71,8 @@ export function parseFeedbackLine(line: string, rng: Rng): Omit<Issue, 'taskIds'
   if (c.size === 0) return null;
   let missing = body.replace(/^(missing|lacks?|does not|doesn't)\s*:?\s*/i, '');
   // a criterion that quotes the user is restated as the user's own request
-  const quoted = /^The user said: "(.*)"\.?$/.exec(missing.trim());
+  // (a quote the prompt's clip cut off has no closing mark: it is still the user's words)
+  const quoted = /^The user said: "(.*?)"?\.?$/.exec(missing.trim());
   if (quoted) missing = quoted[1];
   return { key: `text:${[...c].sort().join(' ')}`, statement: sentence(missing), example: null, negative: isNegated(missing) };
 }

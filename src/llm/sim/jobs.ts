@@ -31,7 +31,8 @@ export const JOB_KINDS: JobKind[] = [
   { key: 'lint', names: /\b(lint(?:er|ing)?|eslint)\b/i },
   { key: 'release', names: /\brelease[\s-]?notes?\b|\breleases?\b/i },
   { key: 'commit', names: /\bcommits?(?: messages?)?\b/i },
-  { key: 'pr', names: /\b(pull[\s-]?requests?|PR (?:summar(?:y|ies)|descriptions?)|PR summar)/i },
+  // (a model knows a "PR body" is the PR's description, and that "the changes in PR #12" are a PR's)
+  { key: 'pr', names: /\b(pull[\s-]?requests?|PR (?:summar(?:y|ies)|descriptions?|bod(?:y|ies))|PR summar|PR #\d+)/i },
   { key: 'docs', names: /\b(readme|docs?|documentation)\b/i },
   { key: 'bugfix', names: /\b(bug ?fix(?:es)?|bug reports?|fix reports?|the bug|a bug)\b/i },
 ];

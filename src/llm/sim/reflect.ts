@@ -58,9 +58,16 @@ const JOB_LABEL: Record<string, string> = {
   bugfix: 'bug fix reports',
 };
 
-/** A rule stated for the job it was learned on: "For commit messages: …" unless it names it already. */
+/**
+ * A rule stated for the job it was learned on: "For commit messages: …", unless its first
+ * sentence names the job and it has no other sentence (a second sentence, such as the example
+ * "Keep it short: at most 300 characters.", would otherwise read as a rule for every reply).
+ */
 export function scoped(content: string, job: string | null): string {
-  if (!job || jobsNamed(content.replace(/`[^`]*`/g, ' ')).includes(job)) return content;
+  if (!job) return content;
+  const body = content.replace(/^- /, '');
+  const sentences = body.split(/(?<!\b(?:e\.g|i\.e)\.)(?<=[.!?])\s+(?=[A-Z`"'])/);
+  if (sentences.length === 1 && jobsNamed(body.replace(/`[^`]*`/g, ' ')).includes(job)) return content;
   return content.replace(/^- /, `- For ${JOB_LABEL[job] ?? job}: `);
 }
 

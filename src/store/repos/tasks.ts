@@ -139,6 +139,19 @@ export function addOccurrences(db: Db, occurrences: TaskOccurrence[]): number {
   return n;
 }
 
+/**
+ * Removes a task's occurrence rows for asks that are no longer its members (a re-synthesis moved
+ * them to an instance of their own), so one prompt never feeds two tasks. Returns rows removed.
+ */
+export function pruneOccurrences(db: Db, taskId: string, keep: Array<{ sessionId: string; eventSeq: number }>): number {
+  const keepKeys = new Set(keep.map((k) => `${k.sessionId}\u0000${k.eventSeq}`));
+  const rows = db.prepare('SELECT session_id AS s, event_seq AS q FROM task_occurrences WHERE task_id = ?').all(taskId) as Array<{ s: string; q: number }>;
+  const del = db.prepare('DELETE FROM task_occurrences WHERE task_id = ? AND session_id = ? AND event_seq = ?');
+  let n = 0;
+  for (const r of rows) if (!keepKeys.has(`${r.s}\u0000${r.q}`)) n += del.run(taskId, r.s, r.q).changes;
+  return n;
+}
+
 export function listOccurrences(db: Db, taskId: string, limit = 1000): Array<TaskOccurrence & { agent: string | null; project: string | null }> {
   const rows = db
     .prepare(
