@@ -176,8 +176,8 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
   let restoreEnv = () => {};
   try {
     const env = sandboxEnv(root);
-    // staging checks the target against process.env, not the night's env (see the report): run
-    // the whole seed with the sandbox's agent homes in process.env, restored afterwards
+    // the night derives every target from its own env; process.env is set too so that nothing the
+    // bench calls outside the night (a default env anywhere) can reach the real user's homes
     restoreEnv = withProcessEnv(env);
     const homes = { claudeConfigDir: env.CLAUDE_CONFIG_DIR!, projectsRoot: path.join(env.HOME!, 'src') };
     const sessions = e2eSessions(seed, sizes.perProject);

@@ -135,6 +135,8 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   const proposal = stageProposal(a.db, a.paths, {
     target: item.target,
     userSkillPath: a.userSkillPath === item.target.path ? a.userSkillPath : undefined,
+    // the night's own environment: a personal skill is derived from its HOME, not the process's
+    env: a.env,
     baseContent: base,
     startContent: start,
     editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',

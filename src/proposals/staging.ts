@@ -58,6 +58,8 @@ export interface StageInput {
   now?: number;
   /** the `--skill <path>` the user typed, when the target came from it (targets.ts) */
   userSkillPath?: string;
+  /** the environment the target was derived in (HOME, CODEX_HOME…); default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** File name of the candidate inside the proposal folder: the live file's own name. */
@@ -98,7 +100,7 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
 }
 
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
-  assertDerivedTarget(db, input.target, { userSkillPath: input.userSkillPath });
+  assertDerivedTarget(db, input.target, { env: input.env, userSkillPath: input.userSkillPath });
   const userTyped = !!input.userSkillPath && path.resolve(input.userSkillPath) === input.target.path;
   // the lint's shapes, and the provenance of the new text (never tool output alone)
   const risk = assessRisk(db, input.baseContent ?? '', input.candidate, input.result.edits ?? []);
