@@ -72,8 +72,11 @@ export function familyInstances(members: StoredMember[]): FamilyInstance[] {
   });
   const groups = new Map<number, StoredMember[]>();
   sorted.forEach((m, i) => {
+    // (push, not spread: an ask repeated in hundreds of sessions is one instance of hundreds of members)
     const r = find(i);
-    groups.set(r, [...(groups.get(r) ?? []), m]);
+    const g = groups.get(r);
+    if (g) g.push(m);
+    else groups.set(r, [m]);
   });
   return [...groups.entries()]
     .sort((a, b) => a[0] - b[0])
@@ -108,6 +111,8 @@ export interface InstanceWrite {
   isNew: boolean;
   /** the stored task differs from the one written now (or is new) */
   changed: boolean;
+  /** the instance's asks differ from the stored task's (new, grown or regrouped): its occurrences are rewritten */
+  membersChanged: boolean;
 }
 
 export interface FamilySynthesis {
@@ -122,6 +127,26 @@ export interface FamilySynthesis {
 }
 
 const isCurated = (t: Task) => t.reviewed || t.origin === 'imported';
+
+/**
+ * Two records are the same as JSON (key order aside, keys holding `undefined` absent): the
+ * schema orders a check's keys its own way, so comparing serializations would see a change in
+ * every task.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => sameJson(x, bb[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && sameJson(ra[k], rb[k]));
+}
 
 /** The family's shared judge checks and corrections, from all its asks. */
 export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean } = {}): { checks: Check[]; corrections: string[]; typicalIntent: string } {
@@ -237,8 +262,19 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
     };
     const existing = f.existing.get(inst.id);
     // (the split computed above already honours the stored one; it only ever moves a task to train)
-    const task = TaskSchema.parse({ ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split });
-    return { task, members: ms, isNew: !existing, changed: !existing || JSON.stringify(existing) !== JSON.stringify(task) };
+    const merged = { ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split };
+    // most instances of a big family are unchanged by a night's few new asks: when the merged
+    // record is the stored one (same JSON), the stored (already valid) task stands and the schema
+    // is not run again — validating thousands of unchanged tasks was most of an incremental run
+    const same = existing !== undefined && sameJson(merged, existing);
+    const task = same ? existing : TaskSchema.parse(merged);
+    return {
+      task,
+      members: ms,
+      isNew: !existing,
+      changed: !same && (!existing || JSON.stringify(existing) !== JSON.stringify(task)),
+      membersChanged: !existing || existing.occurrences !== ms.length,
+    };
   });
   const superseded = [...f.existing.values()].filter((t) => !ids.has(t.id) && !isCurated(t)).map((t) => t.id);
   return { instances: out, superseded, checks: base.checks, corrections: base.corrections, typicalIntent: base.typicalIntent };
