@@ -127,10 +127,14 @@ const SECTION_NAME_RE = /\b(?:a|an|the|its|their)\s+(?:[\w#-]+\s+){1,3}(?:sectio
 
 const SECTION_HINT_RE = /section|heading|header|paragraph|footer|block|column|line|bullet/i;
 
-/** The artefact an ask names as its job (strong phrases only), section names aside. */
-function jobArtefact(text: string): string | null {
+/**
+ * The artefact an ask names as its job (strong phrases only), section names aside, and whether it
+ * names a job's product at all (a weak phrase counts: "bump zod"; a part of the work does not:
+ * "the lockfile").
+ */
+function jobArtefact(text: string): { artefact: string | null; namesJob: boolean } {
   const m = matchConcepts(keyOf(SECTION_HINT_RE.test(text) ? text.replace(SECTION_NAME_RE, ' ') : text));
-  return m.strong ? m.artefacts[0] : null;
+  return { artefact: m.strong ? m.artefacts[0] : null, namesJob: m.products.length > 0 || (!m.strong && m.artefacts.length > 0) };
 }
 
 /** Paths, file names and code identifiers (what a new request points at), lower-cased. */
@@ -147,6 +151,8 @@ const SECTION_ADD_RE = /^(?:add|include|insert|put|start with|end with|lead with
 /** A restated constraint on the answer: what it must, should, may not or at most be. */
 const CONSTRAINT_RE =
   /\b(must|should|shall|needs? (?:a|an|to|the|more|less|its|their)|has to|have to|at (?:most|least)|no (?:more|longer|shorter|fewer) than|not (?:more|longer|shorter) than|(?:under|below|over|above|within|max(?:imum)?|min(?:imum)?) \d+|too (?:long|short|thin|thick|verbose|wordy|terse|vague|generic|much|little|many|few|big|small|formal|casual)|always|never|only|not allowed|is (?:missing|wrong|incorrect)|are (?:missing|wrong|incorrect)|rather than|instead)\b/;
+/** One thing set against another: "…, not the tests", "use X rather than Y". */
+const CONTRAST_RE = /,\s*(?:and )?not\b|\bnot (?:the |a |an |in |on )?[\w.-]+[.!]*$|\brather than\b/;
 /** A new request in the same session: "now …", "next …", "also write …", "… too". */
 const FOLLOW_UP_RE = /^(?:(?:ok|okay|alright|great|cool)[\s,]+)?(?:now|next|then|and then|also|and also|plus|after that|while you'?re at it|while you are at it|can you also|could you also)\b|\b(?:too|as well)[.!?]*$/;
 /** How a request starts: a verb addressed to the agent, or "can you / I need / we need". */
@@ -177,13 +183,17 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   if (CORRECTION_RES.some((r) => r.test(t))) return 'correction';
   const objects = codeObjects(clean);
   const newObject = [...objects].some((o) => !prev.objects.has(o));
-  const artefact = jobArtefact(clean);
+  const { artefact, namesJob } = jobArtefact(clean);
   const newArtefact = artefact !== null && artefact !== prev.artefact;
   const request = REQUEST_START_RE.test(t) || /^(?:we|i|you)\b/.test(t);
   // a constraint stated about the answer ("commit messages need a type prefix", "column names must be snake_case")
   if (CONSTRAINT_RE.test(t) && !request && !QUESTION_RE.test(t)) return 'correction';
+  // "the cache step failed, not the tests", "past tense, not present": one thing set against another
+  if (CONTRAST_RE.test(t) && !request && !newObject && !QUESTION_RE.test(t)) return 'correction';
   if (newObject) return null;
-  if (FOLLOW_UP_RE.test(t)) return newArtefact ? null : 'refinement';
+  // "ok now the commit message", "then add it to the changelog": another instance of a job is a
+  // new ask, even of the same job; "also update the lockfile" (a part of the work) refines the answer
+  if (FOLLOW_UP_RE.test(t)) return newArtefact || namesJob ? null : 'refinement';
   if (newArtefact) return null;
   if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';
   // a part added to the answer ("add a Highlights section for the top features"), unless it names its own target document
