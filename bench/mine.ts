@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- mine`: clustering quality on the labeled corpus (pairwise precision/recall) and
- * on the paraphrase corpus (bench/mine-paraphrase.ts: its dev templates and its held-out templates,
+ * on the paraphrase corpus (bench/mine-paraphrase.ts: its dev, held-out and fresh template sets,
  * pairs within a project, mean of three seeds, without and with the LLM cluster review played by
  * the sim), corrections mined as asks and follow-ups lost, mining 10,000 sessions from scratch,
  * and mining 100 new sessions into that store.
@@ -56,7 +56,8 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const i = args.indexOf('--sessions');
   const n = i >= 0 ? Number(args[i + 1]) : 10_000;
   const quality: BenchResult[] = [];
-  for (const templates of ['dev', 'heldout'] as const) for (const review of [false, true]) quality.push(...(await paraphraseRows(templates, review)));
+  // dev: developed against; heldout: evaluated (read while diagnosing since); fresh: never read while coding
+  for (const templates of ['dev', 'heldout', 'fresh'] as const) for (const review of [false, true]) quality.push(...(await paraphraseRows(templates, review)));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-mine-'));
   try {
     const db = openDb(path.join(dir, 'sleep.db'));
