@@ -41,11 +41,20 @@ export interface FamilyInstance {
 
 const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq;
 
+/** Near-duplicate keys of recently seen prompts: every re-synthesis of a family re-reads all its asks. Bounded. */
+const DEDUPE_MEMO = new Map<string, string>();
+const DEDUPE_MEMO_MAX = 50_000;
+
 /** Near-duplicate key: the set of content words left after incidental detail is stripped. */
 export function dedupeKey(prompt: string): string {
+  const memo = DEDUPE_MEMO.get(prompt);
+  if (memo !== undefined) return memo;
   const key = keyOf(prompt);
   const words = [...new Set(contentWords(key))].sort();
-  return words.length ? words.join(' ') : key;
+  const out = words.length ? words.join(' ') : key;
+  if (DEDUPE_MEMO.size >= DEDUPE_MEMO_MAX) DEDUPE_MEMO.clear();
+  DEDUPE_MEMO.set(prompt, out);
+  return out;
 }
 
 /** Groups a family's asks into instances: one per session, near-identical asks merged. */
@@ -151,8 +160,13 @@ export function sameJson(a: unknown, b: unknown): boolean {
 /** The family's shared judge checks and corrections, from all its asks. */
 export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean } = {}): { checks: Check[]; corrections: string[]; typicalIntent: string } {
   const keyCounts = new Map<string, number>();
-  for (const m of members) keyCounts.set(keyOf(m.prompt), (keyCounts.get(keyOf(m.prompt)) ?? 0) + 1);
-  const typicality = (m: StoredMember) => (keyCounts.get(keyOf(m.prompt)) ?? 0) / members.length + m.similarity / 100;
+  const keys = new Map<StoredMember, string>();
+  for (const m of members) {
+    const k = keyOf(m.prompt);
+    keys.set(m, k);
+    keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
+  }
+  const typicality = (m: StoredMember) => (keyCounts.get(keys.get(m)!) ?? 0) / members.length + m.similarity / 100;
   const rep = pickRepresentative(members, typicality);
   const corrections = uniqueCorrections(members);
   const typicalIntent = truncate(rep.prompt.trim(), MAX_INTENT);
