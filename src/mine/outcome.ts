@@ -157,7 +157,7 @@ const CONTRAST_RE = /,\s*(?:and )?not\b|\bnot (?:the |a |an |in |on )?[\w.-]+[.!
 const FOLLOW_UP_RE = /^(?:(?:ok|okay|alright|great|cool)[\s,]+)?(?:now|next|then|and then|also|and also|plus|after that|while you'?re at it|while you are at it|can you also|could you also)\b|\b(?:too|as well)[.!?]*$/;
 /** How a request starts: a verb addressed to the agent, or "can you / I need / we need". */
 const REQUEST_START_RE =
-  /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|can you|could you|would you|will you|i need|we need|i want|i'?d like|let'?s)\b/;
+  /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|sketch|outline|compare|brainstorm|estimate|critique|prototype|evaluate|assess|analy[sz]e|plan|design|propose|research|list|show|tell|translate|optimi[sz]e|profile|benchmark|audit|can you|could you|would you|will you|can we|could we|i need|we need|i want|i'?d like|let'?s|help)\b/;
 const QUESTION_RE = /\?\s*$|^(?:is|are|was|were|can|could|would|should|will|do|does|did|what|whats|what'?s|why|how|where|when|which|who)\b/;
 
 /**
@@ -202,8 +202,16 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   if (CONSTRAINT_RE.test(t) && !/^(?:can|could|would|will) you\b|^(?:i|we) (?:need|want)\b/.test(t)) return 'correction';
   // a statement about the same artefact, not a request ("tests go next to the source file")
   if (artefact !== null && artefact === prev.artefact && !request) return 'correction';
+  // said right after the answer, naming nothing new and asking for nothing: a reaction to that
+  // answer ("pin the exact version", "highlights go at the top", "one expect per case")
+  // ("continue", "go on": too little said to be either, the caller drops it as trivial)
+  if (!request && !namesJob && words(t) <= MAX_BARE_REACTION_WORDS && contentWords(keyOf(t)).length >= 2) return 'correction';
   return null;
 }
+
+/** A bare statement longer than this is taken for a new topic (a problem report), not a reaction. */
+const MAX_BARE_REACTION_WORDS = 12;
+const words = (t: string) => t.split(/\s+/).filter(Boolean).length;
 
 /** Asking the same thing again (word overlap ≥ 0.7) means the first attempt did not satisfy. */
 export function isRetry(text: string, previous: string | Set<string>): boolean {

@@ -52,6 +52,16 @@ describe('reactions and follow-ups', () => {
     expect(classifyReaction('past tense, not present', 'write the changelog entry for the leak fix')).toBe('correction');
   });
 
+  it('a short statement right after the answer that asks for nothing new reacts to it; a new request does not', () => {
+    expect(classifyReaction('pin the exact version', 'migrate to axios 2.3.6')).toBe('correction');
+    expect(classifyReaction('highlights go at the top', 'write the notes for the v1.2.7 release')).toBe('correction');
+    // a new request (a request verb, or a job named) is an ask, and so is a long problem report
+    expect(classifyReaction('brainstorm caching strategies for the search page', 'write release notes for v2.4.0')).toBeNull();
+    expect(classifyReaction('bump zod please', 'write release notes for v2.4.0')).toBeNull();
+    expect(classifyReaction('the login page takes eleven seconds to render on older android phones over a slow connection', 'write release notes for v2.4.0')).toBeNull();
+    expect(classifyReaction('continue', 'write release notes for v2.4.0')).toBeNull();
+  });
+
   it('another instance of a job asked as a follow-up is a new ask, even of the same job', () => {
     expect(classifyReaction('ok now the commit message', 'summarize the staged diff as a git commit message')).toBeNull();
     expect(classifyReaction('then add it to the changelog', 'write a changelog item about the billing service')).toBeNull();
