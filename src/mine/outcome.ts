@@ -6,7 +6,7 @@
  */
 import { keyOf, normalizePrompt, stripEnvelopes, type NormalizedPrompt } from './normalize.js';
 import { matchConcepts } from './vocabulary.js';
-import { contentWords } from './features.js';
+import { contentWords, isWeakWord, stem } from './features.js';
 import { verifyKindsOfCall, type VerifyKind } from '../core/tool-kinds.js';
 
 export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
@@ -205,8 +205,15 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   // said right after the answer, naming nothing new and asking for nothing: a reaction to that
   // answer ("pin the exact version", "highlights go at the top", "one expect per case")
   // ("continue", "go on": too little said to be either, the caller drops it as trivial)
-  if (!request && !namesJob && words(t) <= MAX_BARE_REACTION_WORDS && contentWords(keyOf(t)).length >= 2) return 'correction';
+  // (a question anywhere, or a request verb of any kind first — "visualize …", "simulate …" — is a new ask)
+  if (!request && !namesJob && !t.includes('?') && !startsWithRequestVerb(t) && words(t) <= MAX_BARE_REACTION_WORDS && contentWords(keyOf(t)).length >= 2) return 'correction';
   return null;
+}
+
+/** The first word (after "ok so", "please") is one of the request verbs mining knows (features.ts WEAK_WORDS). */
+function startsWithRequestVerb(t: string): boolean {
+  const first = t.replace(/^(?:(?:ok|okay|so|please|pls|now|then|and)[\s,:]+)*/, '').split(/[^\w-]+/, 1)[0] ?? '';
+  return first.length > 2 && isWeakWord(stem(first));
 }
 
 /** A bare statement longer than this is taken for a new topic (a problem report), not a reaction. */
