@@ -16,8 +16,10 @@
  */
 import { mulberry32 } from '../src/core/random.js';
 import type { Corpus, CorpusSession } from './mine-corpus.js';
+import { FRESH_ASKS, FRESH_FOLLOW_UPS } from './mine-paraphrase-fresh.js';
 
-export type TemplateSet = 'dev' | 'heldout';
+/** dev: mining may be developed against it; heldout: evaluated (read while diagnosing since); fresh: never read while coding (mine-paraphrase-fresh.ts). */
+export type TemplateSet = 'dev' | 'heldout' | 'fresh';
 
 export interface Job {
   name: string;
@@ -317,7 +319,12 @@ export const JOBS: Job[] = [
  * the job named (a template asked in many sessions is a recurring job, even when it is a small
  * one such as renaming a function), never a correction of the answer before.
  */
-export const FOLLOW_UPS: { dev: Array<{ text: string; job: string | null }>; heldout: Array<{ text: string; job: string | null }> } = {
+export interface FollowUp {
+  text: string;
+  job: string | null;
+}
+
+export const FOLLOW_UPS: Record<TemplateSet, FollowUp[]> = {
   dev: [
     { text: 'fix the null handling in {file} too', job: 'null-handling' },
     { text: 'now add tests for {fn2} as well', job: 'unit-tests' },
@@ -334,7 +341,16 @@ export const FOLLOW_UPS: { dev: Array<{ text: string; job: string | null }>; hel
     { text: 'while you are at it, upgrade {pkg}', job: 'dependency-upgrade' },
     { text: 'split {fn2} out of {file} into its own module', job: 'split-module' },
   ],
+  fresh: FRESH_FOLLOW_UPS,
 };
+
+/** A job's ask templates and corrections in one template set. */
+function templatesOf(job: Job, set: TemplateSet): { asks: string[]; corrections: string[] } {
+  if (set !== 'fresh') return { asks: job[set], corrections: job.corrections[set] };
+  const fresh = FRESH_ASKS[job.name];
+  if (!fresh) throw new Error(`paraphrase corpus: no fresh templates for ${job.name}`);
+  return fresh;
+}
 
 // objects shared across jobs, so clustering by object is penalised
 const FN_A = ['parse', 'format', 'compute', 'load', 'render', 'validate', 'merge', 'resolve'];
@@ -407,7 +423,7 @@ export function generateParaphraseCorpus(opts: ParaphraseOptions): ParaphraseCor
       .replace(/\{table\}/g, () => pick(TABLES))
       .replace(/\{col\}/g, () => pick(COLS));
   const set = opts.templates;
-  const prefix = opts.idPrefix ?? `p${set[0]}`;
+  const prefix = opts.idPrefix ?? `p${set[0]}`; // pd, ph, pf
   const n = opts.sessions ?? 300;
   let ts = opts.startTs ?? Date.UTC(2026, 9, 1);
   const sessions: CorpusSession[] = [];
@@ -445,12 +461,12 @@ export function generateParaphraseCorpus(opts: ParaphraseOptions): ParaphraseCor
     const asks = 1 + Math.floor(rand() * 3);
     for (let k = 0; k < asks; k++) {
       const job = rand() < 0.8 ? pick(JOBS) : null;
-      const text = job ? fill(pick(job[set])) : oneOffAsk();
+      const text = job ? fill(pick(templatesOf(job, set).asks)) : oneOffAsk();
       labels.set(push({ role: 'user', kind: 'prompt', text }), job ? job.name : `one-off:${oneOff++}`);
       answer(text);
       const react = rand();
       if (job && react < 0.35) {
-        corrections.set(push({ role: 'user', kind: 'prompt', text: fill(pick(job.corrections[set])) }), job.name);
+        corrections.set(push({ role: 'user', kind: 'prompt', text: fill(pick(templatesOf(job, set).corrections)) }), job.name);
         answer('the correction');
       } else if (react < 0.5) {
         const f = pick(FOLLOW_UPS[set]);

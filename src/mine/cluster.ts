@@ -43,24 +43,36 @@ export const emptySource: ClusterSource = {
   hasSessionMember: () => false,
 };
 
-/** Document frequencies that grow as asks are added. */
+/**
+ * Document frequencies that grow as asks are added. `lookup` reads a term's stored count on first
+ * use: an incremental run touches a few hundred terms of a table that grows with every word ever
+ * asked, so it reads those rather than the whole table.
+ */
 export class MutableDf implements DfTable {
   docs: number;
   private readonly counts: Map<string, number>;
   readonly changed = new Set<string>();
-  constructor(docs = 0, counts = new Map<string, number>()) {
+  constructor(
+    docs = 0,
+    counts = new Map<string, number>(),
+    private readonly lookup?: (term: string) => number,
+  ) {
     this.docs = docs;
     this.counts = counts;
   }
   get(term: string): number {
-    return this.counts.get(term) ?? 0;
+    const n = this.counts.get(term);
+    if (n !== undefined || !this.lookup) return n ?? 0;
+    const stored = this.lookup(term);
+    this.counts.set(term, stored);
+    return stored;
   }
   /** Counts a document; only words are counted (IDF is used to rank words, never grams). */
   add(features: Iterable<Term>): void {
     this.docs++;
     for (const t of features) {
       if (typeof t !== 'string') continue;
-      this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
+      this.counts.set(t, this.get(t) + 1);
       this.changed.add(t);
     }
   }

@@ -41,12 +41,21 @@ export interface FamilyInstance {
 
 const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq;
 
+/** Near-duplicate keys of recently seen prompts: every re-synthesis of a family re-reads all its asks. Bounded. */
+const DEDUPE_MEMO = new Map<string, string>();
+const DEDUPE_MEMO_MAX = 50_000;
+
 /** Near-duplicate key: the set of content words left after incidental detail is stripped. */
 export function dedupeKey(prompt: string): string {
+  const memo = DEDUPE_MEMO.get(prompt);
+  if (memo !== undefined) return memo;
   const key = keyOf(prompt);
   const words = [...new Set(contentWords(key))].sort();
   // asks about another function or file are other instances (splits.ts keeps the same rule)
-  return `${words.length ? words.join(' ') : key}${codeObjectsSuffix(prompt)}`;
+  const out = `${words.length ? words.join(' ') : key}${codeObjectsSuffix(prompt)}`;
+  if (DEDUPE_MEMO.size >= DEDUPE_MEMO_MAX) DEDUPE_MEMO.clear();
+  DEDUPE_MEMO.set(prompt, out);
+  return out;
 }
 
 /** Groups a family's asks into instances: one per session, near-identical asks merged. */
@@ -73,8 +82,11 @@ export function familyInstances(members: StoredMember[]): FamilyInstance[] {
   });
   const groups = new Map<number, StoredMember[]>();
   sorted.forEach((m, i) => {
+    // (push, not spread: an ask repeated in hundreds of sessions is one instance of hundreds of members)
     const r = find(i);
-    groups.set(r, [...(groups.get(r) ?? []), m]);
+    const g = groups.get(r);
+    if (g) g.push(m);
+    else groups.set(r, [m]);
   });
   return [...groups.entries()]
     .sort((a, b) => a[0] - b[0])
@@ -109,6 +121,8 @@ export interface InstanceWrite {
   isNew: boolean;
   /** the stored task differs from the one written now (or is new) */
   changed: boolean;
+  /** the instance's asks differ from the stored task's (new, grown or regrouped): its occurrences are rewritten */
+  membersChanged: boolean;
 }
 
 export interface FamilySynthesis {
@@ -124,11 +138,36 @@ export interface FamilySynthesis {
 
 const isCurated = (t: Task) => t.reviewed || t.origin === 'imported';
 
+/**
+ * Two records are the same as JSON (key order aside, keys holding `undefined` absent): the
+ * schema orders a check's keys its own way, so comparing serializations would see a change in
+ * every task.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => sameJson(x, bb[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && sameJson(ra[k], rb[k]));
+}
+
 /** The family's shared judge checks and corrections, from all its asks. */
 export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean } = {}): { checks: Check[]; corrections: string[]; typicalIntent: string } {
   const keyCounts = new Map<string, number>();
-  for (const m of members) keyCounts.set(keyOf(m.prompt), (keyCounts.get(keyOf(m.prompt)) ?? 0) + 1);
-  const typicality = (m: StoredMember) => (keyCounts.get(keyOf(m.prompt)) ?? 0) / members.length + m.similarity / 100;
+  const keys = new Map<StoredMember, string>();
+  for (const m of members) {
+    const k = keyOf(m.prompt);
+    keys.set(m, k);
+    keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
+  }
+  const typicality = (m: StoredMember) => (keyCounts.get(keys.get(m)!) ?? 0) / members.length + m.similarity / 100;
   const rep = pickRepresentative(members, typicality);
   const corrections = uniqueCorrections(members);
   const typicalIntent = truncate(rep.prompt.trim(), MAX_INTENT);
@@ -238,8 +277,19 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
     };
     const existing = f.existing.get(inst.id);
     // (the split computed above already honours the stored one; it only ever moves a task to train)
-    const task = TaskSchema.parse({ ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split });
-    return { task, members: ms, isNew: !existing, changed: !existing || JSON.stringify(existing) !== JSON.stringify(task) };
+    const merged = { ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split };
+    // most instances of a big family are unchanged by a night's few new asks: when the merged
+    // record is the stored one (same JSON), the stored (already valid) task stands and the schema
+    // is not run again — validating thousands of unchanged tasks was most of an incremental run
+    const same = existing !== undefined && sameJson(merged, existing);
+    const task = same ? existing : TaskSchema.parse(merged);
+    return {
+      task,
+      members: ms,
+      isNew: !existing,
+      changed: !same && (!existing || JSON.stringify(existing) !== JSON.stringify(task)),
+      membersChanged: !existing || existing.occurrences !== ms.length,
+    };
   });
   const superseded = [...f.existing.values()].filter((t) => !ids.has(t.id) && !isCurated(t)).map((t) => t.id);
   return { instances: out, superseded, checks: base.checks, corrections: base.corrections, typicalIntent: base.typicalIntent };

@@ -242,10 +242,11 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     const existing = familyTasks(db, c.id);
     let miner = minerOf(c.id) ?? 'heuristic';
     let definition: FamilyDefinition | undefined;
-    const heuristic = familyJudge(all, { targetRunsCommands });
     const curatedOnly = existing.size > 0 && [...existing.values()].every((t) => t.reviewed || t.origin === 'imported');
     if (useLlm && !curatedOnly && summary.llm.calls < MAX_LLM_CALLS) {
       summary.llm.calls++;
+      // (what the miner refines: computed only for it, synthesizeFamily derives its own)
+      const heuristic = familyJudge(all, { targetRunsCommands });
       try {
         const project = new Set(all.map((m) => m.project)).size === 1 ? all[0].project : null;
         const llm = await mineWithLlm(opts.backends!.miner!, { prompts: all.slice(0, 8).map((m) => m.prompt), corrections: heuristic.corrections, project }, opts.signal);
@@ -274,13 +275,13 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     for (const w of writes) {
       for (const id of w.superseded) deleteTask(db, id);
       for (const inst of w.instances) {
-        // unchanged tasks are not rewritten; their asks seen again in this run still update the outcome
-        const rows = inst.changed ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
-        if (inst.changed) {
-          upsertTask(db, inst.task, { clusterId: w.clusterId, now });
-          // asks that left this instance (they became instances of their own) stop feeding it
-          pruneOccurrences(db, inst.task.id, inst.members.map((m) => ({ sessionId: m.sessionId, eventSeq: m.seq })));
-        }
+        // unchanged tasks are not rewritten; asks seen in this run (new, or a resumed session's
+        // grown outcome) are written, and all of an instance's asks only when its asks changed (a
+        // family's judge growing rewrites each task, not each task's hundreds of occurrences)
+        const rows = inst.membersChanged ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
+        if (inst.changed) upsertTask(db, inst.task, { clusterId: w.clusterId, now });
+        // asks that left this instance (they became instances of their own) stop feeding it
+        if (inst.membersChanged) pruneOccurrences(db, inst.task.id, inst.members.map((m) => ({ sessionId: m.sessionId, eventSeq: m.seq })));
         addOccurrences(db, rows.map((m) => ({ taskId: inst.task.id, sessionId: m.sessionId, eventSeq: m.seq, ts: m.ts, prompt: m.prompt, outcome: { ...m.outcome } })));
         if (inst.isNew) summary.newTasks++;
         else if (inst.changed) summary.updatedTasks++;
@@ -305,7 +306,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     mergedClusters: merges,
     bySplit,
     thin: thinProjects(active, config.training.minValTasks),
-    integrity: checkStoredSplitIntegrity(db),
+    integrity: checkStoredSplitIntegrity(db, { activeTasks: active }),
     llm: summary.llm,
     ...(reviewOutcome ? { review: reviewOutcome } : {}),
     durationMs: Math.round(performance.now() - t0),

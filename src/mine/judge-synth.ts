@@ -260,12 +260,25 @@ export interface SynthesizedJudge {
 export function synthesizeJudge(ev: JudgeEvidence): SynthesizedJudge {
   const drafts: Draft[] = [];
   const preferences: string[] = [];
-  const prompts = ev.prompts.map((p) => p.toLowerCase());
+  // distinct asks with their counts, in first-seen order: a big family repeats the same words
+  // hundreds of times, and every rule is tried on every distinct ask
+  const promptCounts = new Map<string, number>();
+  for (const p of ev.prompts) {
+    const k = p.toLowerCase();
+    promptCounts.set(k, (promptCounts.get(k) ?? 0) + 1);
+  }
   const corrections = ev.corrections.map((c) => c.toLowerCase());
   for (const rule of RULES) {
     const inCorrection = corrections.map((c) => c.match(rule.pattern)).find(Boolean);
-    const promptHits = prompts.filter((p) => rule.pattern.test(p)).length;
-    const m = inCorrection ?? (promptHits > 0 && promptHits * 3 >= prompts.length ? prompts.map((p) => p.match(rule.pattern)).find(Boolean) : null);
+    let promptHits = 0;
+    let firstHit: RegExpMatchArray | null = null;
+    for (const [p, n] of promptCounts) {
+      const hit = p.match(rule.pattern);
+      if (!hit) continue;
+      promptHits += n;
+      firstHit ??= hit;
+    }
+    const m = inCorrection ?? (promptHits > 0 && promptHits * 3 >= ev.prompts.length ? firstHit : null);
     if (!m) continue;
     preferences.push(rule.name);
     drafts.push(...rule.checks(m));

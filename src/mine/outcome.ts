@@ -6,7 +6,7 @@
  */
 import { keyOf, normalizePrompt, stripEnvelopes, type NormalizedPrompt } from './normalize.js';
 import { matchConcepts } from './vocabulary.js';
-import { contentWords } from './features.js';
+import { contentWords, isWeakWord, stem } from './features.js';
 import { verifyKindsOfCall, type VerifyKind } from '../core/tool-kinds.js';
 
 export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
@@ -128,10 +128,14 @@ const SECTION_NAME_RE = /\b(?:a|an|the|its|their)\s+(?:[\w#`'".[\]-]+\s+){1,4}(?
 
 const SECTION_HINT_RE = /section|heading|header|paragraph|footer|block|column|line|bullet/i;
 
-/** The artefact an ask names as its job (strong phrases only), section names aside. */
-function jobArtefact(text: string): string | null {
+/**
+ * The artefact an ask names as its job (strong phrases only), section names aside, and whether it
+ * names a job's product at all (a weak phrase counts: "bump zod"; a part of the work does not:
+ * "the lockfile").
+ */
+function jobArtefact(text: string): { artefact: string | null; namesJob: boolean } {
   const m = matchConcepts(keyOf(SECTION_HINT_RE.test(text) ? text.replace(SECTION_NAME_RE, ' ') : text));
-  return m.strong ? m.artefacts[0] : null;
+  return { artefact: m.strong ? m.artefacts[0] : null, namesJob: m.products.length > 0 || (!m.strong && m.artefacts.length > 0) };
 }
 
 /** Paths, file names and code identifiers (what a new request points at), lower-cased. */
@@ -159,11 +163,13 @@ const COURTESY_RE = /^(?:please|pls|plz|ok(?:ay)?|hmm+|oh|ah|and please|but plea
 /** A restated constraint on the answer: what it must, should, may not or at most be. */
 const CONSTRAINT_RE =
   /\b(must|should|shall|needs? (?:a|an|to|the|more|less|its|their)|has to|have to|at (?:most|least)|no (?:more|longer|shorter|fewer) than|not (?:more|longer|shorter) than|(?:under|below|over|above|within|max(?:imum)?|min(?:imum)?) \d+|too (?:long|short|thin|thick|verbose|wordy|terse|vague|generic|much|little|many|few|big|small|formal|casual)|always|never|only|not allowed|is (?:missing|wrong|incorrect)|are (?:missing|wrong|incorrect)|rather than|instead)\b/;
+/** One thing set against another: "…, not the tests", "use X rather than Y". */
+const CONTRAST_RE = /,\s*(?:and )?not\b|\bnot (?:the |a |an |in |on )?[\w.-]+[.!]*$|\brather than\b/;
 /** A new request in the same session: "now …", "next …", "also write …", "… too". */
 const FOLLOW_UP_RE = /^(?:(?:ok|okay|alright|great|cool)[\s,]+)?(?:now|next|then|and then|also|and also|plus|after that|while you'?re at it|while you are at it|can you also|could you also)\b|\b(?:too|as well)[.!?]*$/;
 /** How a request starts: a verb addressed to the agent, or "can you / I need / we need". */
 const REQUEST_START_RE =
-  /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|can you|could you|would you|will you|i need|we need|i want|i'?d like|let'?s)\b/;
+  /^(?:(?:ok|okay|so|please|pls|now|next|then|and|also)[\s,:]+)*(?:write|add|create|draft|compose|generate|prepare|fix|update|upgrade|bump|make|build|implement|refactor|rename|move|split|extract|delete|remove|run|cut|publish|release|tag|ship|migrate|document|explain|investigate|debug|diagnose|review|summari[sz]e|describe|fill|give|suggest|find|figure|check|test|cover|lint|format|convert|port|set up|setup|install|handle|support|sketch|outline|compare|brainstorm|estimate|critique|prototype|evaluate|assess|analy[sz]e|plan|design|propose|research|list|show|tell|translate|optimi[sz]e|profile|benchmark|audit|can you|could you|would you|will you|can we|could we|i need|we need|i want|i'?d like|let'?s|help)\b/;
 const NOUN_PHRASE_START_RE = /^(?:release|test|commit|document|format|lint|build|review|tag|fix|cover|check)\s+(?:notes?|messages?|cases?|files?|docs?|suites?|entr(?:y|ies)|results?|output|lines?|tags?|coverage)\b/;
 /** A follow-up that starts new code work on a file or identifier ("also fix the null handling in src/x.ts"): a new ask. */
 const NEW_WORK_RE = /^(?:(?:ok|okay|now|next|then|also|and also|and|plus)[\s,]+)+(?:fix|refactor|rename|move|delete|remove|implement|migrate|bump|upgrade|debug|investigate|handle|support|port|optimi[sz]e|speed up)\b/;
@@ -192,15 +198,19 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   if (CORRECTION_RES.some((r) => r.test(t) || r.test(t.replace(COURTESY_RE, '')))) return 'correction';
   const objects = codeObjects(clean);
   const newObject = [...objects].some((o) => !prev.objects.has(o));
-  const artefact = jobArtefact(clean);
+  const { artefact, namesJob } = jobArtefact(clean);
   const newArtefact = artefact !== null && artefact !== prev.artefact;
   // "release notes need …", "test cases must …": a verb that starts a noun phrase is the subject, not a request
   const request = (REQUEST_START_RE.test(t) && !NOUN_PHRASE_START_RE.test(t)) || /^(?:we|i|you)\b/.test(t);
   // a constraint stated about the answer ("commit messages need a type prefix", "column names must be snake_case")
   if (CONSTRAINT_RE.test(t) && !request && !QUESTION_RE.test(t)) return 'correction';
+  // "the cache step failed, not the tests", "past tense, not present": one thing set against another
+  if (CONTRAST_RE.test(t) && !request && !newObject && !QUESTION_RE.test(t)) return 'correction';
   if (newObject) return null;
   if (objects.size > 0 && NEW_WORK_RE.test(t)) return null;
-  if (FOLLOW_UP_RE.test(t)) return newArtefact ? null : 'refinement';
+  // "ok now the commit message", "then add it to the changelog": another instance of a job is a
+  // new ask, even of the same job; "also update the lockfile" (a part of the work) refines the answer
+  if (FOLLOW_UP_RE.test(t)) return newArtefact || namesJob ? null : 'refinement';
   if (newArtefact) return null;
   if (REFINEMENT_RES.some((r) => r.test(t))) return 'refinement';
   // a part added to the answer ("add a Highlights section for the top features"), unless it names its own target document
@@ -211,8 +221,23 @@ export function classifyReaction(clean: string, previous: PreviousAsk | null): R
   if (CONSTRAINT_RE.test(t) && !/^(?:can|could|would|will) you\b|^(?:i|we) (?:need|want)\b/.test(t)) return 'correction';
   // a statement about the same artefact, not a request ("tests go next to the source file")
   if (artefact !== null && artefact === prev.artefact && !request) return 'correction';
+  // said right after the answer, naming nothing new and asking for nothing: a reaction to that
+  // answer ("pin the exact version", "highlights go at the top", "one expect per case")
+  // ("continue", "go on": too little said to be either, the caller drops it as trivial)
+  // (a question anywhere, or a request verb of any kind first — "visualize …", "simulate …" — is a new ask)
+  if (!request && !namesJob && !t.includes('?') && !startsWithRequestVerb(t) && words(t) <= MAX_BARE_REACTION_WORDS && contentWords(keyOf(t)).length >= 2) return 'correction';
   return null;
 }
+
+/** The first word (after "ok so", "please") is one of the request verbs mining knows (features.ts WEAK_WORDS). */
+function startsWithRequestVerb(t: string): boolean {
+  const first = t.replace(/^(?:(?:ok|okay|so|please|pls|now|then|and)[\s,:]+)*/, '').split(/[^\w-]+/, 1)[0] ?? '';
+  return first.length > 2 && isWeakWord(stem(first));
+}
+
+/** A bare statement longer than this is taken for a new topic (a problem report), not a reaction. */
+const MAX_BARE_REACTION_WORDS = 12;
+const words = (t: string) => t.split(/\s+/).filter(Boolean).length;
 
 /** Asking the same thing again (word overlap ≥ 0.7) means the first attempt did not satisfy. */
 export function isRetry(text: string, previous: string | Set<string>): boolean {

@@ -45,9 +45,27 @@ export function familyPhrase(f: DescribedFamily): string | null {
 
 const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s);
 
+/** "a, b or c" */
+const orList = (xs: string[]): string => (xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
+
+/**
+ * One sentence: "fixing lint errors or TypeScript type errors, writing a CHANGELOG entry, a commit
+ * message or release notes" — phrases that start with the same gerund are said together, the
+ * gerund once; a single group is one "a, b or c" list.
+ */
 function joinPhrases(xs: string[]): string {
-  if (xs.length <= 1) return xs.join('');
-  return `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
+  const groups = new Map<string, string[]>();
+  for (const p of xs) {
+    const g = /^(\w+ing)\s+(.+)$/.exec(p);
+    const key = g ? g[1] : p;
+    const list = groups.get(key);
+    if (!g) groups.set(key, []);
+    else if (list) list.push(g[2]);
+    else groups.set(key, [g[2]]);
+  }
+  const said = [...groups.entries()].map(([head, rest]) => (rest.length ? `${head} ${orList(rest)}` : head));
+  // (an "or" inside a group already ends its list: groups are then joined with commas alone)
+  return [...groups.values()].every((r) => r.length <= 1) ? orList(said) : said.join(', ');
 }
 
 /**
@@ -56,14 +74,17 @@ function joinPhrases(xs: string[]): string {
  */
 export function skillDescription(project: string | null, families: DescribedFamily[]): string {
   const where = project ? ` in ${path.basename(project)}` : ' in any of your projects';
-  const phrases: string[] = [];
+  const found: string[] = [];
   for (const f of families) {
     const p = familyPhrase(f);
-    if (!p || phrases.includes(p)) continue;
+    if (p && !found.includes(p)) found.push(p);
+  }
+  // most frequent first decides which jobs fit; jobs of the same gerund are said together
+  const phrases: string[] = [];
+  for (const p of found) {
     const next = `Use when ${joinPhrases([...phrases, p])}${where}.`;
     if (next.length > MAX_DESCRIPTION_CHARS) break;
     phrases.push(p);
   }
-  if (!phrases.length) return `Use for the recurring requests learned${where}.`;
-  return `Use when ${joinPhrases(phrases)}${where}.`;
+  return phrases.length ? `Use when ${joinPhrases(phrases)}${where}.` : `Use for the recurring requests learned${where}.`;
 }

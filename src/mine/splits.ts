@@ -187,8 +187,13 @@ export function checkSplitIntegrity(tasks: Task[]): SplitViolation[] {
  * The stored task pool: the pure checks above plus occurrences shared by tasks in different
  * splits (one prompt feeding both a train and a held-out task).
  */
-export function checkStoredSplitIntegrity(db: Db, opts: { project?: string | null } = {}): SplitViolation[] {
-  const tasks = listTasks(db, { status: 'active', ...(opts.project !== undefined ? { project: opts.project } : {}) });
+export function checkStoredSplitIntegrity(db: Db, opts: { project?: string | null; activeTasks?: Task[] } = {}): SplitViolation[] {
+  // (a caller that has just listed the active tasks passes them: parsing every task is most of the cost)
+  const tasks = opts.activeTasks
+    ? opts.project !== undefined
+      ? opts.activeTasks.filter((t) => t.project === opts.project)
+      : opts.activeTasks
+    : listTasks(db, { status: 'active', ...(opts.project !== undefined ? { project: opts.project } : {}) });
   const out = checkSplitIntegrity(tasks);
   const rows = occurrencesSharedAcrossSplits(db);
   const ids = new Set(tasks.map((t) => t.id));
@@ -227,7 +232,9 @@ export function thinProjects(tasks: Task[], minValTasks: number): ThinProject[] 
   for (const t of active) {
     const ps = familyProjects.get(familyOf(t))!;
     const home = ps.size === 1 ? [...ps][0] : null;
-    groups.set(home, [...(groups.get(home) ?? []), t]);
+    const g = groups.get(home);
+    if (g) g.push(t);
+    else groups.set(home, [t]);
   }
   const out: ThinProject[] = [];
   for (const [project, group] of groups) {

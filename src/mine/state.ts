@@ -5,7 +5,7 @@
  */
 import type { Db } from '../store/db.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
-import { clusterMemberRows, clusterReads, familyTaskRecords, loadDocumentFrequencies, sessionMemberClusters, writeMiningState } from '../store/repos/mining.js';
+import { clusterMemberRows, clusterReads, documentFrequencyReader, familyTaskRecords, sessionMemberClusters, writeMiningState } from '../store/repos/mining.js';
 import { MutableDf, tierOf, type ClusterSource, type ClusterState } from './cluster.js';
 import { termsFromJson, termsToJson } from './features.js';
 import type { Outcome } from './outcome.js';
@@ -36,9 +36,9 @@ export function dbClusterSource(db: Db, maxPostings = 100): ClusterSource {
   };
 }
 
-/** Loads the document frequencies (the whole table: a few MB at most for years of prompts). */
+/** The document frequencies, each term read from the store when first needed. */
 export function loadDf(db: Db): MutableDf {
-  return new MutableDf(kvGet<number>(db, DOCS_KEY) ?? 0, loadDocumentFrequencies(db));
+  return new MutableDf(kvGet<number>(db, DOCS_KEY) ?? 0, new Map(), documentFrequencyReader(db));
 }
 
 export interface MemberRow {

@@ -23,6 +23,17 @@ export interface ConceptGroup {
   weak?: string[];
   /** regular expressions matched against one whole word, for forms a phrase cannot spell (TS2345) */
   patterns?: string[];
+  /** regular expressions matched against the whole key, for names with inner punctuation (`no-unused-vars`) */
+  keyPatterns?: string[];
+  /** words that name the artefact when they all occur in one ask, whatever sits between ("the notes for the 2.4 release") */
+  together?: string[][];
+  /**
+   * phrases that are also the name of a package (eslint, vitest, typescript): next to a word of a
+   * version change (`PACKAGE_CONTEXT`) they name the package being upgraded, not this job
+   */
+  tools?: string[];
+  /** phrases naming a part of the job's work (an upgrade's lockfile), not another instance of the job: "also regenerate the lockfile" reacts to the answer */
+  parts?: string[];
   reason: string;
   /** how a skill description names the job (a gerund phrase), by the action the ask names */
   job?: { default: string } & Partial<Record<'write' | 'fix' | 'investigate' | 'explain', string>>;
@@ -65,7 +76,11 @@ export const VOCABULARY: ConceptGroup[] = [
     kind: 'artefact',
     job: { default: 'writing release notes' },
     rank: 9,
-    phrases: ['release notes', 'release note', 'release text', 'github release', 'release description', 'what s new', 'whats new'],
+    phrases: ['release notes', 'release note', 'release text', 'github release', 'release description', 'release announcement', 'what s new', 'whats new'],
+    together: [
+      ['notes', 'release'],
+      ['announcement', 'release'],
+    ],
     reason:
       'a user-facing summary of a version; asked apart from a changelog entry (which records one change as it lands) and from cutting the release itself',
   },
@@ -109,9 +124,29 @@ export const VOCABULARY: ConceptGroup[] = [
     kind: 'artefact',
     job: { default: 'upgrading a dependency' },
     rank: 7,
-    phrases: ['dependency', 'dependencies', 'dep', 'deps', 'upgrade', 'bump', 'outdated', 'latest version', 'renovate', 'dependabot', 'lockfile', 'lock file', 'npm update', 'package version'],
+    phrases: [
+      'dependency',
+      'dependencies',
+      'dep',
+      'deps',
+      'upgrade',
+      'outdated',
+      'latest version',
+      'newest version',
+      'newest release',
+      'up to date',
+      'versions behind',
+      'renovate',
+      'dependabot',
+      'lockfile',
+      'lock file',
+      'npm update',
+      'package version',
+    ],
+    weak: ['bump'],
+    parts: ['lockfile', 'lock file'],
     reason:
-      'moving a package to another version; ranked above lint/types/tests because "bump eslint" or "upgrade vitest" is about the package, not about linting or testing',
+      'moving a package to another version; ranked above lint/types/tests because "bump eslint" or "upgrade vitest" is about the package, not about linting or testing. A bare "bump" is weak: "bump to 2.4.0" and "bump the version" cut a release',
   },
   {
     concept: 'lint',
@@ -119,7 +154,11 @@ export const VOCABULARY: ConceptGroup[] = [
     job: { default: 'fixing lint errors' },
     rank: 6,
     phrases: ['lint', 'linter', 'linting', 'eslint', 'prettier', 'lint error', 'lint warning', 'eslintrc', 'biome', 'stylelint'],
-    reason: 'style and static-rule checks (eslint, prettier and their configs) and making them pass',
+    // (no-unused-vars, but not "a no-op": a no- rule id has two parts after "no")
+    keyPatterns: ['\\bno-[a-z]+(?:-[a-z]+)+\\b|\\b(?:prefer|require)-[a-z]+(?:-[a-z]+)*\\b'],
+    tools: ['eslint', 'prettier', 'biome', 'stylelint'],
+    reason:
+      'style and static-rule checks (eslint, prettier and their configs) and making them pass; a rule id such as no-unused-vars or prefer-const names a lint failure',
   },
   {
     concept: 'types',
@@ -128,6 +167,7 @@ export const VOCABULARY: ConceptGroup[] = [
     rank: 6,
     phrases: ['typescript', 'tsc', 'typecheck', 'type check', 'type-check', 'type error', 'types', 'typing', 'ts', 'noemit', 'type checking', 'mypy', 'pyright'],
     patterns: ['ts\\d{4}'],
+    tools: ['typescript', 'mypy', 'pyright'],
     reason: 'the type checker and its errors: tsc, `npm run typecheck`, TSxxxx error codes',
   },
   {
@@ -137,6 +177,7 @@ export const VOCABULARY: ConceptGroup[] = [
     rank: 5,
     phrases: ['test', 'unit test', 'unit-test', 'spec', 'vitest', 'jest', 'mocha', 'pytest', 'coverage', 'test case', 'test file', 'testing', 'tested'],
     weak: ['cover'],
+    tools: ['vitest', 'jest', 'mocha', 'pytest'],
     reason: 'automated tests of code; "cover X" means write tests for X',
   },
   {
@@ -152,7 +193,7 @@ export const VOCABULARY: ConceptGroup[] = [
     kind: 'artefact',
     job: { default: 'cutting a release (version bump, tag, publish)' },
     rank: 4,
-    phrases: ['release', 'patch release', 'minor release', 'major release', 'publish', 'version bump', 'bump the version', 'npm version', 'new version', 'tag'],
+    phrases: ['release', 'patch release', 'minor release', 'major release', 'publish', 'version bump', 'bump the version', 'bump version', 'bump to', 'npm version', 'new version', 'tag'],
     reason:
       'cutting a version: bump, tag, publish. Ranked low because "release" also names what other jobs are about ("release notes" is matched first and wins)',
   },
@@ -195,11 +236,25 @@ export const VOCABULARY: ConceptGroup[] = [
   },
 ];
 
+/**
+ * Words of a version change. A tool's name (`tools` above) in an ask with one of them names a
+ * package ("update typescript to its newest release", "vitest needs a version bump", "migrate to
+ * eslint 9"): the job is the upgrade and the tool is its object. Unless the word after the tool
+ * says it is the tool's own setup or output ("update the eslint config", "typescript errors").
+ */
+export const PACKAGE_CONTEXT = {
+  words: ['update', 'upgrade', 'bump', 'install', 'uninstall', 'downgrade', 'pin', 'migrate', 'version', 'versions', 'latest', 'newest', 'outdated', 'behind'],
+  notAfter: ['config', 'configuration', 'rule', 'rules', 'error', 'errors', 'warning', 'warnings', 'setting', 'settings', 'check', 'step', 'job', 'types', 'type', 'cases', 'case', 'test', 'tests', 'spec', 'specs'],
+  reason: 'a tool is also a package: next to a version change its name is what is upgraded',
+};
+
 export interface ConceptMatch {
   /** artefact concepts named, strongest first (the first is the job's artefact) */
   artefacts: string[];
   /** true when the first artefact was named by a strong phrase */
   strong: boolean;
+  /** strong artefacts named as what the job produces, not only by a part of its work (`parts`) */
+  products: string[];
   actions: string[];
   /** the key with every matched phrase removed: the object the job applies to */
   rest: string;
@@ -209,6 +264,10 @@ interface PhraseEntry {
   group: ConceptGroup;
   weak: boolean;
   tokens: string[];
+  /** the phrase is a tool's name (a package too) */
+  tool?: boolean;
+  /** the phrase names a part of the job's work */
+  part?: boolean;
 }
 
 const TOKEN_RE = /[\p{L}\p{N}]+/gu;
@@ -219,24 +278,39 @@ const SUFFIXES = ['s', 'es', 'ed', 'ing'];
  * words takes "release notes" before "release" and "pr description" before "pr" (mining runs this
  * on every ask: a map lookup per word rather than a regex per phrase).
  */
-function compile(groups: ConceptGroup[]): { byFirst: Map<string, PhraseEntry[]>; patterns: Array<{ re: RegExp; entry: PhraseEntry }> } {
+interface Compiled {
+  byFirst: Map<string, PhraseEntry[]>;
+  patterns: Array<{ re: RegExp; entry: PhraseEntry }>;
+  keyPatterns: Array<{ re: RegExp; group: ConceptGroup }>;
+  together: Array<{ words: string[]; group: ConceptGroup }>;
+  packageWords: Set<string>;
+  notAfterTool: Set<string>;
+}
+
+function compile(groups: ConceptGroup[]): Compiled {
   const byFirst = new Map<string, PhraseEntry[]>();
   const patterns: Array<{ re: RegExp; entry: PhraseEntry }> = [];
+  const keyPatterns: Array<{ re: RegExp; group: ConceptGroup }> = [];
+  const together: Array<{ words: string[]; group: ConceptGroup }> = [];
   for (const g of groups) {
+    const tools = new Set(g.tools ?? []);
+    const parts = new Set(g.parts ?? []);
     const add = (p: string, weak: boolean) => {
       const tokens = p.match(TOKEN_RE) ?? [];
       const first = tokens[0];
       if (first === undefined) return;
       const list = byFirst.get(first) ?? [];
-      list.push({ group: g, weak, tokens });
+      list.push({ group: g, weak, tokens, tool: tools.has(p), part: parts.has(p) });
       byFirst.set(first, list);
     };
     for (const p of g.phrases) add(p, false);
     for (const p of g.weak ?? []) add(p, true);
     for (const p of g.patterns ?? []) patterns.push({ re: new RegExp(`^(?:${p})$`, 'u'), entry: { group: g, weak: false, tokens: [] } });
+    for (const p of g.keyPatterns ?? []) keyPatterns.push({ re: new RegExp(p, 'u'), group: g });
+    for (const words of g.together ?? []) together.push({ words, group: g });
   }
   for (const list of byFirst.values()) list.sort((a, b) => b.tokens.length - a.tokens.length || b.tokens.join(' ').length - a.tokens.join(' ').length);
-  return { byFirst, patterns };
+  return { byFirst, patterns, keyPatterns, together, packageWords: new Set(PACKAGE_CONTEXT.words), notAfterTool: new Set(PACKAGE_CONTEXT.notAfter) };
 }
 
 const COMPILED = compile(VOCABULARY);
@@ -248,6 +322,13 @@ function wordMatches(word: string, want: string, last: boolean): boolean {
   return SUFFIXES.includes(word.slice(want.length));
 }
 
+/** A word of the ask is one of `set`, also with a plural or verb ending. */
+function inWordSet(word: string, set: Set<string>): boolean {
+  if (set.has(word)) return true;
+  for (const suf of SUFFIXES) if (word.length > suf.length + 2 && word.endsWith(suf) && set.has(word.slice(0, -suf.length))) return true;
+  return false;
+}
+
 /** The concepts a normalized key names, and what is left of it (the object). */
 export function matchConcepts(key: string): ConceptMatch {
   const strong = new Map<string, { rank: number; at: number }>();
@@ -255,6 +336,10 @@ export function matchConcepts(key: string): ConceptMatch {
   const actions: string[] = [];
   const words: Array<{ w: string; start: number; end: number }> = [];
   for (const m of key.matchAll(TOKEN_RE)) words.push({ w: m[0], start: m.index, end: m.index + m[0].length });
+  // a tool named next to a version change is the package upgraded (PACKAGE_CONTEXT)
+  const versionChange = words.some((x) => inWordSet(x.w, COMPILED.packageWords)) || /up to date/.test(key);
+  const dependency = VOCABULARY.find((g) => g.concept === 'dependency');
+  const products = new Set<string>();
   let rest = '';
   let last = 0;
   for (let i = 0; i < words.length; ) {
@@ -287,6 +372,15 @@ export function matchConcepts(key: string): ConceptMatch {
       continue;
     }
     const at = words[i].start;
+    const next = words[i + len]?.w;
+    if (hit.tool && versionChange && dependency && !(next !== undefined && COMPILED.notAfterTool.has(next))) {
+      // the package's name stays in the object; the job is the upgrade
+      i += len;
+      products.add(dependency.concept);
+      const prev = strong.get(dependency.concept);
+      if (!prev || at < prev.at) strong.set(dependency.concept, { rank: dependency.rank, at });
+      continue;
+    }
     rest += key.slice(last, at) + ' ';
     last = words[i + len - 1].end;
     i += len;
@@ -295,11 +389,24 @@ export function matchConcepts(key: string): ConceptMatch {
       if (!actions.includes(g.concept)) actions.push(g.concept);
       continue;
     }
+    if (!hit.weak && !hit.part) products.add(g.concept);
     const into = hit.weak ? weak : strong;
     const prev = into.get(g.concept);
     if (!prev || at < prev.at) into.set(g.concept, { rank: g.rank, at });
   }
   rest += key.slice(last);
+  for (const p of COMPILED.keyPatterns) {
+    const m = p.re.exec(key);
+    if (m && !strong.has(p.group.concept)) strong.set(p.group.concept, { rank: p.group.rank, at: m.index });
+    if (m) products.add(p.group.concept);
+  }
+  for (const t of COMPILED.together) {
+    if (strong.has(t.group.concept)) continue;
+    const at = t.words.map((w) => words.find((x) => x.w === w || (x.w.startsWith(w) && SUFFIXES.includes(x.w.slice(w.length))))?.start);
+    if (!at.every((a) => a !== undefined)) continue;
+    strong.set(t.group.concept, { rank: t.group.rank, at: Math.min(...(at as number[])) });
+    products.add(t.group.concept);
+  }
   for (const c of strong.keys()) weak.delete(c);
   const order = (m: Map<string, { rank: number; at: number }>) =>
     [...m.entries()].sort((a, b) => b[1].rank - a[1].rank || a[1].at - b[1].at).map((e) => e[0]);
@@ -308,6 +415,7 @@ export function matchConcepts(key: string): ConceptMatch {
   return {
     artefacts: [...strongList, ...weakList],
     strong: strongList.length > 0,
+    products: strongList.filter((c) => products.has(c)),
     actions,
     rest: rest.replace(/\s+/g, ' ').trim(),
   };

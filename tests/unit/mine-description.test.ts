@@ -8,7 +8,7 @@ describe('learned skill description', () => {
       { intents: ['give me a commit message: fix the memory leak'] },
       { intents: ['draft the release notes for v2.4.0, user-facing'] },
     ]);
-    expect(d).toBe('Use when writing a CHANGELOG entry, writing a commit message or writing release notes in ledgerline.');
+    expect(d).toBe('Use when writing a CHANGELOG entry, a commit message or release notes in ledgerline.');
     expect(d).not.toMatch(/…|412|rounding/);
   });
 
@@ -17,6 +17,16 @@ describe('learned skill description', () => {
     expect(familyPhrase({ intents: ['sketch an architecture for src/core/queue.ts in v1.2.0'] })).toBe('asked to sketch an architecture');
     const d = skillDescription(null, [{ intents: ['write vitest cases for parseAmount'] }, { intents: ['we need tests for formatDate'] }]);
     expect(d).toBe('Use when writing unit tests in any of your projects.');
+  });
+
+  it('says a shared gerund once, jobs of one gerund together, most frequent jobs first', () => {
+    const d = skillDescription('/home/dana/src/ledgerline', [
+      { intents: ['fix the eslint errors in src/a.ts'] },
+      { intents: ['write a changelog entry for PR #12'] },
+      { intents: ['tsc fails on src/b.ts'] },
+      { intents: ['write vitest cases for parseAmount'] },
+    ]);
+    expect(d).toBe('Use when fixing lint errors or TypeScript type errors, writing a CHANGELOG entry or unit tests in ledgerline.');
   });
 
   it('stays within the Agent Skills limit however many families there are', () => {

@@ -4,7 +4,7 @@ import type { Task } from '../../src/core/records.js';
 import type { StoredMember } from '../../src/mine/state.js';
 import type { Outcome } from '../../src/mine/outcome.js';
 import { extractIntents, type MinedEvent } from '../../src/mine/outcome.js';
-import { familyInstances, instanceTaskId, synthesizeFamily } from '../../src/mine/family.js';
+import { familyInstances, instanceTaskId, sameJson, synthesizeFamily } from '../../src/mine/family.js';
 import { assignFamilySplits, checkSplitIntegrity } from '../../src/mine/splits.js';
 import { optimizerView } from '../../src/mine/view.js';
 
@@ -164,5 +164,47 @@ describe('correction turns are evidence, not asks', () => {
       ev('user', 'prompt', 'add unit tests for roundHalfEven edge cases'),
     ]);
     expect(intents.map((i) => i.text)).toEqual(['draft the release notes for v2.4.0', 'is it possible to add caching to the rates api', 'add unit tests for roundHalfEven edge cases']);
+  });
+});
+
+describe('re-synthesizing a family that did not change', () => {
+  it('keeps every stored task as it is: nothing is rewritten, no occurrence re-written', () => {
+    const first = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: new Map(), seed: 1 });
+    const stored = new Map(first.instances.map((i) => [i.task.id, i.task]));
+    // the store hands tasks back in the schema's key order, not the order they were built in
+    const reordered = new Map([...stored].map(([id, t]) => [id, JSON.parse(JSON.stringify(t, Object.keys(t).sort())) as Task]));
+    for (const [id, t] of stored) reordered.set(id, { ...reordered.get(id)!, judge: { ...t.judge, checks: t.judge.checks.map((c) => Object.fromEntries(Object.entries(c).reverse()) as typeof c) } });
+    const again = synthesizeFamily({ clusterId: 'cl_changelog', members: CHANGELOG, existing: reordered, seed: 1 });
+    expect(again.instances.map((i) => [i.isNew, i.changed, i.membersChanged])).toEqual(CHANGELOG.map(() => [false, false, false]));
+    // one new ask in a new session: only its instance is new; the others keep their asks
+    const grown = synthesizeFamily({
+      clusterId: 'cl_changelog',
+      members: [...CHANGELOG, member('claude-code:f', 'write a changelog entry for the date parsing fix (#440)', { ts: T0 + 6 })],
+      existing: reordered,
+      seed: 1,
+    });
+    expect(grown.instances.filter((i) => i.isNew).length).toBe(1);
+    expect(grown.instances.filter((i) => i.membersChanged).length).toBe(1);
+  });
+
+  it('groups thousands of repeats of one ask into one instance quickly (no quadratic copying)', () => {
+    const many = Array.from({ length: 6000 }, (_, i) => member(`s${i}`, 'cut a patch release', { ts: T0 + i }));
+    const t0 = process.cpuUsage();
+    const inst = familyInstances(many);
+    const cpu = process.cpuUsage(t0);
+    expect(inst).toHaveLength(1);
+    expect(inst[0].members).toHaveLength(6000);
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(2000); // quadratic copying took far longer; generous under load
+  });
+});
+
+describe('sameJson', () => {
+  it('compares records as JSON: key order and undefined keys aside', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 2, d: 'x' }] }, { b: [1, { d: 'x', c: 2 }], a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 2 })).toBe(false);
+    expect(sameJson({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
+    expect(sameJson({ a: null }, { a: {} })).toBe(false);
+    expect(sameJson({ a: 1 }, { a: 1, b: 0 })).toBe(false);
   });
 });

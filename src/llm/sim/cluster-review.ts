@@ -17,14 +17,25 @@ const JOBS: Array<{ job: string; re: RegExp }> = [
   { job: 'writing a database migration', re: /\bmigrations?\b(?! to)|\bschema change\b|\balter (the )?\w+ (table )?to add\b|\btable needs a\b/i },
   { job: 'investigating a failing CI run', re: /\b(ci|pipeline|github actions|actions workflow|workflow)\b/i },
   { job: 'cutting a release', re: /\b(patch|minor|major) (release|version)\b|\bnpm version\b|\bpublish\b|\btag v?\d|\btag it\b|\brelease \d|\bversion bump\b|\bbump (the version|to)\b|\bmake a release\b|\bcut a (patch|minor|major|new)?\s?release\b/i },
-  { job: 'upgrading a dependency', re: /\b(upgrade|bump|outdated|renovate|dependabot|lockfile)\b|\b(latest|newest) (version|release|\w+)\b|\bmigrate to\b|\bmove us to\b|\bnpm update\b|\bdependency\b|\bneeds a version bump\b/i },
+  {
+    job: 'upgrading a dependency',
+    re: /\b(upgrade|outdated|renovate|dependabot|lockfile)\b|\bbump (?!to\b|the version\b|version\b)\w+|\b(latest|newest) (version|release|\w+)\b|\bmigrate to\b|\bmove us to\b|\bnpm update\b|\bdependency\b|\bneeds a version bump\b|\bversions? behind\b|\bup to date\b/i,
+  },
   { job: 'fixing lint errors', re: /\b(lint|linter|eslint|prettier|no-unused-vars)\b/i },
   { job: 'fixing TypeScript type errors', re: /\b(tsc|typescript|typecheck|type ?check|type errors?|ts\d{4})\b|\btypes (are|compile)\b|\bthe types\b/i },
   { job: 'writing unit tests', re: /\b(unit[- ]?tests?|tests?|specs?|vitest|jest|coverage|test cases?|test file)\b|\bcover \S+ with\b/i },
   { job: 'updating the docs', re: /\b(readme|docs|documentation|doc page)\b|\bdocument (how|\w+ in)\b/i },
 ];
 
+/**
+ * A tool is also a package: a reader takes "update vitest" or "eslint to 9.0" for an upgrade, not
+ * for a test or lint job (unless the tool's own config or errors are what the ask is about).
+ */
+const TOOL_AS_PACKAGE =
+  /\b(update|upgrade|bump|pin|install|migrate to)\s+(the |our )?(vitest|jest|mocha|eslint|prettier|typescript|biome)\b(?!\s+(config|configuration|rules?|errors?|warnings?|types?|tests?|cases?|specs?))|\b(vitest|jest|mocha|eslint|prettier|typescript|biome)\s+(to|@)\s*v?\d/i;
+
 function jobOf(ask: string): string | null {
+  if (TOOL_AS_PACKAGE.test(ask)) return 'upgrading a dependency';
   for (const j of JOBS) if (j.re.test(ask)) return j.job;
   return null;
 }

@@ -98,11 +98,10 @@ export function clusterReads(db: Db): ClusterReads {
   };
 }
 
-/** Document frequencies of every term. */
-export function loadDocumentFrequencies(db: Db): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const r of db.prepare('SELECT term, df FROM mine_df').raw().iterate() as Iterable<[string, number]>) counts.set(r[0], r[1]);
-  return counts;
+/** A reader of one term's document frequency (0 when never seen), with its statement prepared once. */
+export function documentFrequencyReader(db: Db): (term: string) => number {
+  const stmt = db.prepare('SELECT df FROM mine_df WHERE term = ?').pluck();
+  return (term) => (stmt.get(term) as number | undefined) ?? 0;
 }
 
 export interface MemberWrite {
