@@ -132,6 +132,18 @@ export class CliBackend implements Backend {
     this.destination = opts.binaryPath;
   }
 
+  /** The replay settings that change what a perform run of a `project` task produces (rollout cache key). */
+  replayVariant(project: string | null | undefined): string {
+    const r = this.opts.replay ?? DEFAULT_CLI_REPLAY;
+    const outcome = project ? r.outcomeCommands[project] : undefined;
+    return JSON.stringify({
+      seed: r.seedWorkspace ? [r.seedLimits.maxFiles, r.seedLimits.maxBytes] : false,
+      skill: r.skillDelivery,
+      isolated: r.isolateAgentHomes,
+      outcome: outcome ? [outcome.command, outcome.timeoutMs, outcome.weight ?? null] : null,
+    });
+  }
+
   async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
     const started = Date.now();
     const { adapter } = this.opts;
