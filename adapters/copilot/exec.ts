@@ -18,7 +18,9 @@
  * Flags verified against `copilot --help` of @github/copilot 1.0.102.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { copilotHomes } from './home.js';
 import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 /** File tools and skill loading only: no bash, no web, no sub-agents. */
@@ -90,7 +92,8 @@ const COPILOT_TOKEN_ENV = ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN', '
 
 export const copilotHome: AgentHomeSpec = {
   envVar: 'COPILOT_HOME',
-  userHome: (env) => (env.COPILOT_HOME ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.copilot'),
+  // the agent record's own resolver (./home.ts): harvest, skills and replays agree on the home
+  userHome: (env) => copilotHomes({ env, home: env.HOME || os.homedir() })[0],
   carryLogin(userHome, privateHome, env) {
     if (COPILOT_TOKEN_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
     const config = path.join(userHome, 'config.json');
