@@ -21,11 +21,11 @@ import {
   installInstructions,
   recordBaseline,
   removeWorkspace,
-  seedWorkspace,
   workspaceChanges,
   type SeedLimits,
   type SeedReport,
 } from './workspace.js';
+import { workspacePool, type SeededLease } from './workspace-pool.js';
 import { runProcess, type ProcessResult } from './spawn.js';
 import { costUsd, estimateTokens, priceFor } from './pricing.js';
 import { runOutcomeCommand } from './outcome.js';
@@ -148,7 +148,9 @@ export class CliBackend implements Backend {
     const started = Date.now();
     const { adapter } = this.opts;
     const replay = this.opts.replay ?? DEFAULT_CLI_REPLAY;
-    const workspace = createWorkspace(this.opts.workspacesDir, { backend: this.name, operation: req.operation, runId: req.runId ?? null });
+    const info = { backend: this.name, operation: req.operation, runId: req.runId ?? null };
+    const lease = req.operation === 'perform' ? await this.openPerformWorkspace(req as LlmRequest<'perform'>, replay, info) : { dir: createWorkspace(this.opts.workspacesDir, info) };
+    const workspace = lease.dir;
     try {
       const env: NodeJS.ProcessEnv = { ...(this.opts.env ?? process.env) };
       if (replay.isolateAgentHomes) {
@@ -161,8 +163,8 @@ export class CliBackend implements Backend {
       }
       let system = req.system;
       let setup: PerformSetup | undefined;
-      if (req.operation === 'perform') {
-        setup = await this.preparePerform(workspace, req as LlmRequest<'perform'>, replay);
+      if ('seed' in lease) {
+        setup = await this.preparePerform(workspace, lease.seed, req as LlmRequest<'perform'>, replay);
         system = setup.system;
       }
       this.opts.onWorkspace?.(workspace, req);
@@ -187,19 +189,28 @@ export class CliBackend implements Backend {
       if (setup) reply.workspace = await this.finishPerform(workspace, setup, reply, replay);
       return reply;
     } finally {
-      if (!this.opts.keepWorkspaces) removeWorkspace(workspace);
+      if (this.opts.keepWorkspaces) {
+        /* left for debugging */
+      } else if ('seed' in lease && lease.pooled) workspacePool(this.opts.workspacesDir).release(lease);
+      else removeWorkspace(workspace);
     }
   }
 
-  /** Seeds the workspace, installs the skill the way the agent loads it, records the baseline. */
-  private async preparePerform(workspace: string, req: LlmRequest<'perform'>, replay: CliReplayOptions): Promise<PerformSetup> {
-    const { skill } = req.payload as PerformPayload;
+  /**
+   * The workspace of a perform run: seeded from the task's repository through the shared pool (a
+   * workspace of an earlier replay of the same commit is reset and reused), or empty with the reason.
+   */
+  private async openPerformWorkspace(req: LlmRequest<'perform'>, replay: CliReplayOptions, info: Record<string, unknown>): Promise<SeededLease & { pooled: boolean }> {
     const seedSpec = req.replay?.seed;
-    const seed: SeedReport = !replay.seedWorkspace
-      ? { seeded: false, reason: 'seeding is off (replay.seedWorkspace)', ms: 0 }
-      : seedSpec
-        ? await seedWorkspace(workspace, seedSpec, replay.seedLimits)
-        : { seeded: false, reason: 'no repository is recorded for this task', ms: 0 };
+    const reason = !replay.seedWorkspace ? 'seeding is off (replay.seedWorkspace)' : !seedSpec ? 'no repository is recorded for this task' : undefined;
+    if (reason || !seedSpec) return { dir: createWorkspace(this.opts.workspacesDir, info), seed: { seeded: false, reason, ms: 0 }, pooled: false };
+    const lease = await workspacePool(this.opts.workspacesDir).acquire(seedSpec, info, replay.seedLimits);
+    return { ...lease, pooled: true };
+  }
+
+  /** Installs the skill the way the agent loads it and records the baseline of the seeded workspace. */
+  private async preparePerform(workspace: string, seed: SeedReport, req: LlmRequest<'perform'>, replay: CliReplayOptions): Promise<PerformSetup> {
+    const { skill } = req.payload as PerformPayload;
     const native = replay.skillDelivery === 'native';
     let skillPath: string | undefined;
     if (native && skill.content.trim()) {
@@ -207,7 +218,8 @@ export class CliBackend implements Backend {
       if (isAgentSkill(skill.content)) installFile(workspace, skillPath, skill.content);
       else installInstructions(workspace, skillPath, skill.content);
     }
-    const baseline = await recordBaseline(workspace);
+    // a freshly seeded tree is known file by file: only what we installed needs adding
+    const baseline = await recordBaseline(workspace, seed.seeded ? (skillPath ? [skillPath] : []) : undefined);
     const project = req.replay?.project ?? null;
     const outcome = project ? replay.outcomeCommands[project] : undefined;
     return {
@@ -232,7 +244,10 @@ export class CliBackend implements Backend {
       seeded: setup.seed.seeded,
       reason: setup.seed.reason,
       commit: setup.seed.commit,
+      ref: setup.seed.ref,
       files: setup.seed.files,
+      ...(setup.seed.reused ? { reused: true } : {}),
+      seedMs: setup.seed.ms,
       skillDelivery: replay.skillDelivery,
       skillLoaded,
       changedFiles: changes.files.map((f) => (f.content === undefined ? f : { ...f, content: clean(f.content) })),

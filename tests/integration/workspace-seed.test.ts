@@ -90,6 +90,33 @@ describe('replay workspace seeded from the user repository', () => {
     removeWorkspace(ws);
   });
 
+  it('the baseline of a fresh seed from the installed paths alone equals a full snapshot (and defers to it for an ignored path)', async () => {
+    const full = createWorkspace(wsDir);
+    await seedWorkspace(full, { repo: repo.dir, branch: 'main', before: repo.sessionStart });
+    installInstructions(full, 'CHANGELOG.md', 'appended skill\n');
+    installInstructions(full, 'AGENTS.md', '# skill\n');
+    const byFullSnapshot = await recordBaseline(full);
+    const quick = createWorkspace(wsDir);
+    await seedWorkspace(quick, { repo: repo.dir, branch: 'main', before: repo.sessionStart });
+    installInstructions(quick, 'CHANGELOG.md', 'appended skill\n');
+    installInstructions(quick, 'AGENTS.md', '# skill\n');
+    const byInstalled = await recordBaseline(quick, ['CHANGELOG.md', 'AGENTS.md']);
+    expect(byInstalled?.tree).toBe(byFullSnapshot?.tree);
+    fs.writeFileSync(path.join(quick, 'notes.md'), 'by the agent\n');
+    expect((await workspaceChanges(quick, byInstalled!)).files.map((f) => f.path)).toEqual(['notes.md']);
+    removeWorkspace(full);
+    removeWorkspace(quick);
+
+    const ignoring = makeUserRepo(path.join(root, 'ignoring-repo'), { '.gitignore': '.agent/\n' });
+    const ws = createWorkspace(wsDir);
+    await seedWorkspace(ws, { repo: ignoring.dir, branch: 'main', before: ignoring.sessionStart });
+    installInstructions(ws, '.agent/skills/x/SKILL.md', '---\nname: x\n---\n');
+    const b = await recordBaseline(ws, ['.agent/skills/x/SKILL.md']);
+    // the skill the repository ignores is neither in the baseline nor reported as deleted or added
+    expect((await workspaceChanges(ws, b!)).files).toEqual([]);
+    removeWorkspace(ws);
+  });
+
   it('an empty (unseeded) workspace still reports what the agent created', async () => {
     const ws = createWorkspace(wsDir);
     const baseline = await recordBaseline(ws);
