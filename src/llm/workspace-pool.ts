@@ -176,6 +176,11 @@ export function workspacePool(workspacesDir: string): WorkspacePool {
   return pool;
 }
 
+/** Deletes the parked workspaces of every pool: a night's replays are over. */
+export function drainWorkspacePools(): void {
+  for (const pool of POOLS.values()) pool.drain();
+}
+
 /** Workspaces whose marker names a process that no longer runs: left by a crash, deleted. */
 export function sweepOrphans(workspacesDir: string): number {
   let removed = 0;

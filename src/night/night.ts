@@ -28,6 +28,7 @@ import { listTasks } from '../store/repos/tasks.js';
 import { budgetFromConfig, type BudgetTracker } from '../llm/budget.js';
 import { CHARS_PER_TOKEN, cliOverheadTokens, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
 import { createRoleBackends } from '../llm/registry.js';
+import { drainWorkspacePools } from '../llm/workspace-pool.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
@@ -297,6 +298,8 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       kvSet(db, 'night.last', { id, status: report.status, endedAt: report.endedAt, summary: report.summary, proposals: report.proposals });
     }
     releaseLease(db, NIGHT_LEASE, holder);
+    // the seeded workspaces kept between the night's replays go with it
+    drainWorkspacePools();
   }
 }
 
