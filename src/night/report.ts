@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { AgentId } from '../core/records.js';
 import { fmtScore, sanitizeLine } from '../proposals/staging-report.js';
+import { describeReplayWorkspaces, type ReplayWorkspaceSummary } from '../replay/index.js';
 
 export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
 /** `planned`: what a dry run would train (nothing ran) */
@@ -26,6 +27,8 @@ export interface NightItemReport {
   edits?: { accepted: number; rejected: number; unmatched: number };
   proposalId?: string;
   autoApplied?: boolean;
+  /** where this skill's replays ran: the commit each started from, reused workspaces, empty ones and why */
+  replays?: ReplayWorkspaceSummary;
 }
 
 export interface NightReport {
@@ -105,6 +108,10 @@ export function renderNightReport(r: NightReport): string {
     lines.push('');
     for (const i of r.items.filter((x) => x.reason)) {
       lines.push(`- **${sanitizeLine(i.target.name, 60)}**: ${sanitizeLine(i.reason!, 600)}${i.needed ? `. Needed: ${sanitizeLine(i.needed, 600)}` : ''}`);
+    }
+    for (const i of r.items) {
+      const where = i.replays ? describeReplayWorkspaces(i.replays) : '';
+      if (where) lines.push(`- **${sanitizeLine(i.target.name, 60)}** ${sanitizeLine(where, 800)}`);
     }
     lines.push('');
   }
