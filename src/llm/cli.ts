@@ -185,7 +185,13 @@ export class CliBackend implements Backend {
         signal,
         maxOutputBytes: this.opts.maxOutputBytes,
       });
-      const reply = this.toReply(proc, adapter.parseOutput(proc.stdout), started, (system ?? '') + req.prompt);
+      let parsed = adapter.parseOutput(proc.stdout);
+      if (adapter.readUsage && !parsed.tokensIn && !parsed.tokensOut) {
+        // the CLI's own usage log in the home this run used (private, or the user's when not isolated)
+        const fromHome = adapter.readUsage(adapter.home.userHome(env), parsed);
+        if (fromHome) parsed = { ...parsed, ...fromHome };
+      }
+      const reply = this.toReply(proc, parsed, started, (system ?? '') + req.prompt);
       if (setup) reply.workspace = await this.finishPerform(workspace, setup, reply, replay);
       return reply;
     } finally {
@@ -265,7 +271,7 @@ export class CliBackend implements Backend {
     }
     const model = parsed.model ?? this.opts.model ?? this.homeModel ?? this.model;
     const price = priceFor(model);
-    // some CLIs (copilot) report no tokens: estimate so token budgets still bind
+    // no counts on stdout nor in the CLI's own log (readUsage): estimate so token budgets still bind
     const tokensIn = parsed.tokensIn || parsed.tokensOut ? parsed.tokensIn : estimateTokens(sent);
     const tokensOut = parsed.tokensIn || parsed.tokensOut ? parsed.tokensOut : estimateTokens(parsed.text);
     return {
