@@ -97,3 +97,15 @@ export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; lim
     error: r.error,
   }));
 }
+
+/** The newest successful calls of one backend in one role (for measured per-call overhead and cost). */
+export function recentCallUsage(db: Db, backend: string, role: string, opts: { sinceMs: number; limit: number }): Array<{ tokensIn: number; tokensOut: number; bytesSent: number; costUsd: number }> {
+  return (
+    db
+      .prepare(
+        `SELECT tokens_in AS tokensIn, tokens_out AS tokensOut, bytes_sent AS bytesSent, cost_usd AS costUsd FROM ledger
+         WHERE backend = ? AND role = ? AND ok = 1 AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`,
+      )
+      .all(backend, role, opts.sinceMs, Math.max(1, Math.floor(opts.limit))) as Array<{ tokensIn: number; tokensOut: number; bytesSent: number; costUsd: number }>
+  );
+}
