@@ -501,3 +501,19 @@ export async function workspaceChanges(workspace: string, baseline: Baseline, ca
   }
   return { files, diff, truncated };
 }
+
+// ---- a repository's identity ---------------------------------------------------------------------
+
+/**
+ * The root (first) commit of the repository a folder belongs to: what stays the same when the
+ * repository is moved or cloned elsewhere. The oldest root when history has several. Read from
+ * the object store only; undefined when the folder is not in a repository or it has no commit.
+ */
+export async function repoRootCommit(dir: string, timeoutMs = 20_000): Promise<string | undefined> {
+  const gitDir = findGitDir(dir);
+  if (!gitDir) return undefined;
+  const r = await git(['--git-dir', gitDir, 'rev-list', '--max-parents=0', 'HEAD', '--'], { timeoutMs });
+  if (r.code !== 0) return undefined;
+  const roots = r.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l));
+  return roots[roots.length - 1];
+}

@@ -30,6 +30,7 @@ import { CHARS_PER_TOKEN, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '.
 import { measuredCallOverhead, type CallOverhead } from '../llm/ledger.js';
 import { createRoleBackends } from '../llm/registry.js';
 import { drainWorkspacePools } from '../llm/workspace-pool.js';
+import { followMovedRepos } from './follow-moved-repos.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
@@ -202,6 +203,15 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
         report.harvest = { error: errorMessage(err) };
         report.notes.push(`harvest failed (${errorMessage(err)}); using the tasks already in the store`);
       }
+    }
+
+    // a repository that moved takes its sessions and tasks along (same root commit, new path)
+    try {
+      const followed = await followMovedRepos(db, clock.now());
+      for (const m of followed.moved) report.notes.push(`${m.from} moved to ${m.to} (same repository, first commit ${m.rootCommit.slice(0, 12)}): ${m.tasks} task(s) and ${m.sessions} session(s) follow it`);
+      report.notes.push(...followed.notes);
+    } catch (err) {
+      report.notes.push(`could not check for moved repositories: ${errorMessage(err)}`);
     }
 
     let backends: RoleBackends | null = null;
