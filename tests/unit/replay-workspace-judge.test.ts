@@ -83,6 +83,15 @@ describe('models past their end of life', () => {
     expect(modelLifeChecks(ConfigSchema.parse({}), new Date('2026-12-01T00:00:00Z'))).toEqual([]); // the default model exists today
     const old = modelLifeChecks(ConfigSchema.parse({ backends: { anthropic: { model: 'claude-sonnet-4-5' } } }), new Date('2026-12-01T00:00:00Z'));
     expect(old).toEqual([expect.objectContaining({ name: 'model claude-sonnet-4-5', status: 'fail' })]);
+    // a model no config names but the ledger shows an agent CLI running (its own default) is checked too
+    const used = modelLifeChecks(ConfigSchema.parse({}), new Date('2026-12-01T00:00:00Z'), [
+      { backend: 'claude', model: 'claude-sonnet-4-5-20250929' },
+      { backend: 'codex', model: 'gpt-5.1-codex' },
+    ]);
+    expect(used).toEqual([
+      expect.objectContaining({ name: 'model claude-sonnet-4-5-20250929', status: 'fail', detail: expect.stringContaining('used by the claude backend in the last 30 days, not configured') }),
+    ]);
+    expect(used[0].fix).toMatch(/roles\.target\.model/);
   });
 });
 

@@ -109,3 +109,10 @@ export function recentCallUsage(db: Db, backend: string, role: string, opts: { s
       .all(backend, role, opts.sinceMs, Math.max(1, Math.floor(opts.limit))) as Array<{ tokensIn: number; tokensOut: number; bytesSent: number; costUsd: number }>
   );
 }
+
+/** Models named by successful calls since `sinceMs`, with the backend that used them (what the agent CLIs really ran). */
+export function recentModels(db: Db, sinceMs: number): Array<{ backend: string; model: string }> {
+  return db
+    .prepare('SELECT DISTINCT backend, model FROM ledger WHERE ok = 1 AND ts >= ? AND model IS NOT NULL ORDER BY backend, model')
+    .all(sinceMs) as Array<{ backend: string; model: string }>;
+}
