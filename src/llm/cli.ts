@@ -17,6 +17,7 @@ import {
   DEFAULT_SEED_LIMITS,
   createAgentHome,
   createWorkspace,
+  excludeFromChanges,
   installFile,
   installInstructions,
   recordBaseline,
@@ -176,8 +177,11 @@ export class CliBackend implements Backend {
         mode: req.operation === 'perform' ? 'agent' : 'text',
         env: this.opts.env ?? process.env,
       });
-      // files the adapter needs beside the workspace's own (an isolated CLI home's settings)
-      for (const [rel, content] of Object.entries(inv.files ?? {})) installFile(workspace, rel, content);
+      // files the adapter needs beside the workspace's own (an isolated CLI home's settings): its
+      // folders are ours, so what the CLI writes there is not reported as the agent's changes
+      const adapterFiles = Object.entries(inv.files ?? {});
+      for (const [rel, content] of adapterFiles) installFile(workspace, rel, content);
+      if (setup) excludeFromChanges(workspace, [...new Set(adapterFiles.map(([rel]) => rel.split('/')[0]))]);
       const proc = await runProcess(this.opts.binaryPath, inv.argv, {
         cwd: workspace,
         env: { ...env, ...inv.env },

@@ -360,6 +360,18 @@ function removeGitDirs(dir: string): boolean {
   }
 }
 
+/**
+ * Folders of the workspace that are ours, not the agent's work (an agent home the CLI must find
+ * inside its cwd): left out of what the agent is said to have changed.
+ */
+export function excludeFromChanges(workspace: string, relDirs: string[]): void {
+  const file = path.join(workspace + TRACK_SUFFIX, 'info', 'exclude');
+  if (!fs.existsSync(file)) return;
+  const have = new Set(fs.readFileSync(file, 'utf8').split('\n'));
+  const add = relDirs.map((d) => `/${d.replace(/^\/+|\/+$/g, '')}/`).filter((l) => l !== '//' && !have.has(l));
+  if (add.length) fs.appendFileSync(file, add.join('\n') + '\n');
+}
+
 /** Rewrites a workspace's marker for its next run (a reused workspace keeps its path). */
 export function remarkWorkspace(dir: string, info: Record<string, unknown> = {}): void {
   fs.writeFileSync(path.join(dir, WORKSPACE_MARKER), JSON.stringify({ createdBy: 'skillopt-sleep', pid: process.pid, createdAt: new Date().toISOString(), ...info }) + '\n', { mode: 0o600 });

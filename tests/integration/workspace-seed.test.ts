@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, installInstructions, recordBaseline, removeWorkspace, seedWorkspace, workspaceChanges, WORKSPACE_MARKER } from '../../src/llm/workspace.js';
+import { createWorkspace, excludeFromChanges, installInstructions, recordBaseline, removeWorkspace, seedWorkspace, workspaceChanges, WORKSPACE_MARKER } from '../../src/llm/workspace.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { hashTree, makeUserRepo, type UserRepo } from '../helpers/user-repo.js';
 
@@ -114,6 +114,20 @@ describe('replay workspace seeded from the user repository', () => {
     const b = await recordBaseline(ws, ['.agent/skills/x/SKILL.md']);
     // the skill the repository ignores is neither in the baseline nor reported as deleted or added
     expect((await workspaceChanges(ws, b!)).files).toEqual([]);
+    removeWorkspace(ws);
+  });
+
+  it("folders that are ours (an agent home inside the workspace) are not reported as the agent's changes", async () => {
+    const ws = createWorkspace(wsDir);
+    await seedWorkspace(ws, { repo: repo.dir, branch: 'main', before: repo.sessionStart });
+    const baseline = await recordBaseline(ws, []);
+    excludeFromChanges(ws, ['.agent-home']);
+    excludeFromChanges(ws, ['.agent-home']); // idempotent
+    fs.mkdirSync(path.join(ws, '.agent-home', 'chats'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.agent-home', 'chats', 'session.json'), '{}\n');
+    fs.writeFileSync(path.join(ws, 'notes.md'), 'the agent\'s work\n');
+    expect((await workspaceChanges(ws, baseline!)).files.map((f) => f.path)).toEqual(['notes.md']);
+    expect(fs.readFileSync(ws + '.track/info/exclude', 'utf8').match(/\.agent-home/g)).toHaveLength(1);
     removeWorkspace(ws);
   });
 
