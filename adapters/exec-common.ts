@@ -76,6 +76,11 @@ export interface ExecAdapter {
   /** where the skill goes inside the workspace (relative path), by the way this agent loads it */
   skillPath(skill: ExecSkill): string;
   parseOutput(stdout: string): ExecResult;
+  /**
+   * For CLIs whose stdout carries no token counts: the counts the CLI wrote to its own home
+   * (`home` is the one the run used, private or the user's; read only). Undefined: none found.
+   */
+  readUsage?(home: string, parsed: ExecResult): Partial<ExecResult> | undefined;
   /** the private home replays run with (no trace in the user's agent) */
   readonly home: AgentHomeSpec;
   /** the tool names that mean "the agent loaded a skill" from a skills folder (instruction files are injected whole) */

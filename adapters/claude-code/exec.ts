@@ -20,7 +20,9 @@
  * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { claudeHomes } from './home.js';
 import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 /** File tools only, plus Skill so the agent can load the installed skill on demand. */
@@ -103,7 +105,8 @@ const CLAUDE_ANY_AUTH_ENV = [...CLAUDE_API_KEY_ENV, 'CLAUDE_CODE_OAUTH_TOKEN', '
 
 export const claudeHome: AgentHomeSpec = {
   envVar: 'CLAUDE_CONFIG_DIR',
-  userHome: (env) => (env.CLAUDE_CONFIG_DIR ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.claude'),
+  // the agent record's own resolver (./home.ts): harvest, skills and replays agree on the home
+  userHome: (env) => claudeHomes({ env, home: env.HOME || os.homedir() })[0],
   carryLogin(userHome, _privateHome, env): { env: Record<string, string>; note?: string } {
     if (CLAUDE_ANY_AUTH_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
     try {

@@ -17,7 +17,9 @@
  * Flags verified against `codex exec --help` of @openai/codex 0.169.0.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { codexHomes } from './home.js';
 import { num, obj, parseJsonLines, type AgentHomeSpec, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 export function buildCodexInvocation(input: ExecInput): ExecInvocation {
@@ -102,7 +104,8 @@ export function codexProviderConfig(toml: string): string {
 
 export const codexHome: AgentHomeSpec = {
   envVar: 'CODEX_HOME',
-  userHome: (env) => (env.CODEX_HOME ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.codex'),
+  // the agent record's own resolver (./home.ts): harvest, skills and replays agree on the home
+  userHome: (env) => codexHomes({ env, home: env.HOME || os.homedir() })[0],
   carryLogin(userHome, privateHome) {
     const notes: string[] = [];
     const auth = path.join(userHome, 'auth.json');

@@ -18,7 +18,9 @@
  * Flags verified against `copilot --help` of @github/copilot 1.0.102.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { copilotHomes } from './home.js';
 import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillName, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
 /** File tools and skill loading only: no bash, no web, no sub-agents. */
@@ -57,7 +59,7 @@ export function copilotSkillPath(skill: ExecSkill): string {
 /**
  * Copilot CLI JSONL (as printed by 1.0.102): `assistant.message` {data.content}, `tool.execution_start`
  * {data.toolName}, `session.error`, and a final `result` {sessionId, exitCode, usage} — which reports
- * premium requests, not tokens (the caller estimates tokens then).
+ * premium requests, not tokens: those are read from its session log (readCopilotSessionUsage).
  */
 export function parseCopilotOutput(stdout: string): ExecResult {
   const events = parseJsonLines(stdout);
@@ -86,11 +88,58 @@ export function parseCopilotOutput(stdout: string): ExecResult {
   return { text, tokensIn, tokensOut, toolsCalled: tools, sessionId, model, error: text ? undefined : error };
 }
 
+/**
+ * Copilot prints no token counts on stdout (its `result` event reports premium requests), but it
+ * writes them to its own session log: `<COPILOT_HOME>/session-state/<sessionId>/events.jsonl` has a
+ * `session.usage_record` per model call ({usage: {model, inputTokens, outputTokens, cacheReadTokens}})
+ * and, at a clean exit, `session.shutdown` with the totals per model (`modelMetrics`). The totals
+ * win; the per-call records stand in when the process was cut before its shutdown event.
+ * (Seen in @github/copilot 1.0.102; inputTokens counts the cached prompt tokens too, as OpenAI's do.)
+ */
+export function readCopilotSessionUsage(home: string, parsed: ExecResult): Partial<ExecResult> | undefined {
+  if (!parsed.sessionId || !/^[\w-]+$/.test(parsed.sessionId)) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(home, 'session-state', parsed.sessionId, 'events.jsonl'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const perCall = { in: 0, out: 0, cache: 0, n: 0, model: undefined as string | undefined };
+  let totals: { in: number; out: number; cache: number; model?: string } | undefined;
+  for (const ev of parseJsonLines(text)) {
+    const data = obj(ev.data);
+    if (ev.type === 'session.usage_record') {
+      const u = obj(data.usage);
+      perCall.in += num(u.inputTokens);
+      perCall.out += num(u.outputTokens);
+      perCall.cache += num(u.cacheReadTokens);
+      perCall.n++;
+      if (typeof u.model === 'string') perCall.model = u.model;
+    }
+    if (ev.type === 'session.shutdown') {
+      const metrics = obj(data.modelMetrics ?? obj(data.accountingSnapshot).modelMetrics);
+      const t = { in: 0, out: 0, cache: 0, model: undefined as string | undefined };
+      for (const [model, m] of Object.entries(metrics)) {
+        const u = obj(obj(m).usage);
+        t.in += num(u.inputTokens);
+        t.out += num(u.outputTokens);
+        t.cache += num(u.cacheReadTokens);
+        t.model = model;
+      }
+      if (t.in || t.out) totals = t;
+    }
+  }
+  const use = totals ?? (perCall.n ? perCall : undefined);
+  if (!use || (!use.in && !use.out)) return undefined;
+  return { tokensIn: use.in, tokensOut: use.out, ...(use.cache ? { cacheReadTokens: use.cache } : {}), ...(use.model && !parsed.model ? { model: use.model } : {}) };
+}
+
 const COPILOT_TOKEN_ENV = ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN', 'COPILOT_PROVIDER_BASE_URL'];
 
 export const copilotHome: AgentHomeSpec = {
   envVar: 'COPILOT_HOME',
-  userHome: (env) => (env.COPILOT_HOME ?? '').split(',')[0].trim() || path.join(env.HOME ?? '', '.copilot'),
+  // the agent record's own resolver (./home.ts): harvest, skills and replays agree on the home
+  userHome: (env) => copilotHomes({ env, home: env.HOME || os.homedir() })[0],
   carryLogin(userHome, privateHome, env) {
     if (COPILOT_TOKEN_ENV.some((k) => env[k])) return { env: {}, note: 'login from the environment' };
     const config = path.join(userHome, 'config.json');
@@ -110,6 +159,7 @@ export const copilotExec: ExecAdapter = {
   buildInvocation: buildCopilotInvocation,
   skillPath: copilotSkillPath,
   parseOutput: parseCopilotOutput,
+  readUsage: readCopilotSessionUsage,
   home: copilotHome,
   skillTools: ['skill'],
 };

@@ -15,7 +15,8 @@
  * takes a replacement system prompt only from a file (GEMINI_SYSTEM_MD).
  * Flags verified against `gemini --help` of @google/gemini-cli 0.61.0.
  */
-import path from 'node:path';
+import os from 'node:os';
+import { geminiHomes } from './home.js';
 import { GEMINI_SKILL_TOOL } from './vocabulary.js';
 import { isAgentSkill, num, obj, parseJsonLines, safeSkillName, type AgentHomeSpec, type ExecAdapter, type ExecInput, type ExecInvocation, type ExecResult, type ExecSkill } from '../exec-common.js';
 
@@ -97,7 +98,8 @@ export function parseGeminiOutput(stdout: string): ExecResult {
  */
 export const geminiHome: AgentHomeSpec = {
   envVar: 'GEMINI_CLI_HOME',
-  userHome: (env) => env.GEMINI_CLI_HOME?.trim() || path.join(env.HOME ?? '', '.gemini'),
+  // the agent record's own resolver (./home.ts): harvest, skills and replays agree on the home
+  userHome: (env) => geminiHomes({ env, home: env.HOME || os.homedir() })[0],
   carryLogin: (_userHome, _privateHome, env) => ({ env: {}, note: geminiAuthType(env) ? 'login from the environment' : 'no login in the environment: set GEMINI_API_KEY (or the Vertex AI variables)' }),
   billsApiKey: (env) => Boolean(env.GEMINI_API_KEY),
 };

@@ -234,6 +234,12 @@ export interface Backend {
   /** host or binary the calls go to ('local' for sim) — recorded in the egress ledger */
   readonly destination: string;
   complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply>;
+  /**
+   * For backends that replay a task in a workspace (the agent CLIs): the settings beyond name and
+   * model that change a replay's result for a task of `project` (workspace seeding, how the skill
+   * is delivered, the project's outcome command). Part of the rollout cache key; absent elsewhere.
+   */
+  replayVariant?(project: string | null | undefined): string;
 }
 
 /** The four roles resolved to backends for a run. */

@@ -173,7 +173,13 @@ export const ReplayWorkspaceSchema = z.object({
   /** why it is empty, or a note about the commit used */
   reason: z.string().optional(),
   commit: z.string().optional(),
+  /** the ref the commit was found on (the session's branch, a remote's copy of it, or HEAD) */
+  ref: z.string().optional(),
   files: z.number().int().nonnegative().optional(),
+  /** the workspace of an earlier replay of the same commit, reset to it instead of checked out again */
+  reused: z.boolean().optional(),
+  /** time spent preparing the workspace (resolve + checkout or reset) */
+  seedMs: z.number().nonnegative().optional(),
   /** how the skill reached the agent */
   skillDelivery: z.enum(['native', 'system-prompt']),
   /** native delivery: did the agent load the skill (a Skill tool call; instruction files are injected, so true) */

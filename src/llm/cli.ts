@@ -17,15 +17,16 @@ import {
   DEFAULT_SEED_LIMITS,
   createAgentHome,
   createWorkspace,
+  excludeFromChanges,
   installFile,
   installInstructions,
   recordBaseline,
   removeWorkspace,
-  seedWorkspace,
   workspaceChanges,
   type SeedLimits,
   type SeedReport,
 } from './workspace.js';
+import { workspacePool, type SeededLease } from './workspace-pool.js';
 import { runProcess, type ProcessResult } from './spawn.js';
 import { costUsd, estimateTokens, priceFor } from './pricing.js';
 import { runOutcomeCommand } from './outcome.js';
@@ -132,11 +133,25 @@ export class CliBackend implements Backend {
     this.destination = opts.binaryPath;
   }
 
+  /** The replay settings that change what a perform run of a `project` task produces (rollout cache key). */
+  replayVariant(project: string | null | undefined): string {
+    const r = this.opts.replay ?? DEFAULT_CLI_REPLAY;
+    const outcome = project ? r.outcomeCommands[project] : undefined;
+    return JSON.stringify({
+      seed: r.seedWorkspace ? [r.seedLimits.maxFiles, r.seedLimits.maxBytes] : false,
+      skill: r.skillDelivery,
+      isolated: r.isolateAgentHomes,
+      outcome: outcome ? [outcome.command, outcome.timeoutMs, outcome.weight ?? null] : null,
+    });
+  }
+
   async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
     const started = Date.now();
     const { adapter } = this.opts;
     const replay = this.opts.replay ?? DEFAULT_CLI_REPLAY;
-    const workspace = createWorkspace(this.opts.workspacesDir, { backend: this.name, operation: req.operation, runId: req.runId ?? null });
+    const info = { backend: this.name, operation: req.operation, runId: req.runId ?? null };
+    const lease = req.operation === 'perform' ? await this.openPerformWorkspace(req as LlmRequest<'perform'>, replay, info) : { dir: createWorkspace(this.opts.workspacesDir, info) };
+    const workspace = lease.dir;
     try {
       const env: NodeJS.ProcessEnv = { ...(this.opts.env ?? process.env) };
       if (replay.isolateAgentHomes) {
@@ -149,8 +164,8 @@ export class CliBackend implements Backend {
       }
       let system = req.system;
       let setup: PerformSetup | undefined;
-      if (req.operation === 'perform') {
-        setup = await this.preparePerform(workspace, req as LlmRequest<'perform'>, replay);
+      if ('seed' in lease) {
+        setup = await this.preparePerform(workspace, lease.seed, req as LlmRequest<'perform'>, replay);
         system = setup.system;
       }
       this.opts.onWorkspace?.(workspace, req);
@@ -162,8 +177,11 @@ export class CliBackend implements Backend {
         mode: req.operation === 'perform' ? 'agent' : 'text',
         env: this.opts.env ?? process.env,
       });
-      // files the adapter needs beside the workspace's own (an isolated CLI home's settings)
-      for (const [rel, content] of Object.entries(inv.files ?? {})) installFile(workspace, rel, content);
+      // files the adapter needs beside the workspace's own (an isolated CLI home's settings): its
+      // folders are ours, so what the CLI writes there is not reported as the agent's changes
+      const adapterFiles = Object.entries(inv.files ?? {});
+      for (const [rel, content] of adapterFiles) installFile(workspace, rel, content);
+      if (setup) excludeFromChanges(workspace, [...new Set(adapterFiles.map(([rel]) => rel.split('/')[0]))]);
       const proc = await runProcess(this.opts.binaryPath, inv.argv, {
         cwd: workspace,
         env: { ...env, ...inv.env },
@@ -171,23 +189,38 @@ export class CliBackend implements Backend {
         signal,
         maxOutputBytes: this.opts.maxOutputBytes,
       });
-      const reply = this.toReply(proc, adapter.parseOutput(proc.stdout), started, (system ?? '') + req.prompt);
+      let parsed = adapter.parseOutput(proc.stdout);
+      if (adapter.readUsage && !parsed.tokensIn && !parsed.tokensOut) {
+        // the CLI's own usage log in the home this run used (private, or the user's when not isolated)
+        const fromHome = adapter.readUsage(adapter.home.userHome(env), parsed);
+        if (fromHome) parsed = { ...parsed, ...fromHome };
+      }
+      const reply = this.toReply(proc, parsed, started, (system ?? '') + req.prompt);
       if (setup) reply.workspace = await this.finishPerform(workspace, setup, reply, replay);
       return reply;
     } finally {
-      if (!this.opts.keepWorkspaces) removeWorkspace(workspace);
+      if (this.opts.keepWorkspaces) {
+        /* left for debugging */
+      } else if ('seed' in lease && lease.pooled) workspacePool(this.opts.workspacesDir).release(lease);
+      else removeWorkspace(workspace);
     }
   }
 
-  /** Seeds the workspace, installs the skill the way the agent loads it, records the baseline. */
-  private async preparePerform(workspace: string, req: LlmRequest<'perform'>, replay: CliReplayOptions): Promise<PerformSetup> {
-    const { skill } = req.payload as PerformPayload;
+  /**
+   * The workspace of a perform run: seeded from the task's repository through the shared pool (a
+   * workspace of an earlier replay of the same commit is reset and reused), or empty with the reason.
+   */
+  private async openPerformWorkspace(req: LlmRequest<'perform'>, replay: CliReplayOptions, info: Record<string, unknown>): Promise<SeededLease & { pooled: boolean }> {
     const seedSpec = req.replay?.seed;
-    const seed: SeedReport = !replay.seedWorkspace
-      ? { seeded: false, reason: 'seeding is off (replay.seedWorkspace)', ms: 0 }
-      : seedSpec
-        ? await seedWorkspace(workspace, seedSpec, replay.seedLimits)
-        : { seeded: false, reason: 'no repository is recorded for this task', ms: 0 };
+    const reason = !replay.seedWorkspace ? 'seeding is off (replay.seedWorkspace)' : !seedSpec ? 'no repository is recorded for this task' : undefined;
+    if (reason || !seedSpec) return { dir: createWorkspace(this.opts.workspacesDir, info), seed: { seeded: false, reason, ms: 0 }, pooled: false };
+    const lease = await workspacePool(this.opts.workspacesDir).acquire(seedSpec, info, replay.seedLimits);
+    return { ...lease, pooled: true };
+  }
+
+  /** Installs the skill the way the agent loads it and records the baseline of the seeded workspace. */
+  private async preparePerform(workspace: string, seed: SeedReport, req: LlmRequest<'perform'>, replay: CliReplayOptions): Promise<PerformSetup> {
+    const { skill } = req.payload as PerformPayload;
     const native = replay.skillDelivery === 'native';
     let skillPath: string | undefined;
     if (native && skill.content.trim()) {
@@ -195,7 +228,8 @@ export class CliBackend implements Backend {
       if (isAgentSkill(skill.content)) installFile(workspace, skillPath, skill.content);
       else installInstructions(workspace, skillPath, skill.content);
     }
-    const baseline = await recordBaseline(workspace);
+    // a freshly seeded tree is known file by file: only what we installed needs adding
+    const baseline = await recordBaseline(workspace, seed.seeded ? (skillPath ? [skillPath] : []) : undefined);
     const project = req.replay?.project ?? null;
     const outcome = project ? replay.outcomeCommands[project] : undefined;
     return {
@@ -220,7 +254,10 @@ export class CliBackend implements Backend {
       seeded: setup.seed.seeded,
       reason: setup.seed.reason,
       commit: setup.seed.commit,
+      ref: setup.seed.ref,
       files: setup.seed.files,
+      ...(setup.seed.reused ? { reused: true } : {}),
+      seedMs: setup.seed.ms,
       skillDelivery: replay.skillDelivery,
       skillLoaded,
       changedFiles: changes.files.map((f) => (f.content === undefined ? f : { ...f, content: clean(f.content) })),
@@ -238,7 +275,7 @@ export class CliBackend implements Backend {
     }
     const model = parsed.model ?? this.opts.model ?? this.homeModel ?? this.model;
     const price = priceFor(model);
-    // some CLIs (copilot) report no tokens: estimate so token budgets still bind
+    // no counts on stdout nor in the CLI's own log (readUsage): estimate so token budgets still bind
     const tokensIn = parsed.tokensIn || parsed.tokensOut ? parsed.tokensIn : estimateTokens(sent);
     const tokensOut = parsed.tokensIn || parsed.tokensOut ? parsed.tokensOut : estimateTokens(parsed.text);
     return {

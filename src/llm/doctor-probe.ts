@@ -5,10 +5,13 @@
 import type { DoctorCheck, DoctorContext } from '../core/doctor.js';
 import { Role } from '../core/protocol.js';
 import { detectBackends } from './detect.js';
+import fs from 'node:fs';
 import { modelLifeStatus } from './model-eol.js';
+import { openDb } from '../store/db.js';
+import { recentModels } from '../store/repos/ledger.js';
 import { networkCutAvailable } from './outcome.js';
 
-export function backendChecks(ctx: Pick<DoctorContext, 'config' | 'env'>): DoctorCheck[] {
+export function backendChecks(ctx: Pick<DoctorContext, 'config' | 'env'> & Partial<Pick<DoctorContext, 'paths'>>): DoctorCheck[] {
   const d = detectBackends(ctx.config, ctx.env);
   const checks: DoctorCheck[] = [];
   for (const a of d.available) {
@@ -29,29 +32,52 @@ export function backendChecks(ctx: Pick<DoctorContext, 'config' | 'env'>): Docto
           : undefined,
     });
   }
-  checks.push(...modelLifeChecks(ctx.config, new Date()));
+  const now = new Date();
+  checks.push(...modelLifeChecks(ctx.config, now, ctx.paths ? recentlyUsedModels({ paths: ctx.paths }, now) : []));
   return checks;
 }
 
-/** A warning per configured model that is past (or near) its provider's end of life. */
-export function modelLifeChecks(config: DoctorContext['config'], now: Date): DoctorCheck[] {
-  const models = new Set<string>([config.backends.anthropic.model, config.backends.openai.model]);
+/**
+ * A warning per model past (or near) its provider's end of life: the configured ones, and the ones
+ * recent calls really ran (`used`, from the ledger: an agent CLI's own default is no config key).
+ */
+export function modelLifeChecks(config: DoctorContext['config'], now: Date, used: ReadonlyArray<{ backend: string; model: string }> = []): DoctorCheck[] {
+  const models = new Map<string, string>([
+    [config.backends.anthropic.model, 'configured'],
+    [config.backends.openai.model, 'configured'],
+  ]);
   for (const role of Role.options) {
     const m = config.roles[role].model;
-    if (m) models.add(m);
+    if (m) models.set(m, 'configured');
   }
+  for (const u of used) if (!models.has(u.model)) models.set(u.model, `used by the ${u.backend} backend in the last 30 days`);
   const out: DoctorCheck[] = [];
-  for (const m of models) {
+  for (const [m, why] of models) {
     const life = modelLifeStatus(m, now);
     if (life.state === 'current') continue;
+    const where = why === 'configured' ? '' : ` (${why}, not configured: the agent's own default)`;
     out.push({
       name: `model ${m}`,
       status: life.state === 'retired' ? 'fail' : 'warn',
-      detail: life.state === 'retired' ? `past its end of life (${life.endOfLife}): calls to it fail` : `deprecated, end of life ${life.endOfLife}`,
-      fix: 'pick a current model, e.g. `skillopt-sleep config set backends.anthropic.model claude-sonnet-4-6`',
+      detail: `${life.state === 'retired' ? `past its end of life (${life.endOfLife}): calls to it fail` : `deprecated, end of life ${life.endOfLife}`}${where}`,
+      fix:
+        why === 'configured'
+          ? 'pick a current model, e.g. `skillopt-sleep config set backends.anthropic.model claude-sonnet-4-6`'
+          : 'set a current model for that role, e.g. `skillopt-sleep config set roles.target.model claude-sonnet-4-6`, or update the agent CLI',
     });
   }
   return out;
+}
+
+/** Models the ledger saw in the last 30 days (none when there is no store yet). */
+function recentlyUsedModels(ctx: Pick<DoctorContext, 'paths'>, now: Date): Array<{ backend: string; model: string }> {
+  if (!ctx.paths?.database || !fs.existsSync(ctx.paths.database)) return [];
+  const db = openDb(ctx.paths.database, { readonly: true });
+  try {
+    return recentModels(db, now.getTime() - 30 * 86_400_000);
+  } finally {
+    db.close();
+  }
 }
 
 /** What a replay may do on this machine: seeding from the user's repositories and the outcome commands that may run. */

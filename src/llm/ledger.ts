@@ -3,7 +3,10 @@
  * how many secrets were redacted from it, and a hash of exactly what was sent). `sim` and cache
  * hits never leave the machine and are not recorded.
  */
-import type { LedgerRow } from '../store/repos/ledger.js';
+import type { Db } from '../store/db.js';
+import { recentCallUsage, type LedgerRow } from '../store/repos/ledger.js';
+import { CHARS_PER_TOKEN, cliOverheadTokens } from './pricing.js';
+import type { Role } from '../core/protocol.js';
 
 export { listEgress, recordEgress, type LedgerRow } from '../store/repos/ledger.js';
 
@@ -68,4 +71,34 @@ export function sumTotals(totals: readonly DestinationTotal[]): LedgerTotals {
     sum.costUsd += t.costUsd;
   }
   return sum;
+}
+
+/** What one call of a backend in a role costs beyond the prompt we send, measured or assumed. */
+export interface CallOverhead {
+  /** prompt tokens the agent CLI adds to ours per call (its system prompt, tools, skill listing, file reads) */
+  tokens: number;
+  /** dollars per call as the CLI reported them (0 on a subscription) */
+  usdPerCall: number;
+  /** calls it was measured on (0: the built-in assumption) */
+  calls: number;
+  source: 'measured' | 'default';
+}
+
+/** Fewer calls than this and the built-in figure stands (one odd call is not a measurement). */
+export const MIN_MEASURED_CALLS = 3;
+
+/**
+ * The per-call overhead of an agent CLI in a role, from the ledger: the median over its newest
+ * successful calls (last 30 days, up to 200) of the tokens it reported minus the tokens of what we
+ * sent, and the mean cost per call. The built-in constant when there are not enough calls yet.
+ */
+export function measuredCallOverhead(db: Db | undefined, backend: string, role: Role, now = Date.now()): CallOverhead {
+  const fallback: CallOverhead = { tokens: cliOverheadTokens(role), usdPerCall: 0, calls: 0, source: 'default' };
+  if (!db) return fallback;
+  const rows = recentCallUsage(db, backend, role, { sinceMs: now - 30 * 86_400_000, limit: 200 });
+  if (rows.length < MIN_MEASURED_CALLS) return fallback;
+  const extra = rows.map((r) => Math.max(0, r.tokensIn - r.bytesSent / CHARS_PER_TOKEN)).sort((a, b) => a - b);
+  const mid = extra.length >> 1;
+  const median = extra.length % 2 ? extra[mid] : (extra[mid - 1] + extra[mid]) / 2;
+  return { tokens: Math.round(median), usdPerCall: rows.reduce((a, r) => a + r.costUsd, 0) / rows.length, calls: rows.length, source: 'measured' };
 }

@@ -110,6 +110,10 @@ export class ManagedBackend implements Backend {
     return this.o.inner;
   }
 
+  replayVariant(project: string | null | undefined): string {
+    return this.o.inner.replayVariant?.(project) ?? '';
+  }
+
   private cacheKeyFor<O extends Operation>(request: LlmRequest<O>): string | undefined {
     if (!request.cacheable || !this.o.db) return undefined;
     const req = this.o.local ? request : redactRequest(request).req;

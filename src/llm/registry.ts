@@ -16,7 +16,8 @@ import { detectBackends, type ConcreteBackend, type Detection } from './detect.j
 import { Limiter } from './limiter.js';
 import { ManagedBackend, type ManagedOptions } from './managed.js';
 import { OpenAiBackend } from './openai.js';
-import { cliOverheadTokens, FALLBACK_PRICE, FREE, priceFor, type ModelPrice } from './pricing.js';
+import { FALLBACK_PRICE, FREE, priceFor, type ModelPrice } from './pricing.js';
+import { measuredCallOverhead } from './ledger.js';
 import { findOnPath } from './spawn.js';
 import { createSimBackend } from './sim/index.js';
 
@@ -135,7 +136,8 @@ export function createRoleBackends(config: Config, opts: RoleBackendOptions = {}
       price: made.price,
       billable: made.billable,
       local: made.local,
-      overheadTokens: isCli ? cliOverheadTokens(role) : 0,
+      // what this CLI really added per call on this machine (the ledger), else the built-in figure
+      overheadTokens: isCli ? measuredCallOverhead(opts.db, choice.backend, role).tokens : 0,
       db: opts.db,
       runId: opts.runId,
       budget: opts.budget,

@@ -119,6 +119,8 @@ export interface SeedReport {
   submodules?: string[];
   /** the repository stores some files in Git LFS: those are checked out as pointer files */
   lfsPointers?: boolean;
+  /** a workspace of an earlier replay of the same commit, reset to it (no full checkout) */
+  reused?: boolean;
   ms: number;
 }
 
@@ -205,67 +207,180 @@ async function resolveCommit(gitDir: string, seed: WorkspaceSeed, timeoutMs: num
   return { error: `no commit${when} on ${seed.branch ?? 'HEAD'}` };
 }
 
-/**
- * Checks the repository state a session started from out into `workspace`. Never throws: on any
- * problem the workspace stays empty and the report says why.
- */
-export async function seedWorkspace(workspace: string, seed: WorkspaceSeed, limits: SeedLimits = DEFAULT_SEED_LIMITS): Promise<SeedReport> {
-  const started = Date.now();
-  const empty = (reason: string): SeedReport => ({ seeded: false, reason, ms: Date.now() - started });
-  const gitDir = findGitDir(seed.repo);
-  if (!gitDir) return empty(`${seed.repo} is not inside a git repository`);
-  const objects = path.join(gitDir, 'objects');
-  if (!fs.existsSync(objects)) return empty(`${gitDir} has no object store`);
-  const found = await resolveCommit(gitDir, seed, limits.timeoutMs);
-  if ('error' in found) return empty(found.error);
+/** A seed resolved to one commit of one repository, with what checking it out would write. */
+export interface ResolvedSeed {
+  gitDir: string;
+  objects: string;
+  commit: string;
+  ref: string;
+  /** said in the report (e.g. the branch is gone and HEAD was used) */
+  note?: string;
+  files: number;
+  bytes: number;
+  submodules: string[];
+  hasAttributes: boolean;
+}
 
-  const listing = await git(['--git-dir', gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', found.commit], { timeoutMs: limits.timeoutMs });
-  if (listing.code !== 0) return empty(`cannot list commit ${found.commit.slice(0, 12)}: ${listing.stderr.trim().slice(0, 200)}`);
-  let files = 0;
-  let bytes = 0;
-  const submodules: string[] = [];
-  let hasAttributes = false;
+/**
+ * Finds the commit a session started from and what it holds, within the limits. Reads the
+ * repository's object store only. On a problem, the reason the workspace will be empty.
+ */
+export async function resolveSeed(seed: WorkspaceSeed, limits: SeedLimits = DEFAULT_SEED_LIMITS): Promise<ResolvedSeed | { error: string }> {
+  const gitDir = findGitDir(seed.repo);
+  if (!gitDir) return { error: `${seed.repo} is not inside a git repository` };
+  const objects = path.join(gitDir, 'objects');
+  if (!fs.existsSync(objects)) return { error: `${gitDir} has no object store` };
+  const found = await resolveCommit(gitDir, seed, limits.timeoutMs);
+  if ('error' in found) return found;
+  const stats = await treeStats(gitDir, found.commit, limits.timeoutMs);
+  if ('error' in stats) return stats;
+  const { files, bytes } = stats;
+  if (files > limits.maxFiles) return { error: `commit ${found.commit.slice(0, 12)} has ${files} files, over the limit of ${limits.maxFiles}` };
+  if (bytes > limits.maxBytes) return { error: `commit ${found.commit.slice(0, 12)} holds ${Math.round(bytes / 1e6)} MB, over the limit of ${Math.round(limits.maxBytes / 1e6)} MB` };
+  return { gitDir, objects, commit: found.commit, ref: found.ref, note: found.note, ...stats };
+}
+
+type TreeStats = Pick<ResolvedSeed, 'files' | 'bytes' | 'submodules' | 'hasAttributes'>;
+// a commit's tree never changes: its listing (50k files: a 0.2 s `ls-tree`) is read once per process
+const TREE_STATS = new Map<string, TreeStats>();
+
+async function treeStats(gitDir: string, commit: string, timeoutMs: number): Promise<TreeStats | { error: string }> {
+  const known = TREE_STATS.get(commit);
+  if (known) return known;
+  const listing = await git(['--git-dir', gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit], { timeoutMs });
+  if (listing.code !== 0) return { error: `cannot list commit ${commit.slice(0, 12)}: ${listing.stderr.trim().slice(0, 200)}` };
+  const stats: TreeStats = { files: 0, bytes: 0, submodules: [], hasAttributes: false };
   for (const entry of listing.stdout.split('\0')) {
     if (!entry) continue;
     // "<mode> <type> <object> <size>\t<path>"
     const tab = entry.indexOf('\t');
     const [, type, , size] = entry.slice(0, tab).split(/\s+/);
     const file = entry.slice(tab + 1);
-    if (type === 'commit') submodules.push(file);
+    if (type === 'commit') stats.submodules.push(file);
     else {
-      files++;
-      bytes += Number(size) || 0;
-      if (file === '.gitattributes' || file.endsWith('/.gitattributes')) hasAttributes = true;
+      stats.files++;
+      stats.bytes += Number(size) || 0;
+      if (file === '.gitattributes' || file.endsWith('/.gitattributes')) stats.hasAttributes = true;
     }
   }
-  if (files > limits.maxFiles) return empty(`commit ${found.commit.slice(0, 12)} has ${files} files, over the limit of ${limits.maxFiles}`);
-  if (bytes > limits.maxBytes) return empty(`commit ${found.commit.slice(0, 12)} holds ${Math.round(bytes / 1e6)} MB, over the limit of ${Math.round(limits.maxBytes / 1e6)} MB`);
+  if (TREE_STATS.size >= 64) TREE_STATS.delete(TREE_STATS.keys().next().value as string);
+  TREE_STATS.set(commit, stats);
+  return stats;
+}
 
-  const track = await initTracking(workspace, [objects]);
+/**
+ * Checks the repository state a session started from out into `workspace`. Never throws: on any
+ * problem the workspace stays empty and the report says why.
+ */
+export async function seedWorkspace(workspace: string, seed: WorkspaceSeed, limits: SeedLimits = DEFAULT_SEED_LIMITS): Promise<SeedReport> {
+  const started = Date.now();
+  const resolved = await resolveSeed(seed, limits);
+  if ('error' in resolved) return { seeded: false, reason: resolved.error, ms: Date.now() - started };
+  return checkoutSeed(workspace, resolved, limits, started);
+}
+
+/** Writes a resolved commit into an empty marked workspace (through the private tracking git dir). */
+export async function checkoutSeed(workspace: string, resolved: ResolvedSeed, limits: SeedLimits = DEFAULT_SEED_LIMITS, started = Date.now()): Promise<SeedReport> {
+  const empty = (reason: string): SeedReport => ({ seeded: false, reason, ms: Date.now() - started });
+  const track = await initTracking(workspace, [resolved.objects]);
   if (!track.ok) return empty(track.reason);
   // parallel checkout (one worker per core): writing tens of thousands of files is the slow part
-  const checkout = await git(['-c', 'checkout.workers=0', '--git-dir', track.gitDir, '--work-tree', workspace, 'read-tree', '--reset', '-u', found.commit], { timeoutMs: limits.timeoutMs });
+  const checkout = await git(['-c', 'checkout.workers=0', '--git-dir', track.gitDir, '--work-tree', workspace, 'read-tree', '--reset', '-u', resolved.commit], { timeoutMs: limits.timeoutMs });
   if (checkout.code !== 0) {
     clearCheckout(workspace);
     await initTracking(workspace, []);
-    return empty(`checkout of ${found.commit.slice(0, 12)} failed: ${checkout.stderr.trim().slice(0, 200)}`);
+    return empty(`checkout of ${resolved.commit.slice(0, 12)} failed: ${checkout.stderr.trim().slice(0, 200)}`);
   }
-  let lfsPointers = false;
-  if (hasAttributes) {
-    const attrs = await git(['--git-dir', gitDir, 'grep', '-l', 'filter=lfs', found.commit, '--', '.gitattributes', '**/.gitattributes'], { timeoutMs: limits.timeoutMs });
-    lfsPointers = attrs.code === 0 && attrs.stdout.trim() !== '';
-  }
+  return seededReport(resolved, await hasLfsPointers(resolved, limits.timeoutMs), started, false);
+}
+
+const LFS_BY_COMMIT = new Map<string, boolean>();
+
+async function hasLfsPointers(resolved: ResolvedSeed, timeoutMs: number): Promise<boolean> {
+  if (!resolved.hasAttributes) return false;
+  const known = LFS_BY_COMMIT.get(resolved.commit);
+  if (known !== undefined) return known;
+  const attrs = await git(['--git-dir', resolved.gitDir, 'grep', '-l', 'filter=lfs', resolved.commit, '--', '.gitattributes', '**/.gitattributes'], { timeoutMs });
+  const lfs = attrs.code === 0 && attrs.stdout.trim() !== '';
+  LFS_BY_COMMIT.set(resolved.commit, lfs);
+  return lfs;
+}
+
+function seededReport(resolved: ResolvedSeed, lfsPointers: boolean, started: number, reused: boolean): SeedReport {
   return {
     seeded: true,
-    reason: found.note,
-    commit: found.commit,
-    ref: found.ref,
-    files,
-    bytes,
-    submodules: submodules.length ? submodules : undefined,
+    reason: resolved.note,
+    commit: resolved.commit,
+    ref: resolved.ref,
+    files: resolved.files,
+    bytes: resolved.bytes,
+    submodules: resolved.submodules.length ? [...resolved.submodules] : undefined,
     lfsPointers: lfsPointers || undefined,
+    ...(reused ? { reused: true } : {}),
     ms: Date.now() - started,
   };
+}
+
+/**
+ * Puts a workspace that was seeded from `resolved` (and then used by an agent) back to exactly that
+ * commit: tracked files rewritten where they differ, everything else (new files, ignored files,
+ * nested repositories) removed. Only the files that changed are written, so this costs a stat of
+ * the tree instead of a full checkout. Returns the report, or undefined when the workspace cannot
+ * be proven clean (then it is not reused).
+ */
+export async function resetSeededWorkspace(workspace: string, resolved: ResolvedSeed, limits: SeedLimits = DEFAULT_SEED_LIMITS): Promise<SeedReport | undefined> {
+  const started = Date.now();
+  const gitDir = workspace + TRACK_SUFFIX;
+  if (!isMarkedWorkspace(workspace) || !fs.existsSync(path.join(gitDir, WORKSPACE_MARKER))) return undefined;
+  const base = ['--git-dir', gitDir, '--work-tree', workspace];
+  const reset = await git([...base, 'read-tree', '--reset', '-u', resolved.commit], { timeoutMs: limits.timeoutMs, cwd: workspace });
+  if (reset.code !== 0) return undefined;
+  const clean = await git([...base, 'clean', '-ffdxq', '-e', `/${WORKSPACE_MARKER}`], { timeoutMs: limits.timeoutMs, cwd: workspace });
+  if (clean.code !== 0) return undefined;
+  // git never sees a folder named .git (a repository the agent made with `git init`): a tree
+  // cannot hold one, so any found is the agent's and goes
+  if (!removeGitDirs(workspace)) return undefined;
+  // proof that nothing is there beside the commit's files (read-tree has just compared each of
+  // those with the index and rewritten the ones that differ)
+  const others = await git([...base, 'ls-files', '-z', '--others', '--directory', `--exclude=/${WORKSPACE_MARKER}`], { timeoutMs: limits.timeoutMs, cwd: workspace });
+  if (others.code !== 0 || others.stdout !== '') return undefined;
+  return seededReport(resolved, await hasLfsPointers(resolved, limits.timeoutMs), started, true);
+}
+
+function removeGitDirs(dir: string): boolean {
+  try {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const abs = path.join(dir, e.name);
+      if (e.name === '.git') fs.rmSync(abs, { recursive: true, force: true });
+      else if (e.isDirectory() && !removeGitDirs(abs)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Folders of the workspace that are ours, not the agent's work (an agent home the CLI must find
+ * inside its cwd): left out of what the agent is said to have changed.
+ */
+export function excludeFromChanges(workspace: string, relDirs: string[]): void {
+  const file = path.join(workspace + TRACK_SUFFIX, 'info', 'exclude');
+  if (!fs.existsSync(file)) return;
+  const have = new Set(fs.readFileSync(file, 'utf8').split('\n'));
+  const add = relDirs.map((d) => `/${d.replace(/^\/+|\/+$/g, '')}/`).filter((l) => l !== '//' && !have.has(l));
+  if (add.length) fs.appendFileSync(file, add.join('\n') + '\n');
+}
+
+/** Rewrites a workspace's marker for its next run (a reused workspace keeps its path). */
+export function remarkWorkspace(dir: string, info: Record<string, unknown> = {}): void {
+  fs.writeFileSync(path.join(dir, WORKSPACE_MARKER), JSON.stringify({ createdBy: 'skillopt-sleep', pid: process.pid, createdAt: new Date().toISOString(), ...info }) + '\n', { mode: 0o600 });
+}
+
+/** Removes the private agent home beside a workspace (a reused workspace gets a fresh one). */
+export function removeAgentHome(workspace: string): void {
+  const dir = workspace + HOME_SUFFIX;
+  if (fs.existsSync(path.join(dir, WORKSPACE_MARKER))) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** Removes everything a failed checkout may have left, keeping our marker. */
@@ -324,13 +439,25 @@ export interface Baseline {
   tree: string;
 }
 
-/** Records the workspace as it is now, so `workspaceChanges` can say what the agent did after it. */
-export async function recordBaseline(workspace: string): Promise<Baseline | undefined> {
+/**
+ * Records the workspace as it is now, so `workspaceChanges` can say what the agent did after it.
+ * `installed`: the workspace was just seeded (its index matches the files) and only these paths
+ * were written since: they alone are added, instead of a stat of every file of the tree.
+ */
+export async function recordBaseline(workspace: string, installed?: string[]): Promise<Baseline | undefined> {
   let gitDir = workspace + TRACK_SUFFIX;
   if (!fs.existsSync(path.join(gitDir, WORKSPACE_MARKER))) {
     const made = await initTracking(workspace, []);
     if (!made.ok) return undefined;
     gitDir = made.gitDir;
+  }
+  if (installed && fs.existsSync(path.join(gitDir, 'index'))) {
+    const base = ['--git-dir', gitDir, '--work-tree', workspace];
+    // `add` (not update-index) so a path the repository ignores fails here and the full snapshot,
+    // which ignores it too, decides: baseline and after-run snapshot must agree on what they see
+    const add = installed.length ? await git([...base, 'add', '--', ...installed], { timeoutMs: 60_000, cwd: workspace }) : { code: 0 };
+    const tree = add.code === 0 ? await git([...base, 'write-tree'], { timeoutMs: 60_000, cwd: workspace }) : undefined;
+    if (tree?.code === 0) return { gitDir, tree: tree.stdout.trim() };
   }
   const tree = await snapshotTree(gitDir, workspace);
   return tree ? { gitDir, tree } : undefined;
@@ -385,4 +512,20 @@ export async function workspaceChanges(workspace: string, baseline: Baseline, ca
     truncated = true;
   }
   return { files, diff, truncated };
+}
+
+// ---- a repository's identity ---------------------------------------------------------------------
+
+/**
+ * The root (first) commit of the repository a folder belongs to: what stays the same when the
+ * repository is moved or cloned elsewhere. The oldest root when history has several. Read from
+ * the object store only; undefined when the folder is not in a repository or it has no commit.
+ */
+export async function repoRootCommit(dir: string, timeoutMs = 20_000): Promise<string | undefined> {
+  const gitDir = findGitDir(dir);
+  if (!gitDir) return undefined;
+  const r = await git(['--git-dir', gitDir, 'rev-list', '--max-parents=0', 'HEAD', '--'], { timeoutMs });
+  if (r.code !== 0) return undefined;
+  const roots = r.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l));
+  return roots[roots.length - 1];
 }

@@ -104,6 +104,9 @@ class GuardedBackend implements Backend {
   get destination(): string {
     return this.inner.destination;
   }
+  replayVariant(project: string | null | undefined): string {
+    return this.inner.replayVariant?.(project) ?? '';
+  }
   async complete<O extends Operation>(req: LlmRequest<O>, signal?: AbortSignal): Promise<LlmReply> {
     try {
       const reply = await this.inner.complete(req, signal);

@@ -108,6 +108,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   }
   ir.trainRunId = result.runId;
   ir.stoppedBy = result.stoppedBy;
+  if (result.usage.replays?.withWorkspace) ir.replays = result.usage.replays;
   ir.val = { before: result.baseline.val, after: result.best.val };
   ir.test = { before: result.baseline.test, after: result.best.test };
   ir.edits = {

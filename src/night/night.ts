@@ -26,8 +26,11 @@ import { kvSet } from '../store/repos/kv.js';
 import { createRun, listRuns, updateRun } from '../store/repos/runs.js';
 import { listTasks } from '../store/repos/tasks.js';
 import { budgetFromConfig, type BudgetTracker } from '../llm/budget.js';
-import { CHARS_PER_TOKEN, cliOverheadTokens, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
+import { CHARS_PER_TOKEN, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
+import { measuredCallOverhead, type CallOverhead } from '../llm/ledger.js';
 import { createRoleBackends } from '../llm/registry.js';
+import { drainWorkspacePools } from '../llm/workspace-pool.js';
+import { followMovedRepos } from './follow-moved-repos.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
@@ -97,15 +100,19 @@ function itemSkeleton(item: PlanItem): NightItemReport {
   };
 }
 
-function forecastFor(items: PlanItem[], config: Config, budget: BudgetTracker, backends: RoleBackends | null) {
-  // agent CLIs run on the user's subscription (no API dollars) but wrap each prompt in their own
-  // system prompt and tools: count those tokens as the registry's budget estimates do
+function forecastFor(db: Db, items: PlanItem[], config: Config, budget: BudgetTracker, backends: RoleBackends | null) {
+  // agent CLIs wrap each prompt in their own system prompt, tools and file reads: count what they
+  // added per call as measured in the ledger (else the built-in figure), and on an API key what a
+  // call cost them; a subscription spends no API dollars
   const price = (role: 'target' | 'optimizer') => {
     const b = backends?.[role];
     if (!b || b.name === 'sim' || CLI_BACKENDS.includes(b.name)) return FREE;
     return priceFor(b.model) ?? FALLBACK_PRICE;
   };
-  const overhead = (role: 'target' | 'optimizer') => (backends && CLI_BACKENDS.includes(backends[role].name) ? cliOverheadTokens(role) * CHARS_PER_TOKEN : 0);
+  const overheads: Partial<Record<'target' | 'optimizer', CallOverhead>> = {};
+  for (const role of ['target', 'optimizer'] as const) {
+    if (backends && CLI_BACKENDS.includes(backends[role].name)) overheads[role] = measuredCallOverhead(db, backends[role].name, role);
+  }
   const calls = items
     .filter((i) => !i.skip)
     .flatMap((i) =>
@@ -117,11 +124,13 @@ function forecastFor(items: PlanItem[], config: Config, budget: BudgetTracker, b
         skillChars: (readIfExists(i.target.path) ?? '').length + 400,
         estimate: (kind, chars) => {
           const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer
-          return estimateCall(price(role), chars + overhead(role), kind === 'rollout' ? 1200 : 2000);
+          const o = overheads[role];
+          const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), kind === 'rollout' ? 1200 : 2000);
+          return o ? { tokens: e.tokens, usd: e.usd + o.usdPerCall } : e;
         },
       }),
     );
-  return budget.forecast(calls);
+  return { ...budget.forecast(calls), overheads };
 }
 
 /** A role's backend failed for infrastructure reasons: the night is `failed`, whatever scored 0. */
@@ -198,6 +207,15 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       }
     }
 
+    // a repository that moved takes its sessions and tasks along (same root commit, new path)
+    try {
+      const followed = await followMovedRepos(db, clock.now());
+      for (const m of followed.moved) report.notes.push(`${m.from} moved to ${m.to} (same repository, first commit ${m.rootCommit.slice(0, 12)}): ${m.tasks} task(s) and ${m.sessions} session(s) follow it`);
+      report.notes.push(...followed.notes);
+    } catch (err) {
+      report.notes.push(`could not check for moved repositories: ${errorMessage(err)}`);
+    }
+
     let backends: RoleBackends | null = null;
     try {
       backends = guard.wrap(createRoleBackends(config, { db, runId: id, budget, env, simAllowed: usesSim(config) }));
@@ -231,8 +249,16 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
     });
     report.notes.push(...plan.notes);
     report.items = plan.items.map(itemSkeleton);
-    const forecast = forecastFor(plan.items, config, budget, backends);
-    report.forecast = { calls: forecast.calls, tokens: forecast.tokens, usd: forecast.usd, fits: forecast.fits, limitedBy: forecast.limitedBy, callsThatFit: forecast.callsThatFit };
+    const forecast = forecastFor(db, plan.items, config, budget, backends);
+    report.forecast = {
+      calls: forecast.calls,
+      tokens: forecast.tokens,
+      usd: forecast.usd,
+      fits: forecast.fits,
+      limitedBy: forecast.limitedBy,
+      callsThatFit: forecast.callsThatFit,
+      ...(Object.keys(forecast.overheads).length ? { cliOverhead: forecast.overheads } : {}),
+    };
     persist();
 
     if (report.dryRun) {
@@ -299,6 +325,8 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       kvSet(db, 'night.last', { id, status: report.status, endedAt: report.endedAt, summary: report.summary, proposals: report.proposals });
     }
     releaseLease(db, NIGHT_LEASE, holder);
+    // the seeded workspaces kept between the night's replays go with it
+    drainWorkspacePools();
   }
 }
 

@@ -6,6 +6,8 @@
 import path from 'node:path';
 import type { AgentId } from '../core/records.js';
 import { fmtScore, sanitizeLine } from '../proposals/staging-report.js';
+import { describeReplayWorkspaces, type ReplayWorkspaceSummary } from '../replay/index.js';
+import type { CallOverhead } from '../llm/ledger.js';
 
 export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
 /** `planned`: what a dry run would train (nothing ran) */
@@ -32,6 +34,8 @@ export interface NightItemReport {
   edits?: { accepted: number; rejected: number; unmatched: number };
   proposalId?: string;
   autoApplied?: boolean;
+  /** where this skill's replays ran: the commit each started from, reused workspaces, empty ones and why */
+  replays?: ReplayWorkspaceSummary;
 }
 
 export interface NightReport {
@@ -46,7 +50,16 @@ export interface NightReport {
   backends: Record<string, { backend: string; model: string; destination: string }> | null;
   harvest: Record<string, unknown> | { error: string } | null;
   mining: Record<string, unknown> | { error: string } | null;
-  forecast: { calls: number; tokens: number; usd: number; fits: boolean; limitedBy?: string; callsThatFit: number } | null;
+  forecast: {
+    calls: number;
+    tokens: number;
+    usd: number;
+    fits: boolean;
+    limitedBy?: string;
+    callsThatFit: number;
+    /** agent-CLI roles: the per-call overhead the forecast counted, measured in the ledger or assumed */
+    cliOverhead?: Partial<Record<'target' | 'optimizer', CallOverhead>>;
+  } | null;
   limits: { maxUsd: number; maxTokens: number; maxCalls: number; maxTasks: number; deadline: string };
   used: { usd: number; tokens: number; calls: number };
   items: NightItemReport[];
@@ -79,6 +92,12 @@ function describeCounts(o: Record<string, unknown>, keys: string[]): string {
   return parts.join(', ') || 'done';
 }
 
+/** "target CLI overhead counted: ~13500 tokens per call (measured on its last 42 calls)". */
+export function describeCliOverhead(role: string, o: CallOverhead): string {
+  const cost = o.usdPerCall > 0 ? `, $${o.usdPerCall.toFixed(4)} per call` : '';
+  return `${role} CLI overhead counted: ~${o.tokens} tokens per call${cost} (${o.source === 'measured' ? `measured on its last ${o.calls} calls` : 'built-in figure: no calls measured yet'})`;
+}
+
 export function renderNightReport(r: NightReport): string {
   const lines: string[] = [];
   lines.push(`# Night ${r.id}${r.dryRun ? ' (dry run)' : ''}`, '');
@@ -95,6 +114,7 @@ export function renderNightReport(r: NightReport): string {
     lines.push(
       `- forecast: up to ${r.forecast.calls} calls, ~${r.forecast.tokens} tokens, ~$${r.forecast.usd.toFixed(4)}${r.forecast.fits ? ' (fits)' : ` (exceeds the ${r.forecast.limitedBy} budget after ${r.forecast.callsThatFit} calls: the night stops there and stages only what passed the gate)`}`,
     );
+    for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) lines.push(`  - ${describeCliOverhead(role, o)}`);
   }
   lines.push(`- used: ${r.used.calls} calls, ${r.used.tokens} tokens, $${r.used.usd.toFixed(4)}`);
   lines.push('');
@@ -111,6 +131,10 @@ export function renderNightReport(r: NightReport): string {
     lines.push('');
     for (const i of r.items.filter((x) => x.reason)) {
       lines.push(`- **${sanitizeLine(i.target.name, 60)}**: ${sanitizeLine(i.reason!, 600)}${i.needed ? `. Needed: ${sanitizeLine(i.needed, 600)}` : ''}`);
+    }
+    for (const i of r.items) {
+      const where = i.replays ? describeReplayWorkspaces(i.replays) : '';
+      if (where) lines.push(`- **${sanitizeLine(i.target.name, 60)}** ${sanitizeLine(where, 800)}`);
     }
     lines.push('');
   }

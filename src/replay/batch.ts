@@ -70,9 +70,8 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
       const i = next++;
       if (i >= units.length) return;
       const { task, sample } = units[i];
-      const key = cache
-        ? rolloutCacheKey({ skill: input.skill, task, target: input.target, judge: input.judge, sample })
-        : '';
+      const seed = input.db ? replaySeedFor(input.db, task) : undefined;
+      const key = cache ? rolloutCacheKey({ skill: input.skill, task, target: input.target, judge: input.judge, sample, seed }) : '';
       const hit = cache?.get(key);
       if (hit) {
         stats.cacheHits++;
@@ -81,7 +80,6 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
         continue;
       }
       try {
-        const seed = input.db ? replaySeedFor(input.db, task) : undefined;
         const r = await rolloutTask({ task, skill: input.skill, target: input.target, judge: input.judge, sample, signal: inner.signal, runId: input.runId, seed });
         if (r.error) stats.errors++;
         else if (cache) {

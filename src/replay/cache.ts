@@ -7,7 +7,7 @@
 import type { Db } from '../store/db.js';
 import { deleteTaskRollouts, getRolloutRecord, putRolloutRecord } from '../store/repos/rollouts.js';
 import { RolloutSchema, type Rollout, type Task } from '../core/records.js';
-import type { Backend } from '../core/protocol.js';
+import type { Backend, ReplaySeed } from '../core/protocol.js';
 import { sha256 } from '../core/fsutil.js';
 
 // One skill is hashed for every rollout of a batch: remember the last few (keyed by the content itself).
@@ -31,10 +31,12 @@ export function taskFingerprint(task: Task): string {
 export interface RolloutKeyParts {
   skill: { name: string; content: string };
   task: Task;
-  target: Pick<Backend, 'name' | 'model'>;
+  target: Pick<Backend, 'name' | 'model' | 'replayVariant'>;
   /** only when the task needs the judge model (rubric/outcome) */
   judge?: Pick<Backend, 'name' | 'model'>;
   sample: number;
+  /** the repository state the replay starts from (only part of the key for workspace backends) */
+  seed?: ReplaySeed;
 }
 
 export function needsJudgeModel(task: Task): boolean {
@@ -44,9 +46,12 @@ export function needsJudgeModel(task: Task): boolean {
 
 export function rolloutCacheKey(p: RolloutKeyParts): string {
   const judge = needsJudgeModel(p.task) && p.judge ? `${p.judge.name}/${p.judge.model}` : '';
-  return sha256(
-    JSON.stringify(['rollout/v1', skillHash(p.skill.content), p.skill.name, taskFingerprint(p.task), `${p.target.name}/${p.target.model}`, judge, p.sample]),
-  );
+  const parts: unknown[] = ['rollout/v1', skillHash(p.skill.content), p.skill.name, taskFingerprint(p.task), `${p.target.name}/${p.target.model}`, judge, p.sample];
+  // an agent CLI's result also depends on its workspace settings and the commit it starts from:
+  // a rollout made in an empty workspace must not answer for one in the seeded repository
+  const variant = p.target.replayVariant?.(p.task.project) ?? '';
+  if (variant) parts.push(variant, p.seed ? [p.seed.repo, p.seed.branch ?? null, p.seed.before ?? null] : null);
+  return sha256(JSON.stringify(parts));
 }
 
 export class RolloutCache {

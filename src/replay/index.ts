@@ -5,4 +5,4 @@ export { rolloutTask, buildPerformRequest, isFatalReplayError, type SkillDoc, ty
 export { judgeResponse, exactMatch, normalizeAnswer, type Judgement } from './judge.js';
 export { validateCheck, evaluateCheck, evaluateChecks, describeCheck } from '../core/checks.js';
 export { RolloutCache, rolloutCacheKey, skillHash, taskFingerprint } from './cache.js';
-export { summarizeReplayWorkspaces, describeReplayWorkspaces, type ReplayWorkspaceSummary } from './workspace-summary.js';
+export { summarizeReplayWorkspaces, describeReplayWorkspaces, addReplayWorkspace, emptyReplayWorkspaceSummary, type ReplayWorkspaceSummary } from './workspace-summary.js';

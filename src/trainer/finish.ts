@@ -150,7 +150,7 @@ const result: TrainResult = {
   edits,
   steps: st.steps,
   stoppedBy,
-  usage: { stages: meter.snapshot(), total: meter.total(), budget: input.budget ? input.budget.used() : null },
+  usage: { stages: meter.snapshot(), total: meter.total(), budget: input.budget ? input.budget.used() : null, replays: structuredClone(meter.replays) },
   bestStep: st.best.step,
   epochs: st.epochs,
   valComparisons: { ...(st.valComparisons ?? {}) },

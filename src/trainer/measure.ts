@@ -59,7 +59,7 @@ export function makeMeasurer(opts: {
       useCache: true,
       runId: opts.runId,
     });
-    for (const r of rollouts) opts.meter.add(stage, { tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached });
+    for (const r of rollouts) opts.meter.addRollout(stage, r);
     const kept = from > 0 ? rollouts.filter((r) => r.sample >= from) : rollouts;
     return { scores: splitScoresFrom(kept), rollouts: kept };
   };

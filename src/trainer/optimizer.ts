@@ -5,6 +5,8 @@
 import type { z } from 'zod';
 import type { Backend, LlmReply, Operation, PayloadFor } from '../core/protocol.js';
 import { completeJson } from '../llm/json.js';
+import type { Rollout } from '../core/records.js';
+import { addReplayWorkspace, emptyReplayWorkspaceSummary, type ReplayWorkspaceSummary } from '../replay/index.js';
 import { isSleepError } from '../core/errors.js';
 import type { RenderedPrompt } from './prompts.js';
 
@@ -18,6 +20,14 @@ export interface StageUsage {
 /** Usage per stage (rollout, reflect, merge, rank, lr, gate, slow_update, meta_skill, test, attribution). */
 export class UsageMeter {
   readonly stages: Record<string, StageUsage> = {};
+  /** where this run's fresh (uncached) replays ran: which commit, reused or empty and why */
+  readonly replays: ReplayWorkspaceSummary = emptyReplayWorkspaceSummary();
+
+  /** A rollout's usage, and its workspace when it really ran (a cached one used none tonight). */
+  addRollout(stage: string, r: Rollout): void {
+    this.add(stage, { tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached });
+    if (!r.cached) addReplayWorkspace(this.replays, r);
+  }
 
   add(stage: string, u: { tokensIn: number; tokensOut: number; costUsd: number; cached?: boolean }): void {
     const s = (this.stages[stage] ??= { calls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });

@@ -1,4 +1,5 @@
 /** Public types of the training loop (re-exported by train.ts). */
+import type { ReplayWorkspaceSummary } from '../replay/index.js';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { EditRecord, Split, Task } from '../core/records.js';
@@ -168,6 +169,8 @@ export interface TrainUsage {
   stages: Record<string, StageUsage>;
   total: StageUsage;
   budget: { usd: number; tokens: number; calls: number } | null;
+  /** where the fresh replays ran (agent-CLI targets): commits, reuse, empty workspaces and why */
+  replays?: ReplayWorkspaceSummary;
 }
 
 export interface TrainResult {

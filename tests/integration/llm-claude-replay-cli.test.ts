@@ -16,6 +16,7 @@ import { createRoleBackends } from '../../src/llm/registry.js';
 import { BudgetTracker } from '../../src/llm/budget.js';
 import { listEgress } from '../../src/llm/ledger.js';
 import { rolloutBatch, rolloutTask } from '../../src/replay/index.js';
+import { workspacePool } from '../../src/llm/workspace-pool.js';
 import { startFakeAnthropic, type CapturedRequest, type FakeServer } from '../helpers/fake-anthropic.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
 import { NODE_BIN, changelogTask, cliMissing, countFiles, sampleTask } from '../helpers/llm-cli.js';
@@ -107,6 +108,13 @@ describe.skipIf(!!missing)('claude replays in a workspace seeded from the user r
     expect(seeded.workspace?.diff).toContain('+- Fixed: export crash (PR 418)');
     expect(seeded.hardScore).toBe(1);
 
+    // the next replay of that commit reuses the workspace, reset: nothing of the first run is in it
+    const again = await rolloutTask({ task, skill, target: rb.target, judge: rb.judge, seed: { repo: path.join(repo.dir, 'src'), branch: 'main', before: repo.sessionStart } });
+    expect(again.workspace).toMatchObject({ seeded: true, commit: repo.firstCommit, reused: true });
+    expect(again.workspace?.changedFiles.map((f) => [f.path, f.status])).toEqual([['CHANGELOG.md', 'modified']]);
+    expect(again.workspace?.changedFiles[0].content?.match(/PR 418/g)).toHaveLength(1);
+    expect(again.hardScore).toBe(1);
+
     const empty = await rolloutTask({ task, skill, target: rb.target, judge: rb.judge });
     expect(empty.workspace).toMatchObject({ seeded: false, reason: 'no repository is recorded for this task' });
     expect(empty.workspace?.changedFiles.map((f) => [f.path, f.status])).toEqual([['CHANGELOG.md', 'added']]);
@@ -124,9 +132,12 @@ describe.skipIf(!!missing)('claude replays in a workspace seeded from the user r
     expect(hashTree(claudeHome)).toEqual(homeBefore);
     expect(countFiles(claudeHome)).toBe(homeFiles);
     expect(fs.readFileSync(path.join(sb.env.HOME!, '.claude.json'), 'utf8')).toBe(dotClaude);
-    // and no workspace, tracking dir or private home is left behind
-    expect(fs.readdirSync(resolvePaths({ env: sb.env }).workspacesDir)).toEqual([]);
-  });
+    // and once the night is over no workspace, tracking dir or private home is left behind
+    const wsDir = resolvePaths({ env: sb.env }).workspacesDir;
+    expect(fs.readdirSync(wsDir).filter((n) => n.endsWith('.home'))).toEqual([]); // a parked workspace has no agent home
+    workspacePool(wsDir).drain();
+    expect(fs.readdirSync(wsDir)).toEqual([]);
+  }, 120_000); // real CLI runs: seconds each, more under load
 
   it('a lint task is scored by `npm run lint` in the workspace; a hanging command is killed at its limit and fails', async () => {
     const project = repo.dir;
@@ -162,7 +173,7 @@ describe.skipIf(!!missing)('claude replays in a workspace seeded from the user r
     expect(hung.workspace?.outcome).toMatchObject({ exitCode: null, timedOut: true });
     expect(hung.hardScore).toBe(0);
     expect(Date.now() - t0).toBeLessThan(30_000);
-  });
+  }, 120_000);
 
   it('on an API key the ledger matches the cost claude reports (within 1%) and the night stops at budget.maxUsd', async () => {
     const usage = { input_tokens: 20_000, output_tokens: 2_000 };
@@ -185,5 +196,5 @@ describe.skipIf(!!missing)('claude replays in a workspace seeded from the user r
     expect(Math.abs(ledgerUsd - expected) / expected).toBeLessThan(0.01);
     expect(budget.used().usd).toBeCloseTo(ledgerUsd, 6);
     expect(budget.used().usd).toBeLessThanOrEqual(0.5);
-  });
+  }, 120_000);
 });

@@ -71,13 +71,16 @@ describe.skipIf(!!missing)('copilot CLI backend (real binary, BYOK offline, fake
               usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
             }),
           }
-        : { text: 'COPILOT REAL DONE' },
+        : { text: 'COPILOT REAL DONE', usage: { input: 20, output: 7 } },
     );
     const config = ConfigSchema.parse({ roles: { target: { backend: 'copilot' }, optimizer: { backend: 'copilot' }, judge: { backend: 'copilot' }, miner: { backend: 'copilot' } } });
     const rb = createRoleBackends(config, { db, env: sb.env, onWorkspace: (d) => dirs.push(d) });
     const reply = await rb.target.complete(performRequest('Write release notes for v4.', { name: 'release-notes', content: SKILL }));
     expect(reply.text).toBe('COPILOT REAL DONE');
     expect(reply.toolsCalled).toEqual(['view']);
+    // token counts are the served ones, read from Copilot's own session log (its stdout has none)
+    expect({ tokensIn: reply.tokensIn, tokensOut: reply.tokensOut }).toEqual({ tokensIn: 10 + 20, tokensOut: 5 + 7 });
+    expect(reply.model).toBe('gpt-5-mini');
 
     const calls = server.messageRequests();
     expect(calls).toHaveLength(2);

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, installInstructions, recordBaseline, removeWorkspace, seedWorkspace, workspaceChanges, WORKSPACE_MARKER } from '../../src/llm/workspace.js';
+import { createWorkspace, excludeFromChanges, installInstructions, recordBaseline, removeWorkspace, seedWorkspace, workspaceChanges, WORKSPACE_MARKER } from '../../src/llm/workspace.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { hashTree, makeUserRepo, type UserRepo } from '../helpers/user-repo.js';
 
@@ -87,6 +87,47 @@ describe('replay workspace seeded from the user repository', () => {
     ]);
     expect(changes.files[0].content).toContain('## 1.3.0');
     expect(changes.diff).toContain('+- Fixed: PR 418');
+    removeWorkspace(ws);
+  });
+
+  it('the baseline of a fresh seed from the installed paths alone equals a full snapshot (and defers to it for an ignored path)', async () => {
+    const full = createWorkspace(wsDir);
+    await seedWorkspace(full, { repo: repo.dir, branch: 'main', before: repo.sessionStart });
+    installInstructions(full, 'CHANGELOG.md', 'appended skill\n');
+    installInstructions(full, 'AGENTS.md', '# skill\n');
+    const byFullSnapshot = await recordBaseline(full);
+    const quick = createWorkspace(wsDir);
+    await seedWorkspace(quick, { repo: repo.dir, branch: 'main', before: repo.sessionStart });
+    installInstructions(quick, 'CHANGELOG.md', 'appended skill\n');
+    installInstructions(quick, 'AGENTS.md', '# skill\n');
+    const byInstalled = await recordBaseline(quick, ['CHANGELOG.md', 'AGENTS.md']);
+    expect(byInstalled?.tree).toBe(byFullSnapshot?.tree);
+    fs.writeFileSync(path.join(quick, 'notes.md'), 'by the agent\n');
+    expect((await workspaceChanges(quick, byInstalled!)).files.map((f) => f.path)).toEqual(['notes.md']);
+    removeWorkspace(full);
+    removeWorkspace(quick);
+
+    const ignoring = makeUserRepo(path.join(root, 'ignoring-repo'), { '.gitignore': '.agent/\n' });
+    const ws = createWorkspace(wsDir);
+    await seedWorkspace(ws, { repo: ignoring.dir, branch: 'main', before: ignoring.sessionStart });
+    installInstructions(ws, '.agent/skills/x/SKILL.md', '---\nname: x\n---\n');
+    const b = await recordBaseline(ws, ['.agent/skills/x/SKILL.md']);
+    // the skill the repository ignores is neither in the baseline nor reported as deleted or added
+    expect((await workspaceChanges(ws, b!)).files).toEqual([]);
+    removeWorkspace(ws);
+  });
+
+  it("folders that are ours (an agent home inside the workspace) are not reported as the agent's changes", async () => {
+    const ws = createWorkspace(wsDir);
+    await seedWorkspace(ws, { repo: repo.dir, branch: 'main', before: repo.sessionStart });
+    const baseline = await recordBaseline(ws, []);
+    excludeFromChanges(ws, ['.agent-home']);
+    excludeFromChanges(ws, ['.agent-home']); // idempotent
+    fs.mkdirSync(path.join(ws, '.agent-home', 'chats'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.agent-home', 'chats', 'session.json'), '{}\n');
+    fs.writeFileSync(path.join(ws, 'notes.md'), 'the agent\'s work\n');
+    expect((await workspaceChanges(ws, baseline!)).files.map((f) => f.path)).toEqual(['notes.md']);
+    expect(fs.readFileSync(ws + '.track/info/exclude', 'utf8').match(/\.agent-home/g)).toHaveLength(1);
     removeWorkspace(ws);
   });
 

@@ -1,9 +1,13 @@
 /** Copilot pitfalls: VS Code mutation-log replay (reference/transcripts.md §3.2/3.5) and Copilot CLI events (§4.5). */
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { applyMutation, VscodeChatParser } from '../../adapters/copilot/vscode.js';
 import { CopilotCliParser, copilotExitIsError } from '../../adapters/copilot/cli-events.js';
 import { copilotCliHomes, isCopilotTranscript, vscodeUserDirs } from '../../adapters/copilot/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
+import { readCopilotSessionUsage } from '../../adapters/copilot/exec.js';
 
 describe('ObjectMutationLog replay', () => {
   it('applies set, push with truncation, set without v, and delete in order', () => {
@@ -73,5 +77,41 @@ describe('Copilot paths', () => {
     expect(isCopilotTranscript('/cp/session-state/abc/events.jsonl')).toBe(true);
     expect(isCopilotTranscript('/cp/session-state/abc.jsonl')).toBe(true);
     expect(isCopilotTranscript('/cp/session-state/abc/workspace.yaml')).toBe(false);
+  });
+});
+
+describe("Copilot's token counts from its own session log", () => {
+  const write = (lines: unknown[]): string => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-cp-usage-'));
+    fs.mkdirSync(path.join(home, 'session-state', 'sess-1'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'session-state', 'sess-1', 'events.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    return home;
+  };
+  const parsed = { text: 'done', tokensIn: 0, tokensOut: 0, toolsCalled: [], sessionId: 'sess-1' };
+  const record = (inputTokens: number, outputTokens: number, cacheReadTokens = 0) => ({ type: 'session.usage_record', data: { usage: { model: 'gpt-5-mini', inputTokens, outputTokens, cacheReadTokens } } });
+
+  it('takes the totals of session.shutdown (per model) when the run ended cleanly', () => {
+    const home = write([
+      record(100, 10),
+      record(200, 20, 150),
+      { type: 'session.shutdown', data: { modelMetrics: { 'gpt-5-mini': { requests: { count: 2 }, usage: { inputTokens: 300, outputTokens: 30, cacheReadTokens: 150, cacheWriteTokens: 0 } } } } },
+    ]);
+    expect(readCopilotSessionUsage(home, parsed)).toEqual({ tokensIn: 300, tokensOut: 30, cacheReadTokens: 150, model: 'gpt-5-mini' });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('sums the per-call records when the process was cut before its shutdown event', () => {
+    const home = write([record(100, 10), record(200, 20)]);
+    expect(readCopilotSessionUsage(home, parsed)).toEqual({ tokensIn: 300, tokensOut: 30, model: 'gpt-5-mini' });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('finds nothing without a session id, a log, or counts (the caller estimates then)', () => {
+    const home = write([{ type: 'session.start', data: {} }]);
+    expect(readCopilotSessionUsage(home, parsed)).toBeUndefined();
+    expect(readCopilotSessionUsage(home, { ...parsed, sessionId: undefined })).toBeUndefined();
+    expect(readCopilotSessionUsage(home, { ...parsed, sessionId: '../../etc' })).toBeUndefined();
+    expect(readCopilotSessionUsage('/nonexistent', parsed)).toBeUndefined();
+    fs.rmSync(home, { recursive: true, force: true });
   });
 });

@@ -7,7 +7,7 @@ import { openDb } from '../../src/store/db.js';
 import { upsertSession } from '../../src/store/repos/sessions.js';
 import { claudeRetention } from '../../adapters/claude-code/retention.js';
 import { rootEnvFrom } from '../../adapters/index.js';
-import { retentionChecks } from '../../src/harvest/doctor-probe.js';
+import { retentionChecks, retentionStatus } from '../../src/harvest/doctor-probe.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
 
 let sb: Sandbox | null = null;
@@ -43,5 +43,15 @@ describe("Claude Code's cleanupPeriodDays", () => {
     db.close();
     const checks = retentionChecks({ config: ConfigSchema.parse({}), env: sb.env, paths }, now);
     expect(checks.find((c) => c.name === 'retention:claude-code')?.detail).toContain('keeps all 1 harvested session (1 older than that, 1 whose transcript is already gone)');
+    // the same facts as data, for `status --json`
+    const claude = retentionStatus({ config: ConfigSchema.parse({}), env: sb.env, paths }, now).find((r) => r.agent === 'claude-code');
+    expect(claude).toEqual({
+      agent: 'claude-code',
+      days: 30,
+      isDefault: true,
+      setting: 'cleanupPeriodDays',
+      source: null,
+      stored: { sessions: 1, olderThanWindow: 1, transcriptGone: 1 },
+    });
   });
 });

@@ -83,6 +83,15 @@ describe('models past their end of life', () => {
     expect(modelLifeChecks(ConfigSchema.parse({}), new Date('2026-12-01T00:00:00Z'))).toEqual([]); // the default model exists today
     const old = modelLifeChecks(ConfigSchema.parse({ backends: { anthropic: { model: 'claude-sonnet-4-5' } } }), new Date('2026-12-01T00:00:00Z'));
     expect(old).toEqual([expect.objectContaining({ name: 'model claude-sonnet-4-5', status: 'fail' })]);
+    // a model no config names but the ledger shows an agent CLI running (its own default) is checked too
+    const used = modelLifeChecks(ConfigSchema.parse({}), new Date('2026-12-01T00:00:00Z'), [
+      { backend: 'claude', model: 'claude-sonnet-4-5-20250929' },
+      { backend: 'codex', model: 'gpt-5.1-codex' },
+    ]);
+    expect(used).toEqual([
+      expect.objectContaining({ name: 'model claude-sonnet-4-5-20250929', status: 'fail', detail: expect.stringContaining('used by the claude backend in the last 30 days, not configured') }),
+    ]);
+    expect(used[0].fix).toMatch(/roles\.target\.model/);
   });
 });
 
@@ -144,18 +153,62 @@ describe('cache-read tokens are kept apart', () => {
 });
 
 describe('the night report line about replay workspaces', () => {
-  it('counts seeded and empty workspaces, skill loading and outcome runs', async () => {
+  const base = { taskId: 't', skillHash: 'h', sample: 0, backend: 'claude', model: 'm', response: '', toolsCalled: [], hardScore: 1, softScore: 1, checks: [], feedback: '', tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0, cached: false };
+  const commit = 'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0';
+
+  it('says the commit each replay started from, reuse, empty workspaces and why, skill loading and outcome runs', async () => {
     const { summarizeReplayWorkspaces, describeReplayWorkspaces } = await import('../../src/replay/index.js');
-    const base = { taskId: 't', skillHash: 'h', sample: 0, backend: 'claude', model: 'm', response: '', toolsCalled: [], hardScore: 1, softScore: 1, checks: [], feedback: '', tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0, cached: false };
     const outcome = { command: 'npm run lint', exitCode: null, timedOut: true, network: 'x', ms: 1, tail: '' };
     const s = summarizeReplayWorkspaces([
-      { ...base, workspace: ws({ skillLoaded: true }) },
+      { ...base, workspace: ws({ skillLoaded: true, commit, ref: 'refs/heads/main' }) },
+      { ...base, workspace: ws({ skillLoaded: true, commit, ref: 'refs/heads/main', reused: true }) },
       { ...base, workspace: ws({ seeded: false, reason: 'no repository is recorded for this task', changedFiles: [], skillLoaded: false, outcome }) },
       base,
     ]);
-    expect(s).toMatchObject({ rollouts: 3, withWorkspace: 2, seeded: 1, skillLoaded: 1, skillNotLoaded: 1, changedFiles: 1, outcome: { ran: 1, passed: 0, timedOut: 1 } });
+    expect(s).toMatchObject({ rollouts: 4, withWorkspace: 3, seeded: 2, reused: 1, commits: { 'a1b2c3d4e5f6 on main': 2 }, skillLoaded: 2, skillNotLoaded: 1, changedFiles: 2, outcome: { ran: 1, passed: 0, timedOut: 1 } });
     expect(describeReplayWorkspaces(s)).toBe(
-      'replays: 1/2 seeded from the repository (1 empty: no repository is recorded for this task), skill loaded by the agent in 1/2, files changed in 1, outcome command passed 0/1 (1 killed at the limit)',
+      'replays: 2/3 seeded from the repository at a1b2c3d4e5f6 on main, 1 in a reused workspace reset to it (1 empty: no repository is recorded for this task), skill loaded by the agent in 2/3, files changed in 2, outcome command passed 0/1 (1 killed at the limit)',
     );
+  });
+
+  it('names several commits with their counts and the note of a branch that was gone', async () => {
+    const { summarizeReplayWorkspaces, describeReplayWorkspaces } = await import('../../src/replay/index.js');
+    const other = 'ffffeeeeddddccccbbbbaaaa9999888877776666';
+    const s = summarizeReplayWorkspaces([
+      { ...base, workspace: ws({ commit, ref: 'refs/heads/main' }) },
+      { ...base, workspace: ws({ commit: other, ref: 'HEAD', reason: 'branch feature/x is gone; used HEAD' }) },
+    ]);
+    expect(describeReplayWorkspaces(s)).toBe(
+      'replays: 2/2 seeded from the repository at a1b2c3d4e5f6 on main (1), ffffeeeedddd on HEAD (1) (1: branch feature/x is gone; used HEAD), files changed in 2',
+    );
+    expect(describeReplayWorkspaces(summarizeReplayWorkspaces([base]))).toBe('');
+  });
+
+  it('the night report prints the line under its skill', async () => {
+    const { renderNightReport } = await import('../../src/night/report.js');
+    const { summarizeReplayWorkspaces } = await import('../../src/replay/index.js');
+    const replays = summarizeReplayWorkspaces([{ ...base, workspace: ws({ commit, ref: 'refs/heads/main' }) }]);
+    const text = renderNightReport({
+      schema: 'skillopt-sleep.night.v1',
+      id: 'n1',
+      status: 'nothing_staged',
+      dryRun: false,
+      startedAt: '2026-12-01T00:00:00Z',
+      endedAt: null,
+      project: null,
+      deadline: null,
+      backends: null,
+      harvest: null,
+      mining: null,
+      forecast: null,
+      limits: { maxUsd: 1, maxTokens: 1, maxCalls: 1, maxTasks: 1, deadline: '06:00' },
+      used: { usd: 0, tokens: 0, calls: 0 },
+      items: [{ target: { name: 'changelog', path: '/p/SKILL.md', kind: 'skill', readBy: [] }, project: null, routedBy: 'project', tasks: { train: 1, val: 1, test: 0, ids: { train: [], val: [], test: [] } }, status: 'not_improved', replays }],
+      proposals: [],
+      summary: 's',
+      notes: [],
+      recovered: [],
+    });
+    expect(text).toContain('- **changelog** replays: 1/1 seeded from the repository at a1b2c3d4e5f6 on main, files changed in 1');
   });
 });

@@ -7,7 +7,8 @@ import { BackendName } from '../../core/config.js';
 import { SleepError, UsageError } from '../../core/errors.js';
 import { isSkillPathSpec, resolveSkillTarget } from '../../../adapters/skills-registry.js';
 import { runNight } from '../../night/night.js';
-import type { NightReport } from '../../night/report.js';
+import { describeCliOverhead, type NightReport } from '../../night/report.js';
+import { describeReplayWorkspaces } from '../../replay/index.js';
 import { fmtScore } from '../../proposals/staging-report.js';
 import { requestNightNow } from '../../daemon/ipc.js';
 
@@ -49,6 +50,7 @@ export function renderNightText(ctx: CliContext, r: NightReport, runsDir: string
     ctx.print(
       `forecast: up to ${r.forecast.calls} calls (fewer with cache hits), ~${r.forecast.tokens} tokens, ~$${r.forecast.usd.toFixed(4)} (budget ${r.limits.maxCalls} calls, ${r.limits.maxTokens} tokens, $${r.limits.maxUsd}, done by ${r.limits.deadline})${r.forecast.fits ? '' : ` — exceeds the ${r.forecast.limitedBy} budget: the night will stop there`}`,
     );
+    for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) ctx.print(`  ${describeCliOverhead(role, o)}`);
   }
   for (const i of r.items) {
     const tasks = `${i.tasks.train}/${i.tasks.val}/${i.tasks.test} train/val/test`;
@@ -56,6 +58,8 @@ export function renderNightText(ctx: CliContext, r: NightReport, runsDir: string
     const test = i.test && i.test.before !== null ? ` test ${fmtScore(i.test.before)} → ${fmtScore(i.test.after)}` : '';
     ctx.print(`  ${i.target.name} (${i.target.path}): ${tasks}${val}${test} → ${i.status}${i.proposalId ? ` ${i.proposalId}` : ''}`);
     if (i.reason) ctx.print(`      ${i.reason}${i.needed ? `; needed: ${i.needed}` : ''}`);
+    const where = i.replays ? describeReplayWorkspaces(i.replays) : '';
+    if (where) ctx.print(`      ${where}`);
     if (r.dryRun) {
       const ids = [...i.tasks.ids.train, ...i.tasks.ids.val, ...i.tasks.ids.test];
       if (ids.length) ctx.print(`      tasks: ${ids.join(', ')}`);

@@ -3,7 +3,7 @@ import { action } from '../run.js';
 import { isoTimestamps, tagged } from '../json-shape.js';
 import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
-import { retentionChecks } from '../../harvest/doctor-probe.js';
+import { retentionChecks, retentionStatus } from '../../harvest/doctor-probe.js';
 
 export function register(program: Command): void {
   program
@@ -11,7 +11,9 @@ export function register(program: Command): void {
     .description('daemon state, watched folders, what was ingested, last night, proposals waiting, next night')
     .action(
       action(async (ctx) => {
-        const s = await collectStatus(ctx.paths, ctx.db, ctx.config);
+        const collected = await collectStatus(ctx.paths, ctx.db, ctx.config);
+        // agents that delete their own transcripts: their window and what our store keeps (for scripts too)
+        const s = { ...collected, retention: retentionStatus(ctx) };
         ctx.emit(tagged('status', isoTimestamps(structuredClone(s))), () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);

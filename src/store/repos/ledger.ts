@@ -103,3 +103,22 @@ export function listEgress(db: Db, opts: { sinceMs?: number; runId?: string; run
     error: r.error,
   }));
 }
+
+/** The newest successful calls of one backend in one role (for measured per-call overhead and cost). */
+export function recentCallUsage(db: Db, backend: string, role: string, opts: { sinceMs: number; limit: number }): Array<{ tokensIn: number; tokensOut: number; bytesSent: number; costUsd: number }> {
+  return (
+    db
+      .prepare(
+        `SELECT tokens_in AS tokensIn, tokens_out AS tokensOut, bytes_sent AS bytesSent, cost_usd AS costUsd FROM ledger
+         WHERE backend = ? AND role = ? AND ok = 1 AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`,
+      )
+      .all(backend, role, opts.sinceMs, Math.max(1, Math.floor(opts.limit))) as Array<{ tokensIn: number; tokensOut: number; bytesSent: number; costUsd: number }>
+  );
+}
+
+/** Models named by successful calls since `sinceMs`, with the backend that used them (what the agent CLIs really ran). */
+export function recentModels(db: Db, sinceMs: number): Array<{ backend: string; model: string }> {
+  return db
+    .prepare('SELECT DISTINCT backend, model FROM ledger WHERE ok = 1 AND ts >= ? AND model IS NOT NULL ORDER BY backend, model')
+    .all(sinceMs) as Array<{ backend: string; model: string }>;
+}
