@@ -34,12 +34,13 @@ export interface FamilyMember {
 }
 
 /**
- * Splits of one recurring family's tasks, stratified so the gate can measure the family: the
- * stable hash decides first (val below 0.3, test below 0.45, train above; test only in a family of
- * at least 4, else that bucket trains), then a family of 3 or more gets at least one train and one
- * val task — by moving new tasks only, lowest hash to val, highest to train. Stored tasks keep
- * their split, so a task trained on is never held out later (the constraint then waits for new
- * instances). Deterministic: the same members give the same splits.
+ * Splits of one recurring family's tasks, stratified so the gate can measure the family. A family
+ * of fewer than 3 takes the stable hash (test only from 4, else that bucket trains). From 3 on, the
+ * family's split sizes follow the fractions (val ≈ 30%, at least one; test ≈ 15% from 4) instead of
+ * the luck of a few hashes: 12 hashed tasks gave one validation task as often as five, and a thin
+ * validation split left a whole job untrained. Stored tasks keep their split and count first (a task
+ * trained on is never held out later); new tasks fill what is missing in hash order, lowest to val,
+ * then test, the rest train. Deterministic and independent of member order.
  */
 export function assignFamilySplits(members: FamilyMember[], seed = 1): Map<string, Split> {
   const n = members.length;
@@ -50,22 +51,29 @@ export function assignFamilySplits(members: FamilyMember[], seed = 1): Map<strin
     else fresh.push({ id: m.id, u: splitBucket(m.id, seed) });
   }
   fresh.sort((a, b) => a.u - b.u || a.id.localeCompare(b.id));
-  for (const f of fresh) {
-    let s = assignSplit(f.id, 'real', seed);
-    if (s === 'test' && n < 4) s = 'train';
-    out.set(f.id, s);
+  if (n < 3) {
+    for (const f of fresh) {
+      const s = assignSplit(f.id, 'real', seed);
+      out.set(f.id, s === 'test' ? 'train' : s);
+    }
+    return out;
   }
-  if (n < 3) return out;
   const count = (s: Split) => [...out.values()].filter((x) => x === s).length;
+  let needVal = Math.max(1, Math.round(n * SPLIT_FRACTIONS.val)) - count('val');
+  let needTest = (n >= 4 ? Math.round(n * SPLIT_FRACTIONS.test) : 0) - count('test');
+  for (const f of fresh) {
+    if (needVal > 0) {
+      out.set(f.id, 'val');
+      needVal--;
+    } else if (needTest > 0) {
+      out.set(f.id, 'test');
+      needTest--;
+    } else out.set(f.id, 'train');
+  }
   if (count('train') === 0) {
     // the highest-hash new held-out task trains
     const f = [...fresh].reverse().find((x) => out.get(x.id) !== 'train');
     if (f) out.set(f.id, 'train');
-  }
-  if (count('val') === 0) {
-    // the lowest-hash new test task, else the lowest-hash new train task while another train remains
-    const f = fresh.find((x) => out.get(x.id) === 'test') ?? (count('train') > 1 ? fresh.find((x) => out.get(x.id) === 'train') : undefined);
-    if (f) out.set(f.id, 'val');
   }
   return out;
 }

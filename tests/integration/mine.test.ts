@@ -257,17 +257,21 @@ describe('with the simulated miner backend', () => {
     expect(task.judge.checks.some((c) => c.op === 'no_refusal')).toBe(true);
     // a later run without the miner keeps the miner's definition
     addSession(db, { id: 'claude-code:late', startedAt: T0 + 20 * 86_400_000, turns: [{ user: 'write a changelog entry for the retry fix' }] });
+    addSession(db, { id: 'claude-code:later', startedAt: T0 + 21 * 86_400_000, turns: [{ user: 'write a changelog entry for the timeout fix' }] });
     const before = listTasks(db)[0];
     await runMining(db, defaultConfig());
     const after = listTasks(db)[0];
     expect(after.intent).toBe(before.intent);
     expect(after.judge).toEqual(before.judge);
-    // the new occurrence is a new task of the family, judged by the miner's checks too
+    // the new occurrences are new tasks of the family; the family's splits stay stratified (of 5: 2 val,
+    // 1 test), and the new validation task is judged by the miner's checks too
     const all = listTasks(db);
-    expect(all).toHaveLength(4);
-    const late = all.find((t) => /retry fix/.test(t.intent))!;
-    expect(late.family).toBe(before.family);
-    expect(late.judge.checks).toEqual(before.judge.checks);
+    expect(all).toHaveLength(5);
+    const late = all.filter((t) => /retry fix|timeout fix/.test(t.intent));
+    expect(late.map((t) => t.family)).toEqual([before.family, before.family]);
+    expect(late.map((t) => t.split).sort()).toEqual(['test', 'val']);
+    expect(all.filter((t) => t.split === 'val')).toHaveLength(2);
+    expect(late.find((t) => t.split === 'val')!.judge.checks).toEqual(before.judge.checks);
     db.close();
   });
 });
