@@ -309,7 +309,7 @@ export function printE2e(r: E2eReport, sizes: E2eSizes, out: NodeJS.WritableStre
     const perJob = E2E_JOBS.map((j) => f3(mean(d.map((o) => o.perJob[j.key]['night (staged skills)']))).padStart(9)).join(' ');
     out.write(`  ${DEFAULT_BUDGET_ROW.padEnd(w)} ${f3(mean(d.map((o) => o.scores['night (staged skills)']))).padStart(6)}  ${perJob}   (budget.maxCalls 400, maxTokens 2M, maxTasks 60; the rows above: ${E2E_AMPLE_BUDGET.maxCalls} calls, ${E2E_AMPLE_BUDGET.maxTokens / 1e6}M tokens, ${E2E_AMPLE_BUDGET.maxTasks} tasks)\n`);
     const starved = d.flatMap((o) => o.pipeline.items).filter((i) => i.status === 'stopped').length;
-    out.write(`    under the default budget ${starved} of ${d.flatMap((o) => o.pipeline.items).length} skills were stopped before training (the budget is spent first come)\n`);
+    out.write(`    under the default budget ${starved} of ${d.flatMap((o) => o.pipeline.items).length} skills were stopped (each skill trains on a fair share of what remains of the night's budget)\n`);
   }
   out.write(`  night − corrections verbatim: ${ci(r.nightVsVerbatim)}   (target ≥ +0.05, CI lower bound above it)\n`);
   out.write(`  night − oracle:               ${ci(r.nightVsOracle)}   (target within 0.05)\n`);

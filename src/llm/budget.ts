@@ -50,6 +50,8 @@ const EPS = 1e-9;
 export class BudgetTracker {
   private spent: Spend = { usd: 0, tokens: 0, calls: 0 };
   private pending: Spend = { usd: 0, tokens: 0, calls: 0 };
+  /** a temporary ceiling below the limits (absolute spend totals): one skill's share of the night */
+  private cap: Spend | null = null;
 
   constructor(
     readonly limits: BudgetLimits,
@@ -66,6 +68,12 @@ export class BudgetTracker {
     const calls = this.spent.calls + this.pending.calls + 1;
     if (calls > l.maxCalls) throw this.exceeded('calls', `call ${calls} would exceed the budget of ${l.maxCalls} calls`);
     const tokens = this.spent.tokens + this.pending.tokens + estimate.tokens;
+    const cap = this.cap;
+    if (cap) {
+      if (calls > cap.calls) throw this.exceeded('calls', `call ${calls} would pass this skill's share of the night (${cap.calls} calls in all)`);
+      if (tokens > cap.tokens) throw this.exceeded('tokens', `~${estimate.tokens} more tokens would pass this skill's share of the night`);
+      if (billable && this.spent.usd + this.pending.usd + estimate.usd > cap.usd + EPS) throw this.exceeded('usd', `~$${estimate.usd.toFixed(4)} more would pass this skill's share of the night`);
+    }
     if (tokens > l.maxTokens) {
       throw this.exceeded('tokens', `~${estimate.tokens} more tokens would exceed the budget of ${l.maxTokens} (used ${this.spent.tokens + this.pending.tokens})`);
     }
@@ -107,6 +115,21 @@ export class BudgetTracker {
 
   used(): Spend {
     return { ...this.spent };
+  }
+
+  /**
+   * Limits further spending to `share` on top of what is spent now, until the returned release is
+   * called. The night gives each skill a share of what remains, so the first skill in the plan
+   * cannot spend the whole night and leave the others untrained; what a skill leaves unspent goes
+   * to the skills after it.
+   */
+  capShare(share: Spend): () => void {
+    const s = this.spent;
+    const p = this.pending;
+    this.cap = { usd: s.usd + p.usd + share.usd, tokens: s.tokens + p.tokens + share.tokens, calls: s.calls + p.calls + share.calls };
+    return () => {
+      this.cap = null;
+    };
   }
 
   remaining(): Spend & { ms?: number } {

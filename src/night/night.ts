@@ -293,10 +293,15 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
         continue;
       }
       renewLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS);
+      // a fair share of what remains for each skill still to train (the last one gets the rest)
+      const left = plan.items.slice(i).filter((it) => !it.skip).length;
+      const release = budget.capShare({ usd: rem.usd / left, tokens: Math.floor(rem.tokens / left), calls: Math.floor(rem.calls / left) });
       try {
         await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath });
       } catch (err) {
         if (!guard.failure) throw err;
+      } finally {
+        release();
       }
       persist();
     }

@@ -107,6 +107,18 @@ describe('budget', () => {
     expect(() => b.check({ tokens: 1, usd: 0 })).toThrow(/calls/);
   });
 
+  it("caps one skill's share of the night, and gives what it leaves to the next", () => {
+    const b = new BudgetTracker({ maxUsd: 10, maxTokens: 1e6, maxCalls: 10 });
+    b.reserve({ tokens: 10, usd: 0 }).settle({ tokens: 10, usd: 0 });
+    const release = b.capShare({ usd: 10, tokens: 1e6, calls: 3 });
+    for (let i = 0; i < 3; i++) b.reserve({ tokens: 10, usd: 0 }).settle({ tokens: 10, usd: 0 });
+    expect(() => b.check({ tokens: 10, usd: 0 })).toThrow(/share of the night/);
+    release();
+    // the night's own limit is what binds again: 4 used of 10
+    for (let i = 0; i < 6; i++) b.reserve({ tokens: 10, usd: 0 }).settle({ tokens: 10, usd: 0 });
+    expect(() => b.check({ tokens: 10, usd: 0 })).toThrow(/budget of 10 calls/);
+  });
+
   it('stops at the deadline and forecasts what fits', () => {
     const clock = fixedClock(1_000);
     const b = new BudgetTracker({ maxUsd: 1, maxTokens: 1e6, maxCalls: 100, deadlineMs: 5_000 }, clock);
