@@ -1,6 +1,6 @@
 /**
  * Writes the end-to-end arm's sessions as Claude Code transcripts, in the shape the real CLI
- * writes them (tests/fixtures/claude-code, ../shared/reference/transcripts.md §1): one JSONL file
+ * writes them (tests/fixtures/claude-code and its README): one JSONL file
  * per session under `<CLAUDE_CONFIG_DIR>/projects/<slug>/<sessionId>.jsonl`, side-channel records
  * first, then the `user` / `assistant` tree records with uuid chains, tool calls and results as
  * content blocks, and every record carrying cwd, gitBranch, version. Each project is a fake
