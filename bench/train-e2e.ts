@@ -25,7 +25,7 @@ import type { Proposal } from '../src/core/records.js';
 import { listTasks } from '../src/store/repos/tasks.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
 import { scoreSkill } from '../src/replay/index.js';
-import { mulberry32 } from '../src/core/random.js';
+import { ci, f3, mean, pairedBootstrap } from './stats.js';
 import { E2E_JOBS, E2E_PROJECTS, e2eCorrectionsVerbatimSkill, e2eHiddenInstances, e2eOracleSkill, e2eSessions, type HiddenInstance, type JobKey } from './e2e-world.js';
 import { projectDir, writeE2eTranscripts } from './e2e-transcripts.js';
 import type { BenchResult } from './types.js';
@@ -145,7 +145,6 @@ async function scoreArm(hidden: HiddenInstance[], skillFor: (project: string) =>
   return out;
 }
 
-const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 function pipelineCounts(db: Db, sessions: ReturnType<typeof e2eSessions>): Pick<E2eSeedOutcome['pipeline'], 'tasks' | 'families' | 'correctionsTyped' | 'correctionsReachingJudges' | 'correctionsMinedAsAsks'> {
   const tasks = listTasks(db, { status: 'active' });
@@ -243,19 +242,6 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
   }
 }
 
-/** Paired bootstrap over seeds: mean difference a − b and its 95% interval. */
-export function pairedBootstrap(a: number[], b: number[], resamples = 5000, seed = 1): { diff: number; lo: number; hi: number } {
-  const d = a.map((x, i) => x - b[i]);
-  const rnd = mulberry32(seed);
-  const means: number[] = [];
-  for (let k = 0; k < resamples; k++) {
-    let s = 0;
-    for (let i = 0; i < d.length; i++) s += d[Math.floor(rnd() * d.length)];
-    means.push(s / d.length);
-  }
-  means.sort((x, y) => x - y);
-  return { diff: mean(d), lo: means[Math.floor(0.025 * resamples)], hi: means[Math.ceil(0.975 * resamples) - 1] };
-}
 
 export interface E2eReport {
   seeds: number[];
@@ -288,8 +274,6 @@ export async function runE2e(seeds: number[], sizes: E2eSizes, onSeed?: (seed: n
   };
 }
 
-const f3 = (x: number) => x.toFixed(3);
-const ci = (c: { diff: number; lo: number; hi: number }) => `${c.diff >= 0 ? '+' : ''}${f3(c.diff)} [${f3(c.lo)}, ${f3(c.hi)}]`;
 
 /** The report the train bench prints first. */
 export function printE2e(r: E2eReport, sizes: E2eSizes, out: NodeJS.WritableStream = process.stderr): void {

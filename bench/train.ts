@@ -17,7 +17,7 @@ import { runExperiment, type ExperimentOutcome } from './train-experiment.js';
 import type { TrainOptions } from '../src/trainer/train.js';
 import { DEFAULT_HARM, type HarmRates } from '../src/llm/sim/reflect.js';
 import { personaCorrectionsSkill, personaIdealSkill, personaVisibleChecksSkill } from '../src/llm/sim/persona.js';
-import { mulberry32 } from '../src/core/random.js';
+import { ci, f3, mean, pairedBootstrap } from './stats.js';
 import { e2eResults } from './train-e2e.js';
 
 function flag(args: string[], name: string, dflt: number): number {
@@ -25,7 +25,6 @@ function flag(args: string[], name: string, dflt: number): number {
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt;
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 export const BASE_OPTIONS: Partial<TrainOptions> = { epochs: 3, batchSize: 8, lr: 4, minLr: 2, lrSchedule: 'cosine', gateMetric: 'soft' };
 
@@ -137,22 +136,7 @@ function gateFigures(runs: ExperimentOutcome[]): Pick<ArmResult, 'gated' | 'inde
   };
 }
 
-/** Paired bootstrap over seeds: mean difference a − b and its 95% interval. */
-export function pairedBootstrap(a: number[], b: number[], resamples = 5000, seed = 1): { diff: number; lo: number; hi: number } {
-  const d = a.map((x, i) => x - b[i]);
-  const rnd = mulberry32(seed);
-  const means: number[] = [];
-  for (let k = 0; k < resamples; k++) {
-    let s = 0;
-    for (let i = 0; i < d.length; i++) s += d[Math.floor(rnd() * d.length)];
-    means.push(s / d.length);
-  }
-  means.sort((x, y) => x - y);
-  return { diff: mean(d), lo: means[Math.floor(0.025 * resamples)], hi: means[Math.ceil(0.975 * resamples) - 1] };
-}
 
-const f3 = (x: number) => x.toFixed(3);
-const ci = (c: { diff: number; lo: number; hi: number }) => `${c.diff >= 0 ? '+' : ''}${f3(c.diff)} [${f3(c.lo)}, ${f3(c.hi)}]`;
 
 export async function run(args: string[]): Promise<BenchResult[]> {
   const quick = args.includes('--quick');

@@ -125,7 +125,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   if (!passed) {
     const early = result.stoppedBy === 'budget' || result.stoppedBy === 'deadline';
     ir.status = early ? 'stopped' : 'not_improved';
-    ir.reason = `no candidate beat the current skill on validation (${result.baseline.val.toFixed(2)})${early ? `; the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : 'budget ran out'} during training` : ''}`;
+    ir.reason = `no candidate beat the current skill on validation (${result.baseline.val.toFixed(2)})${early ? `; the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : 'budget (this skill\'s fair share of what remained) ran out'} during training` : ''}`;
     ir.needed = early
       ? 'raise budget.maxCalls / budget.maxTokens / budget.maxUsd or move budget.deadline (`skillopt-sleep night --dry-run` shows the forecast)'
       : 'nothing to do: the skill stays as it is; more or different recurring tasks may help';
