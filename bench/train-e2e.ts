@@ -190,7 +190,12 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
       const harvest = await runHarvest(db, config, { env, agents: ['claude-code'], workers: 0, stateDir: paths.stateDir });
       if (harvest.errors.length) throw new Error(`e2e harvest failed: ${harvest.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
       const mined = await runMining(db, config, { now });
-      const night = await runNight(db, paths, config, { env, skipHarvest: true });
+      // the night's clock is pinned to the world's day (time still passes): the sealed audit slice
+      // rotates by UTC day, and an unpinned clock made the headline figure change from one day to the next
+      const nightStart = now + 14 * 3_600_000;
+      const realStart = Date.now();
+      const clock = { now: () => nightStart + (Date.now() - realStart) };
+      const night = await runNight(db, paths, config, { env, skipHarvest: true, clock });
       const staged = listProposals(db, { nightId: night.id });
       const stagedSkills: Record<string, string> = {};
       for (const p of staged) stagedSkills[p.skillTarget.path] = skillBody(p.candidate);
