@@ -8,6 +8,7 @@ import { openDb, type Db } from '../store/db.js';
 import type { Progress } from '../core/progress.js';
 import { silentProgress } from '../core/progress.js';
 import { createCliProgress } from './progress.js';
+import { jsonOutput } from './json-shape.js';
 import { colourEnabled, painter, wrappedRows, type Painter, type StyleName } from './style.js';
 
 export interface GlobalOptions {
@@ -76,9 +77,12 @@ export class CliContext {
     if (!this.json) this.out.write(line + '\n');
   }
 
-  /** Machine output: JSON under --json, else the text renderer. */
-  emit(data: unknown, renderText: () => void): void {
-    if (this.json) this.out.write(JSON.stringify(data, null, 2) + '\n');
+  /**
+   * Machine output: under --json, `data` tagged `"$schema": "skillopt-sleep/<schema>@1"` (its shape is
+   * docs/json/<schema>.md) with every store timestamp as an ISO 8601 string; else the text renderer.
+   */
+  emit(schema: string, data: object, renderText: () => void): void {
+    if (this.json) this.out.write(JSON.stringify(jsonOutput(schema, data), null, 2) + '\n');
     else renderText();
   }
 

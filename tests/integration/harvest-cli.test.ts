@@ -47,14 +47,14 @@ describe('harvest and sessions commands', () => {
   it('sessions list filters by agent and kind', () => {
     const r = runCli(['sessions', 'list', '--agent', 'codex', '--json'], sb.env);
     expect(r.status, r.stderr).toBe(0);
-    const rows = JSON.parse(r.stdout) as Array<{ id: string; kind: string }>;
+    const rows = (JSON.parse(r.stdout) as { sessions: Array<{ id: string; kind: string }> }).sessions;
     expect(rows.map((x) => x.id).sort()).toEqual([
       'codex:01a13448-894e-75f1-ae9c-511bd56efd1b',
       'codex:01a13449-7354-74ad-b3df-22c4bc9ea598',
       'codex:01a13fef-3d0b-7735-afdb-86863e345c95',
       'codex:33015626-48e4-4ce0-9948-2e2b765efdc4',
     ]);
-    const subs = JSON.parse(runCli(['sessions', 'list', '--kind', 'subagent', '--json'], sb.env).stdout) as unknown[];
+    const subs = (JSON.parse(runCli(['sessions', 'list', '--kind', 'subagent', '--json'], sb.env).stdout) as { sessions: unknown[] }).sessions;
     expect(subs).toHaveLength(2);
     const bad = runCli(['sessions', 'list', '--kind', 'nope'], sb.env);
     expect(bad.status).toBe(2);

@@ -28,7 +28,7 @@ export function register(program: Command): void {
           .map((s) => s.trim())
           .filter(Boolean);
         const out = applyProposal(ctx.db, ctx.paths, id, { force: opts.force, forceRisky: opts.forceRisky, editIds, env: ctx.env });
-        ctx.emit({ ok: true, id: out.proposal.id, path: out.path, backup: out.beforeHash ? out.backupPath : null, beforeHash: out.beforeHash, afterHash: out.afterHash, readBy: out.readBy, copies: out.copies, forced: out.forced, partial: out.partial, recovered: recovery.actions }, () => {
+        ctx.emit('apply', { ok: true, id: out.proposal.id, path: out.path, backup: out.beforeHash ? out.backupPath : null, beforeHash: out.beforeHash, afterHash: out.afterHash, readBy: out.readBy, copies: out.copies, forced: out.forced, partial: out.partial, recovered: recovery.actions }, () => {
           ctx.print(`applied ${out.proposal.id}${out.partial ? ` (only ${editIds!.join(', ')})` : ''} to ${out.path}`);
           // a managed skill in a project used with agents that read different folders gets a copy for each
           for (const c of out.copies) ctx.print(`copy:    ${c.path} (${c.outcome}; for ${agentsLabel(c.readBy)})`);

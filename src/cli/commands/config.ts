@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .action(
       action((ctx) => {
         const loaded = loadConfig(ctx.paths, ctx.env);
-        ctx.emit({ file: ctx.paths.configFile, exists: loaded.fileExists, envOverrides: loaded.envOverrides, config: loaded.config }, () => {
+        ctx.emit('config', { file: ctx.paths.configFile, exists: loaded.fileExists, envOverrides: loaded.envOverrides, config: loaded.config }, () => {
           ctx.print(`# ${ctx.paths.configFile}${loaded.fileExists ? '' : ' (not created yet: defaults)'}`);
           if (loaded.envOverrides.length) ctx.print(`# env overrides: ${loaded.envOverrides.join(', ')}`);
           for (const leaf of listLeafKeys()) {
@@ -36,7 +36,7 @@ export function register(program: Command): void {
         if (value === undefined && !listLeafKeys().some((l) => l.path === key || l.path.startsWith(key + '.'))) {
           throw new UsageError(`unknown config key "${key}"`, '`skillopt-sleep config show` lists every key');
         }
-        ctx.emit({ key, value: value ?? null }, () => ctx.print(typeof value === 'string' ? value : JSON.stringify(value, null, 2)));
+        ctx.emit('config-get', { key, value: value ?? null }, () => ctx.print(typeof value === 'string' ? value : JSON.stringify(value, null, 2)));
       }),
     );
 
@@ -47,7 +47,7 @@ export function register(program: Command): void {
       action((ctx, key: string, value: string) => {
         assertConfigValue(key, value);
         const next = setConfigValue(ctx.paths, key, value);
-        ctx.emit({ key, value: getPath(next, key), file: ctx.paths.configFile }, () =>
+        ctx.emit('config-set', { key, value: getPath(next, key), file: ctx.paths.configFile }, () =>
           ctx.print(`${key} = ${JSON.stringify(getPath(next, key))}  (${ctx.paths.configFile})`),
         );
       }),
@@ -56,7 +56,7 @@ export function register(program: Command): void {
   config
     .command('path')
     .description('print the path of config.json')
-    .action(action((ctx) => ctx.emit({ path: ctx.paths.configFile }, () => ctx.print(ctx.paths.configFile))));
+    .action(action((ctx) => ctx.emit('config-path', { path: ctx.paths.configFile }, () => ctx.print(ctx.paths.configFile))));
 
   config
     .command('schema')
@@ -68,7 +68,7 @@ export function register(program: Command): void {
         if (opts.write) {
           fs.mkdirSync(path.dirname(path.resolve(opts.write)), { recursive: true });
           writeFileAtomic(path.resolve(opts.write), text);
-          ctx.emit({ written: path.resolve(opts.write) }, () => ctx.print(`wrote ${path.resolve(opts.write!)}`));
+          ctx.emit('config-schema', { written: path.resolve(opts.write) }, () => ctx.print(`wrote ${path.resolve(opts.write!)}`));
         } else {
           ctx.out.write(text);
         }

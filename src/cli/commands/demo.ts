@@ -127,7 +127,7 @@ async function runDemo(ctx: CliContext, opts: DemoOptions): Promise<number> {
     for (const [key, value] of Object.entries(SANDBOX_CONFIG)) setConfigValue(paths, key, value);
   }
   if (ctx.json) {
-    ctx.emit({ sandbox: root, kept: keep, simulated: true, steps: results, proposals: staged }, () => undefined);
+    ctx.emit('demo', { sandbox: root, kept: keep, simulated: true, steps: results, proposals: staged }, () => undefined);
   } else {
     say(`\n${staged.length} proposal(s) staged.`);
     const interactive = opts.review !== false && process.stdin.isTTY && process.stdout.isTTY;

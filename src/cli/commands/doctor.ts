@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { tagged } from '../json-shape.js';
 import { loadConfig } from '../../core/config.js';
 import { openDb, schemaVersion } from '../../store/db.js';
 import { errorMessage, isSleepError } from '../../core/errors.js';
@@ -64,7 +63,7 @@ export function register(program: Command): void {
         if (configOk) checks.push(...(await runDoctorSections(DOCTOR_SECTIONS, ctx)));
         if (opts.live && configOk) checks.push(...(await liveChecks(loadConfig(ctx.paths, ctx.env).config, ctx.env)));
         const failed = checks.some((c) => c.status === 'fail');
-        ctx.emit(tagged('doctor', { ok: !failed, checks }), () => {
+        ctx.emit('doctor', { ok: !failed, checks }, () => {
           for (const line of formatDoctorChecks(checks)) ctx.print(line);
         });
         return failed ? 1 : 0;

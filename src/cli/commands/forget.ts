@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .action(
       action((ctx, edit: string) => {
         const out = forgetRejectedEdit(ctx.db, edit);
-        ctx.emit({ ok: true, editHash: out.editHash, skillPath: out.skillPath, op: out.op, content: out.content, sources: out.sources }, () =>
+        ctx.emit('forget', { ok: true, editHash: out.editHash, skillPath: out.skillPath, op: out.op, content: out.content, sources: out.sources }, () =>
           ctx.print(`forgot rejected edit #${out.editHash} (${out.op}: ${out.content.replace(/\s+/g, ' ').slice(0, 80)}) for ${out.skillPath}; a later night may propose it again`),
         );
       }),

@@ -69,7 +69,7 @@ export function register(program: Command): void {
             signal: ac.signal,
             progress: ctx.progress(),
           });
-          ctx.emit(summary, () => {
+          ctx.emit('harvest', summary, () => {
             renderSummary(summary, (l) => ctx.print(l));
             if (summary.reread && !opts.reread) ctx.print('note       this version reads more of the transcripts: every file was read again from its start, once');
           });

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
-import { iso, tagged } from '../json-shape.js';
+import { iso } from '../json-shape.js';
 import { resolveProjectOption } from '../project.js';
 import { fmtScore } from '../../proposals/staging-report.js';
 import type { Outcome } from '../../mine/outcome.js';
@@ -137,7 +137,7 @@ export function register(program: Command): void {
       action((ctx, opts: { project?: string; limit: string }) => {
         const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
         const entries = buildHistory(ctx, { project, limit: Math.max(1, Number(opts.limit) || 50) });
-        ctx.emit(tagged('history', { project: project ?? null, entries }), () => {
+        ctx.emit('history', { project: project ?? null, entries }, () => {
           if (!entries.length) {
             ctx.print('nothing applied yet: `skillopt-sleep review` shows the proposals waiting');
             return;

@@ -10,7 +10,6 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
-import { tagged } from '../json-shape.js';
 import { cliPath } from '../../daemon/lifecycle.js';
 import { openDb } from '../../store/db.js';
 import { countProposals } from '../../store/repos/proposals.js';
@@ -55,7 +54,7 @@ export function register(program: Command): void {
       action((ctx, opts: { agent?: string }) => {
         const only = agentOpt(opts.agent);
         const results = hookAgents(only).map((a) => installHook(ctx.paths, a, ctx.env, cliPath(), { evenIfUnused: !!only }));
-        ctx.emit(tagged('hooks-install', { ok: true, hooks: results }), () => {
+        ctx.emit('hooks-install', { ok: true, hooks: results }, () => {
           for (const r of results) {
             const what = { installed: 'added the session-start hook to', already: 'the hook is already in', skipped: 'not used here (no folder for' }[r.status];
             ctx.print(`${agentDisplayName(r.agent)}: ${what} ${r.status === 'skipped' ? `${path.dirname(r.file)}); \`--agent ${r.agent}\` installs it anyway` : r.file}`);
@@ -74,7 +73,7 @@ export function register(program: Command): void {
     .action(
       action((ctx, opts: { agent?: string }) => {
         const results = hookAgents(agentOpt(opts.agent)).map((a) => removeHook(ctx.paths, a, ctx.env));
-        ctx.emit(tagged('hooks-remove', { ok: true, hooks: results }), () => {
+        ctx.emit('hooks-remove', { ok: true, hooks: results }, () => {
           for (const r of results) {
             const what = {
               restored: `restored ${r.file} exactly as it was before install`,
@@ -94,7 +93,7 @@ export function register(program: Command): void {
     .action(
       action((ctx) => {
         const states = hookStates(ctx.env);
-        ctx.emit(tagged('hooks-show', { hooks: states, waiting: nudgeLine(ctx) }), () => {
+        ctx.emit('hooks-show', { hooks: states, waiting: nudgeLine(ctx) }, () => {
           for (const s of states) ctx.print(`${agentDisplayName(s.agent)}: ${s.installed ? 'installed' : 'not installed'} (${s.file})${s.installed && s.caveat ? ` — ${s.caveat}` : ''}`);
           for (const a of AGENTS.filter((x) => !x.sessionStartHook)) ctx.print(`${a.displayName}: no hook (it has no user-level session-start hook whose output you would see)`);
         });
@@ -112,7 +111,7 @@ export function register(program: Command): void {
         if (!line) return 0;
         // Claude Code and Codex show a hook reply's systemMessage to the user (plain stdout would go to the model)
         if (opts.fromHook) ctx.out.write(JSON.stringify({ systemMessage: line, suppressOutput: true }) + '\n');
-        else ctx.emit(tagged('hooks-nudge', { waiting: line }), () => ctx.print(line));
+        else ctx.emit('hooks-nudge', { waiting: line }, () => ctx.print(line));
         return 0;
       }),
     );

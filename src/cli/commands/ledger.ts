@@ -25,7 +25,7 @@ export function register(program: Command): void {
         const rows = listEgress(ctx.db, { sinceMs, runId: opts.run });
         const totals = totalsByDestination(rows);
         const shown = rows.slice(-limit);
-        ctx.emit({ since: new Date(sinceMs).toISOString(), calls: rows.length, totals, rows: shown }, () => {
+        ctx.emit('ledger', { since: new Date(sinceMs).toISOString(), calls: rows.length, totals, rows: shown }, () => {
           if (rows.length === 0) {
             ctx.print(`no outbound model calls since ${new Date(sinceMs).toISOString()} (nothing left this machine)`);
             return;

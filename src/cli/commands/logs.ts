@@ -2,6 +2,22 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { SleepError } from '../../core/errors.js';
 import { followLog, formatLogLine, readLastLines } from '../../daemon/log-reader.js';
+import { jsonOutput } from '../json-shape.js';
+
+/**
+ * One log line under --json: the daemon's pino record, one JSON object a line (JSON Lines, so
+ * `--follow` streams), tagged like every --json output and with `time` as an ISO string.
+ */
+export function logLineJson(raw: string): string {
+  let record: object;
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    record = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : { msg: raw };
+  } catch {
+    record = { msg: raw }; // a line pino did not write (a crash's stderr): kept whole as the message
+  }
+  return JSON.stringify(jsonOutput('log', record));
+}
 
 export function register(program: Command): void {
   program
@@ -13,7 +29,7 @@ export function register(program: Command): void {
       action(async (ctx, opts: { follow?: boolean; lines: string }) => {
         const n = Number(opts.lines);
         if (!Number.isInteger(n) || n < 0) throw new SleepError('USAGE', `-n "${opts.lines}" is not a line count`, { exitCode: 2 });
-        const show = (raw: string) => ctx.out.write((ctx.json ? raw : formatLogLine(raw)) + '\n');
+        const show = (raw: string) => ctx.out.write((ctx.json ? logLineJson(raw) : formatLogLine(raw)) + '\n');
         const lines = readLastLines(ctx.paths.logsDir, 'daemon', n);
         if (lines.length === 0 && !opts.follow) {
           ctx.note(`no daemon log yet in ${ctx.paths.logsDir} (\`skillopt-sleep start\` starts the daemon)`);

@@ -47,7 +47,7 @@ export function register(program: Command): void {
         const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
         const miner = await minerBackend(ctx);
         const summary = await runMining(ctx.db, ctx.config, { project, backends: { miner }, progress: ctx.progress() });
-        ctx.emit({ ok: true, ...summary }, () => renderSummary(ctx, summary));
+        ctx.emit('mine', { ok: true, ...summary }, () => renderSummary(ctx, summary));
       }),
     );
 }

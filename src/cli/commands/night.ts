@@ -87,7 +87,7 @@ export function register(program: Command): void {
       }
       if (opts.now) {
         const delegated = await nightThroughDaemon(ctx, opts);
-        ctx.emit(delegated, () => renderNightText(ctx, delegated, ctx.paths.runsDir));
+        ctx.emit('night', delegated, () => renderNightText(ctx, delegated, ctx.paths.runsDir));
         return delegated.status === 'failed' ? 1 : 0;
       }
       const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
@@ -114,7 +114,7 @@ export function register(program: Command): void {
           signal: controller.signal,
           progress: ctx.progress(),
         });
-        ctx.emit(report, () => renderNightText(ctx, report, ctx.paths.runsDir));
+        ctx.emit('night', report, () => renderNightText(ctx, report, ctx.paths.runsDir));
         return report.status === 'failed' ? 1 : 0;
       } finally {
         process.off('SIGINT', stop);

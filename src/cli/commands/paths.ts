@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { tagged } from '../json-shape.js';
 
 export function register(program: Command): void {
   program
@@ -20,7 +19,7 @@ export function register(program: Command): void {
           workspaces: p.workspacesDir,
           override: ctx.env.SKILLOPT_SLEEP_HOME ? 'SKILLOPT_SLEEP_HOME' : null,
         };
-        ctx.emit(tagged('paths', data), () => {
+        ctx.emit('paths', data, () => {
           const w = 11;
           for (const [k, v] of Object.entries(data)) {
             if (k === 'override') continue;

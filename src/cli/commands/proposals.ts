@@ -53,7 +53,7 @@ function show(ctx: CliContext, id: string): void {
   // agents used in the project that read none of the files this proposal writes
   const readers = new Set([...p.skillTarget.readBy, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
   const missed = p.skillTarget.project ? agentsInProject(ctx.db, p.skillTarget.project).filter((a) => !readers.has(a)) : [];
-  ctx.emit({ proposal: p, receipts, risk, notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
+  ctx.emit('proposal', { proposal: p, receipts, risk, notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
     const paint = ctx.paint;
     const safe = (t: string) => terminalSafe(t);
     ctx.print(proposalLine(p).replace(` ${p.status.padEnd(10)} `, ` ${paint[STATUS_PAINT[p.status] ?? 'bold'](p.status.padEnd(10))} `));
@@ -110,7 +110,7 @@ export function register(program: Command): void {
           throw new UsageError(`unknown status "${opts.status}"`, `use one of ${ProposalStatus.options.join(', ')}`);
         }
         const list = listProposals(ctx.db, { status: opts.status as ProposalStatus | undefined, project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined });
-        ctx.emit({ proposals: list.map(({ candidate: _c, diff: _d, ...rest }) => rest) }, () => {
+        ctx.emit('proposals', { proposals: list.map(({ candidate: _c, diff: _d, ...rest }) => rest) }, () => {
           if (list.length === 0) ctx.print('no proposals yet: a night stages them (`skillopt-sleep night`, or wait for the scheduled one)');
           for (const p of list) ctx.print(proposalLine(p));
         });

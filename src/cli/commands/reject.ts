@@ -11,7 +11,7 @@ export function register(program: Command): void {
       action((ctx, id: string, opts: { reason?: string }) => {
         const p = rejectProposal(ctx.db, ctx.paths, id, opts.reason);
         const n = p.rememberedEdits;
-        ctx.emit({ ok: true, id: p.id, status: p.status, reason: p.reason ?? null, rememberedEdits: n }, () =>
+        ctx.emit('reject', { ok: true, id: p.id, status: p.status, reason: p.reason ?? null, rememberedEdits: n }, () =>
           ctx.print(`rejected ${p.id}; ${n} edit${n === 1 ? '' : 's'} will not be proposed again for ${p.skillTarget.name} (\`skillopt-sleep forget EDIT\` lifts that)`),
         );
       }),

@@ -14,7 +14,7 @@ export function register(program: Command): void {
         if (stopped.stillRunning) throw new SleepError('INTERNAL', `the daemon (pid ${stopped.pid}) would not stop`, { hint: 'kill it by hand, then `skillopt-sleep start`' });
         ctx.close();
         const res = await startDetached(ctx.paths, ctx.env);
-        ctx.emit({ ok: true, stoppedPid: stopped.pid ?? null, pid: res.pid, health: res.health ?? null }, () => {
+        ctx.emit('restart', { ok: true, stoppedPid: stopped.pid ?? null, pid: res.pid, health: res.health ?? null }, () => {
           if (stopped.wasRunning) ctx.print(`stopped pid ${stopped.pid}`);
           ctx.print(`skillopt-sleep started (pid ${res.pid})`);
           if (res.health) for (const l of describeHealth(res.health, ctx.paths)) ctx.print(l);

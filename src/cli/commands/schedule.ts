@@ -39,7 +39,7 @@ export function register(program: Command): void {
       action((ctx, opts: { kind?: string }) => {
         const kind = kindOf(opts.kind);
         const res = installSupervisor(kind, { argv: foregroundArgv(), cronArgv: [process.execPath, cliPath(), 'start'], env: daemonEnv(ctx), logsDir: ctx.paths.logsDir }, ctx.env);
-        ctx.emit({ ok: true, kind, file: res.target.file, activated: res.activated, commands: res.commands }, () => {
+        ctx.emit('schedule-install', { ok: true, kind, file: res.target.file, activated: res.activated, commands: res.commands }, () => {
           ctx.print(`installed ${kind} ${kind === 'cron' ? 'entry' : 'service'}: ${res.target.file}`);
           if (res.activated) ctx.print(kind === 'cron' ? 'it starts the daemon at every boot; run `skillopt-sleep start` to start it now' : 'enabled and started');
           else if (res.commands.length) {
@@ -58,7 +58,7 @@ export function register(program: Command): void {
       action((ctx, opts: { kind?: string }) => {
         const kind = kindOf(opts.kind);
         const res = removeSupervisor(kind, ctx.env);
-        ctx.emit({ ok: true, kind, file: res.target.file, removed: res.removed }, () => {
+        ctx.emit('schedule-remove', { ok: true, kind, file: res.target.file, removed: res.removed }, () => {
           ctx.print(res.removed ? `removed ${kind} ${kind === 'cron' ? 'entry' : 'service'}: ${res.target.file}` : `no ${kind} service installed (${res.target.file})`);
           if (res.removed) ctx.print('the daemon keeps running until `skillopt-sleep stop`');
         });
@@ -73,7 +73,7 @@ export function register(program: Command): void {
       action((ctx, opts: { kind?: string }) => {
         const kind = kindOf(opts.kind);
         const res = showSupervisor(kind, ctx.env);
-        ctx.emit({ ok: true, kind, file: res.target.file, installed: res.installed, content: res.content ?? null }, () => {
+        ctx.emit('schedule-show', { ok: true, kind, file: res.target.file, installed: res.installed, content: res.content ?? null }, () => {
           if (!res.installed) {
             ctx.print(`no ${kind} service installed (${res.target.file}); \`skillopt-sleep schedule install\` writes one`);
             return;

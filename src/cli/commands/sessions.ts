@@ -39,7 +39,7 @@ export function register(program: Command): void {
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${opts.limit}"`);
         const rows = listSessions(ctx.db, { agent: agents?.[0], project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined, kind, limit });
-        ctx.emit(rows, () => {
+        ctx.emit('sessions', { sessions: rows }, () => {
           if (!rows.length) {
             ctx.print('no sessions yet: run `skillopt-sleep harvest`');
             return;
@@ -68,7 +68,7 @@ export function register(program: Command): void {
         const limit = Math.max(1, Number(opts.limit) || 200);
         const events = listEvents(ctx.db, s.id, { limit });
         const total = countEvents(ctx.db, s.id);
-        ctx.emit({ session: s, events, totalEvents: total }, () => {
+        ctx.emit('session', { session: s, events, totalEvents: total }, () => {
           ctx.print(`${s.id}  (${s.agent}, ${s.kind}${s.parentId ? `, child of ${s.parentId}` : ''})`);
           ctx.print(`project  ${s.project ?? '-'}   cwd ${s.cwd ?? '-'}${s.gitBranch ? `   branch ${s.gitBranch}` : ''}`);
           ctx.print(`time     ${when(s.startedAt)} → ${when(s.endedAt)}   ${s.promptCount} prompts, ${s.toolErrorCount} tool errors`);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
-import { iso, tagged } from '../json-shape.js';
+import { iso } from '../json-shape.js';
 import { resolveProjectOption } from '../project.js';
 import { agentsLabel } from './proposals.js';
 import type { AgentId, SkillTarget, Task } from '../../core/records.js';
@@ -131,7 +131,7 @@ export function register(program: Command): void {
       action((ctx, opts: { project?: string }) => {
         const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
         const rows = listSkillRows(ctx, project);
-        ctx.emit(tagged('skills', { project: project ?? null, skills: rows }), () => renderRows(ctx, rows));
+        ctx.emit('skills', { project: project ?? null, skills: rows }, () => renderRows(ctx, rows));
       }),
     );
 }

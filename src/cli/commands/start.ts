@@ -19,7 +19,7 @@ export function register(program: Command): void {
         // a bad key or schedule fails here, with its hint, rather than inside the detached process
         validateSchedule(ctx.config.schedule.cron, ctx.config.schedule.timezone);
         const res = await startDetached(ctx.paths, ctx.env);
-        ctx.emit({ ok: true, already: res.already, pid: res.pid, health: res.health ?? null }, () => {
+        ctx.emit('start', { ok: true, already: res.already, pid: res.pid, health: res.health ?? null }, () => {
           ctx.print(res.already ? `skillopt-sleep is already running (pid ${res.pid})` : `skillopt-sleep started (pid ${res.pid})`);
           if (res.health) for (const l of describeHealth(res.health, ctx.paths)) ctx.print(l);
           ctx.print('`skillopt-sleep status` shows it at any time; `skillopt-sleep stop` stops it.');

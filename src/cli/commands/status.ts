@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { isoTimestamps, tagged } from '../json-shape.js';
 import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
 import { retentionChecks, retentionStatus } from '../../harvest/doctor-probe.js';
@@ -14,7 +13,7 @@ export function register(program: Command): void {
         const collected = await collectStatus(ctx.paths, ctx.db, ctx.config);
         // agents that delete their own transcripts: their window and what our store keeps (for scripts too)
         const s = { ...collected, retention: retentionStatus(ctx) };
-        ctx.emit(tagged('status', isoTimestamps(structuredClone(s))), () => {
+        ctx.emit('status', s, () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
           if (s.running) {

@@ -185,13 +185,13 @@ async function editTask(ctx: CliContext, id: string): Promise<void> {
       const changed = JSON.stringify(edited) !== JSON.stringify(original);
       if (!changed) {
         fs.rmSync(dir, { recursive: true, force: true });
-        ctx.emit({ ok: true, id: original.id, changed: false }, () => ctx.print('no changes'));
+        ctx.emit('tasks-edit', { ok: true, id: original.id, changed: false }, () => ctx.print('no changes'));
         return;
       }
       // a person curated it: mining keeps its definition from now on
       const saved = upsertTask(ctx.db, { ...edited, reviewed: true });
       fs.rmSync(dir, { recursive: true, force: true });
-      ctx.emit({ ok: true, id: saved.id, changed: true, task: saved }, () => ctx.print(`saved ${saved.id} (marked reviewed)`));
+      ctx.emit('tasks-edit', { ok: true, id: saved.id, changed: true, task: saved }, () => ctx.print(`saved ${saved.id} (marked reviewed)`));
       return;
     } catch (err) {
       if (await askRetry(ctx, errorMessage(err))) continue;
@@ -217,7 +217,7 @@ export function register(program: Command): void {
           ...(opts.all ? {} : { status: 'active' as const }),
         });
         const review = familyReview(ctx.db);
-        ctx.emit({ tasks: list, review }, () => renderList(ctx, list, review));
+        ctx.emit('tasks', { tasks: list, review }, () => renderList(ctx, list, review));
       }),
     );
 
@@ -228,7 +228,7 @@ export function register(program: Command): void {
       action(async (ctx, family: string) => {
         const edit = splitFamily(ctx.db, ctx.config, familyId(ctx, family));
         const summary = await runMining(ctx.db, ctx.config, { progress: ctx.progress() });
-        ctx.emit({ ok: true, ...edit, mine: summary }, () =>
+        ctx.emit('tasks-split', { ok: true, ...edit, mine: summary }, () =>
           ctx.print(`split ${edit.moved} ask(s) off ${edit.cluster} into ${edit.other}; tasks rewritten (${summary.newTasks} new, ${summary.updatedTasks} updated)`),
         );
       }),
@@ -241,7 +241,7 @@ export function register(program: Command): void {
       action(async (ctx, family: string, other: string) => {
         const edit = mergeFamilies(ctx.db, ctx.config, familyId(ctx, family), familyId(ctx, other));
         const summary = await runMining(ctx.db, ctx.config, { progress: ctx.progress() });
-        ctx.emit({ ok: true, ...edit, mine: summary }, () =>
+        ctx.emit('tasks-merge', { ok: true, ...edit, mine: summary }, () =>
           ctx.print(`merged ${edit.other} (${edit.moved} ask(s)) into ${edit.cluster}; tasks rewritten (${summary.newTasks} new, ${summary.updatedTasks} updated)`),
         );
       }),
@@ -255,7 +255,7 @@ export function register(program: Command): void {
         const t = mustFind(ctx, id);
         const occ = listOccurrences(ctx.db, t.id);
         const projects = taskProjects(ctx.db, t.id);
-        ctx.emit({ task: t, projects, occurrences: occ }, () => renderShow(ctx, t, occ, projects));
+        ctx.emit('task', { task: t, projects, occurrences: occ }, () => renderShow(ctx, t, occ, projects));
       }),
     );
 
@@ -274,7 +274,7 @@ export function register(program: Command): void {
       .action(
         action((ctx, id: string) => {
           const t = setTaskStatus(ctx.db, mustFind(ctx, id).id, status);
-          ctx.emit({ ok: true, id: t.id, status: t.status }, () => ctx.print(`${t.id} ${status === 'active' ? 'enabled' : 'disabled'}`));
+          ctx.emit('tasks-status', { ok: true, id: t.id, status: t.status }, () => ctx.print(`${t.id} ${status === 'active' ? 'enabled' : 'disabled'}`));
         }),
       );
   }
@@ -294,7 +294,7 @@ export function register(program: Command): void {
         if (opts.out) {
           const out = path.resolve(opts.out);
           writeFileAtomic(out, text, { mode: 0o600 });
-          ctx.emit({ ok: true, file: out, tasks: list.length, format: opts.format }, () => ctx.print(`wrote ${list.length} task(s) to ${out}`));
+          ctx.emit('tasks-export', { ok: true, file: out, tasks: list.length, format: opts.format }, () => ctx.print(`wrote ${list.length} task(s) to ${out}`));
         } else {
           ctx.out.write(text);
         }
@@ -321,7 +321,7 @@ export function register(program: Command): void {
           }
         }).immediate(); // read-then-write: take the write lock first (see harvest's flush)
         const violations = checkStoredSplitIntegrity(ctx.db);
-        ctx.emit({ ok: true, imported: parsed.tasks.length, created, updated: parsed.tasks.length - created, violations }, () => {
+        ctx.emit('tasks-import', { ok: true, imported: parsed.tasks.length, created, updated: parsed.tasks.length - created, violations }, () => {
           ctx.print(`imported ${parsed.tasks.length} task(s): ${created} new, ${parsed.tasks.length - created} updated${parsed.reviewed ? ' (reviewed)' : ''}`);
           for (const v of violations) ctx.print(`SPLIT VIOLATION (${v.kind}): ${v.message}`);
         });

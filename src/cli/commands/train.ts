@@ -142,7 +142,7 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
     },
   };
   if (flags.dryRun) {
-    ctx.emit({ dryRun: true, ...plan }, () => {
+    ctx.emit('train-plan', { dryRun: true, ...plan }, () => {
       ctx.print(`skill:  ${target.name} (${target.path}${baseContent === null ? ', new' : ''}; edits in ${plan.skill.editScope === 'learned' ? 'the learned region only' : 'the whole document'})`);
       ctx.print(`tasks:  ${split.train.length} train / ${split.val.length} val / ${split.test.length} test  (${source})`);
       ctx.print(`steps:  ${resolved.epochs} epoch(s) × ${spe} = ${total}; lr ${resolved.lrSchedule} ${plan.lr.join(',')}`);
@@ -202,6 +202,7 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
           userSkillPath: flags.skill && isSkillPathSpec(flags.skill) ? target.path : undefined,
         });
   ctx.emit(
+    'train',
     {
       runId: result.runId,
       runDir: result.runDir,

@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { action } from '../run.js';
 import { assertDeletableFolder, confirm } from '../confirm.js';
-import { tagged } from '../json-shape.js';
 import { liveDaemon, stopDaemon } from '../../daemon/lifecycle.js';
 import { removeSupervisor, showSupervisor, type SupervisorKind } from '../../daemon/schedule-install.js';
 import { SleepError } from '../../core/errors.js';
@@ -55,7 +54,7 @@ export function register(program: Command): void {
           ...dirs.map((d) => `delete ${d}`),
         ].filter((x): x is string => !!x);
         if (!plan.length) {
-          ctx.emit(tagged('uninstall', { ok: true, done: [], binary: 'npm uninstall -g skillopt-sleep' }), () => {
+          ctx.emit('uninstall', { ok: true, done: [], binary: 'npm uninstall -g skillopt-sleep' }, () => {
             ctx.print('nothing of skillopt-sleep is installed here (no daemon, service, hook or data)');
             ctx.print('to remove the command itself: `npm uninstall -g skillopt-sleep` (or `npm unlink -g skillopt-sleep` for a linked clone)');
           });
@@ -83,7 +82,7 @@ export function register(program: Command): void {
           fs.rmSync(d, { recursive: true, force: true });
           done.push(`deleted ${d}`);
         }
-        ctx.emit(tagged('uninstall', { ok: true, done, binary: 'npm uninstall -g skillopt-sleep' }), () => {
+        ctx.emit('uninstall', { ok: true, done, binary: 'npm uninstall -g skillopt-sleep' }, () => {
           for (const d of done) ctx.print(d);
           ctx.print('to remove the command itself: `npm uninstall -g skillopt-sleep` (or `npm unlink -g skillopt-sleep` for a linked clone)');
         });

@@ -10,7 +10,6 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { assertDeletableFolder, confirm } from '../confirm.js';
-import { tagged } from '../json-shape.js';
 import { resolveProjectOption } from '../project.js';
 import { SleepError } from '../../core/errors.js';
 import { getPath, loadConfig, setConfigValue } from '../../core/config.js';
@@ -55,7 +54,7 @@ async function wipeEverything(ctx: CliContext, yes: boolean | undefined): Promis
   ctx.close();
   fs.rmSync(state, { recursive: true, force: true });
   if (fs.existsSync(state)) throw new SleepError('INTERNAL', `could not delete ${state}`, { hint: 'check its permissions' });
-  ctx.emit(tagged('wipe', { ok: true, scope: 'all', stateDir: state, deleted: counts ?? {}, daemonStopped: stopped, configKept: ctx.paths.configFile }), () => {
+  ctx.emit('wipe', { ok: true, scope: 'all', stateDir: state, deleted: counts ?? {}, daemonStopped: stopped, configKept: ctx.paths.configFile }, () => {
     ctx.print(`deleted ${state}${counts ? ` (${what})` : ''}`);
     if (stopped) ctx.print(`stopped the daemon (pid ${stopped}); \`skillopt-sleep start\` starts it again on an empty store`);
     ctx.print(`kept ${ctx.paths.configFile}; your agents' transcripts are still in their folders, so the next harvest stores them again (\`skillopt-sleep uninstall\` removes the tool itself)`);
@@ -87,7 +86,7 @@ async function wipeOneProject(ctx: CliContext, value: string, opts: WipeOptions)
     fs.rmSync(d, { recursive: true, force: true });
     dirsRemoved++;
   }
-  ctx.emit(tagged('wipe', { ok: true, scope: 'project', project, deleted: { ...counts, proposalDirs: dirsRemoved }, excluded: !!opts.exclude }), () => {
+  ctx.emit('wipe', { ok: true, scope: 'project', project, deleted: { ...counts, proposalDirs: dirsRemoved }, excluded: !!opts.exclude }, () => {
     ctx.print(`deleted from the store for ${project}: ${counts.sessions} sessions (${counts.events} events), ${counts.tasks} tasks, ${counts.proposals} proposals, ${counts.rejectedEdits} banned edits; response cache cleared (${counts.responseCache} entries)`);
     ctx.print(
       opts.exclude
