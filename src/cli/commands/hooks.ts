@@ -108,10 +108,15 @@ export function register(program: Command): void {
     .action(
       action((ctx, opts: { agent?: string; fromHook?: boolean }) => {
         const line = nudgeLine(ctx);
+        // --json always answers (null: nothing waits); the hook and the plain line say nothing then
+        if (ctx.json && !opts.fromHook) {
+          ctx.emit('hooks-nudge', { waiting: line || null }, () => undefined);
+          return 0;
+        }
         if (!line) return 0;
         // Claude Code and Codex show a hook reply's systemMessage to the user (plain stdout would go to the model)
         if (opts.fromHook) ctx.out.write(JSON.stringify({ systemMessage: line, suppressOutput: true }) + '\n');
-        else ctx.emit('hooks-nudge', { waiting: line }, () => ctx.print(line));
+        else ctx.print(line);
         return 0;
       }),
     );
