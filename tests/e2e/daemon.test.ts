@@ -42,6 +42,11 @@ function json<T>(sb: Sandbox, args: string[]): T {
   return JSON.parse(r.stdout) as T;
 }
 
+/** `sessions list --json` is `{$schema, sessions: [...]}`. */
+function listSessions(sb: Sandbox, args: string[]): SessionRow[] {
+  return json<{ sessions: SessionRow[] }>(sb, args).sessions;
+}
+
 interface SessionRow {
   id: string;
   promptCount: number;
@@ -96,22 +101,22 @@ describe('daemon (e2e)', () => {
     expect(again.stdout).toMatch(/already running/);
 
     // the initial catch-up harvest finds the partial session
-    const first = await waitFor('session A', () => json<SessionRow[]>(sb, ['sessions', 'list']).find((s) => s.file === fileA));
+    const first = await waitFor('session A', () => listSessions(sb, ['sessions', 'list']).find((s) => s.file === fileA));
     // the rest of the transcript is appended line by line, as the agent writes it
     for (const l of allA.slice(4)) fs.appendFileSync(fileA, l + '\n');
     await waitFor('appended prompts', () => {
-      const s = json<SessionRow[]>(sb, ['sessions', 'list']).find((x) => x.file === fileA);
+      const s = listSessions(sb, ['sessions', 'list']).find((x) => x.file === fileA);
       return s && s.promptCount > first.promptCount ? s : undefined;
     });
     // a new session file
     fs.copyFileSync(path.join(FIX_DIR, FIX_B), path.join(projDir, FIX_B));
-    await waitFor('session B', () => json<SessionRow[]>(sb, ['sessions', 'list']).find((s) => s.file.endsWith(FIX_B)));
+    await waitFor('session B', () => listSessions(sb, ['sessions', 'list']).find((s) => s.file.endsWith(FIX_B)));
 
     const st = await waitFor('quiet daemon', quiet(sb));
     expect(st.running).toBe(true);
     expect(st.health!.newSessions).toBeGreaterThanOrEqual(2);
     expect(st.health!.roots.find((r) => r.exists)?.sessions).toBe(2);
-    const before = json<SessionRow[]>(sb, ['sessions', 'list']);
+    const before = listSessions(sb, ['sessions', 'list']);
 
     // stop: clean exit, state recorded
     const stop = runCli(['stop'], sb.env);
@@ -124,7 +129,7 @@ describe('daemon (e2e)', () => {
     const resumed = await waitFor('quiet daemon after restart', quiet(sb));
     expect(resumed.health!.filesIngested).toBe(0);
     expect(resumed.health!.newSessions).toBe(0);
-    expect(json<SessionRow[]>(sb, ['sessions', 'list'])).toEqual(before);
+    expect(listSessions(sb, ['sessions', 'list'])).toEqual(before);
 
     // kill -9: the lease and pid file are left behind; status says so; start recovers
     const pid = resumed.pid!;
@@ -149,7 +154,7 @@ describe('daemon (e2e)', () => {
     });
     const start = runCli(['start'], sb.env);
     expect(start.status, start.stderr).toBe(0);
-    await waitFor('sessions harvested', () => json<SessionRow[]>(sb, ['sessions', 'list', '--limit', '500']).length >= 10 || undefined, 30_000);
+    await waitFor('sessions harvested', () => listSessions(sb, ['sessions', 'list', '--limit', '500']).length >= 10 || undefined, 30_000);
     await waitFor('quiet daemon', quiet(sb));
     // the CLI asks the daemon; the daemon runs `night` in a child process and relays its report
     const night = runCli(['night', '--now', '--json'], sb.env, { timeout: 110_000 });
@@ -184,7 +189,7 @@ describe('daemon (e2e)', () => {
     const projDir = path.join(sb.env.CLAUDE_CONFIG_DIR!, CLAUDE_PROJECT_DIR);
     fs.mkdirSync(projDir, { recursive: true });
     fs.copyFileSync(path.join(FIX_DIR, FIX_A), path.join(projDir, FIX_A));
-    await waitFor('session from the new folder', () => json<SessionRow[]>(sb, ['sessions', 'list']).find((s) => s.file.endsWith(FIX_A)));
+    await waitFor('session from the new folder', () => listSessions(sb, ['sessions', 'list']).find((s) => s.file.endsWith(FIX_A)));
     const st = json<Status>(sb, ['status']);
     expect(st.health!.roots.find((r) => r.path === path.join(sb.env.CLAUDE_CONFIG_DIR!, 'projects'))?.exists).toBe(true);
     expect(st.lastNight?.status).toBe('skipped');

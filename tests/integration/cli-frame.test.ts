@@ -42,7 +42,7 @@ describe('CLI frame (built binary)', () => {
   it('config set/get round-trips and doctor reports --json', () => {
     expect(runCli(['config', 'set', 'schedule.cron', '30 2 * * *'], sb.env).status).toBe(0);
     const g = runCli(['config', 'get', 'schedule.cron', '--json'], sb.env);
-    expect(JSON.parse(g.stdout)).toEqual({ key: 'schedule.cron', value: '30 2 * * *' });
+    expect(JSON.parse(g.stdout)).toEqual({ $schema: 'skillopt-sleep/config-get@1', key: 'schedule.cron', value: '30 2 * * *' });
     const d = runCli(['doctor', '--json'], sb.env);
     const doc = JSON.parse(d.stdout);
     expect(doc.checks.find((c: { name: string }) => c.name === 'database').status).toBe('ok');
