@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { CLI_BIN, makeSandbox, runCli } from '../helpers/sandbox.js';
+import { shapeProblems } from '../helpers/json-docs.js';
 
 const box = makeSandbox();
 afterAll(() => box.cleanup());
@@ -32,6 +33,7 @@ describe('skillopt-sleep demo', () => {
     const r = runCli(['demo', '--no-review', '--json', '--dir', dir], box.env, { timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { sandbox: string; simulated: boolean; steps: Record<string, { status?: string; newTasks?: number }>; proposals: DemoProposal[] };
+    expect(shapeProblems(out, 'demo')).toEqual([]);
     expect(out.simulated).toBe(true);
     expect(out.sandbox).toBe(dir);
     expect(out.steps.night.status).toBe('done');

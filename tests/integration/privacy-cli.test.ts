@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { shapeProblems } from '../helpers/json-docs.js';
 import { FIXTURE_PROJECT, fixtureHome } from '../helpers/fixtures.js';
 import { openDb } from '../../src/store/db.js';
 
@@ -236,7 +237,7 @@ describe('uninstall', () => {
     expect(fs.existsSync(unit)).toBe(true);
     const yes = runCli(['uninstall', '--json'], sb.env, { input: '1\n' });
     expect(yes.status, yes.stderr).toBe(0);
-    expect(JSON.parse(yes.stdout).$schema).toBe('skillopt-sleep/uninstall@1');
+    expect(shapeProblems(JSON.parse(yes.stdout), 'uninstall')).toEqual([]);
     expect(fs.existsSync(unit)).toBe(false);
     expect(fs.readFileSync(claudeSettings, 'utf8')).toBe('{"model": "opus"}\n');
     expect(fs.existsSync(path.join(sb.env.CODEX_HOME!, 'hooks.json'))).toBe(false);
