@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/sandbox.js';
 import { iso, jsonOutput, schemaTag, tagged } from '../../src/cli/json-shape.js';
 import { docFileFor, shapeProblems } from '../helpers/json-docs.js';
+import { logLineJson } from '../../src/cli/commands/logs.js';
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
@@ -46,6 +47,14 @@ describe('--json shapes', () => {
     const out = jsonOutput('tasks', { $schema: 'old', tasks: [{ firstSeen: t, lastSeen: t, occurrences: 3 }], review: { decisions: [{ at: t }] }, durationMs: 120, startedAt: null });
     expect(Object.keys(out)[0]).toBe('$schema');
     expect(out).toEqual({ $schema: 'skillopt-sleep/tasks@1', tasks: [{ firstSeen: '2026-12-01T03:00:00.000Z', lastSeen: '2026-12-01T03:00:00.000Z', occurrences: 3 }], review: { decisions: [{ at: '2026-12-01T03:00:00.000Z' }] }, durationMs: 120, startedAt: null });
+  });
+
+  it('logs --json: one tagged record a line, pino time as ISO; a line pino did not write is kept as msg', () => {
+    const line = logLineJson(JSON.stringify({ level: 30, time: Date.UTC(2026, 11, 2, 3), pid: 7, msg: 'night starting', trigger: 'schedule' }));
+    expect(line).not.toContain('\n');
+    expect(JSON.parse(line)).toEqual({ $schema: 'skillopt-sleep/log@1', level: 30, time: '2026-12-02T03:00:00.000Z', pid: 7, msg: 'night starting', trigger: 'schedule' });
+    expect(shapeProblems(JSON.parse(line), 'log')).toEqual([]);
+    expect(JSON.parse(logLineJson('Segmentation fault'))).toEqual({ $schema: 'skillopt-sleep/log@1', msg: 'Segmentation fault' });
   });
 
   it('the shape check catches a missing tag, an undocumented field and a millisecond timestamp', () => {
