@@ -12,7 +12,8 @@ export function printError(err: unknown, opts: { json?: boolean; debug?: boolean
         hint: 'run again with --debug for the stack trace and report it',
       });
   if (opts.json) {
-    process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint ?? null } }, null, 2) + '\n');
+    // tagged like every --json output (docs/json/error.md)
+    process.stdout.write(JSON.stringify({ $schema: 'skillopt-sleep/error@1', ok: false, error: { code: e.code, message: e.message, hint: e.hint ?? null } }, null, 2) + '\n');
   } else {
     process.stderr.write(`error: ${e.message}\n`);
     if (e.hint) process.stderr.write(`hint: ${e.hint}\n`);

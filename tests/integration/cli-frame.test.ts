@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeSandbox, runCli } from '../helpers/sandbox.js';
+import { shapeProblems } from '../helpers/json-docs.js';
 
 const sb = makeSandbox();
 afterAll(() => sb.cleanup());
@@ -36,7 +37,8 @@ describe('CLI frame (built binary)', () => {
     expect(bad.stderr).not.toMatch(/at .*\.js:\d+/);
     const j = runCli(['config', 'get', 'nope.key', '--json'], sb.env);
     expect(j.status).toBe(2);
-    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE' } });
+    expect(JSON.parse(j.stdout)).toMatchObject({ $schema: 'skillopt-sleep/error@1', ok: false, error: { code: 'USAGE' } });
+    expect(shapeProblems(JSON.parse(j.stdout), 'error')).toEqual([]);
   });
 
   it('config set/get round-trips and doctor reports --json', () => {
