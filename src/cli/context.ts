@@ -79,7 +79,8 @@ export class CliContext {
 
   /**
    * Machine output: under --json, `data` tagged `"$schema": "skillopt-sleep/<schema>@1"` (its shape is
-   * docs/json/<schema>.md) with every store timestamp as an ISO 8601 string; else the text renderer.
+   * documented under that tag in docs/json/, indexed in its README) with every store timestamp as an
+   * ISO 8601 string; else the text renderer.
    */
   emit(schema: string, data: object, renderText: () => void): void {
     if (this.json) this.out.write(JSON.stringify(jsonOutput(schema, data), null, 2) + '\n');

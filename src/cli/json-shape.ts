@@ -1,9 +1,9 @@
 /**
- * Every command's `--json` output carries a `$schema` tag naming its documented shape
- * (docs/json/<name>.md, shipped with the package), and every timestamp in it is ISO 8601 UTC.
+ * Every command's `--json` output carries a `$schema` tag naming its documented shape (a heading
+ * in docs/json/, shipped with the package), and every timestamp in it is ISO 8601 UTC.
  * Commands print through `CliContext.emit(name, data, …)`, which applies both.
  */
-/** `skillopt-sleep/<name>@<version>`: the shape is docs/json/<name>.md; the version changes when a field's meaning does. */
+/** `skillopt-sleep/<name>@<version>`: the shape is documented in docs/json/; the version changes when a field's meaning does. */
 export function schemaTag(name: string, version = 1): string {
   return `skillopt-sleep/${name}@${version}`;
 }
