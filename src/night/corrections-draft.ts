@@ -27,6 +27,17 @@ export interface DraftJob {
   corrections: string[];
 }
 
+/**
+ * A correction as a rule: the conversational interjection it opened with goes ("no, new entries
+ * go under …" reads as a prohibition once it stands alone in a skill); the rest stays verbatim.
+ */
+export function asRule(correction: string): string {
+  return correction
+    .trim()
+    .replace(/^(?:(?:no|nope|nah|not quite|hmm+|ugh|actually|wait|sorry|oops)\b\s*[,.!:;-]+\s*)+/i, '')
+    .replace(/\s+/g, ' ');
+}
+
 const normalized = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').replace(/[.!\s]+$/, '').trim();
 
 /**
@@ -44,9 +55,9 @@ export function draftJobs(tasks: Task[]): DraftJob[] {
   for (const [key, list] of ordered) {
     for (const t of list) {
       for (const c of t.corrections) {
-        const n = normalized(c);
+        const n = normalized(asRule(c));
         if (!n) continue;
-        if (!said.has(n)) said.set(n, c.trim());
+        if (!said.has(n)) said.set(n, asRule(c));
         const per = counts.get(n) ?? new Map<string, number>();
         per.set(key, (per.get(key) ?? 0) + 1);
         counts.set(n, per);
@@ -84,7 +95,7 @@ export function draftJobs(tasks: Task[]): DraftJob[] {
 
 /** The draft's text: one section per job, then the section for every job. */
 export function draftText(jobs: DraftJob[]): string {
-  const sections = jobs.map((j) => `## When ${j.phrase}\n\n${j.corrections.map((c) => `- ${c.replace(/\s+/g, ' ')}`).join('\n')}`);
+  const sections = jobs.map((j) => `## When ${j.phrase}\n\n${j.corrections.map((c) => `- ${c}`).join('\n')}`);
   return `${sections.join('\n\n')}\n\n${GENERAL_SECTION}`;
 }
 
