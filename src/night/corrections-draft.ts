@@ -103,11 +103,13 @@ export function draftText(jobs: DraftJob[]): string {
  * The start document with the corrections draft added (in the part of the document training may
  * edit), or null when the tasks carry no correction or the draft is already there.
  */
-export function correctionsDraft(start: string, tasks: Task[], scope: EditScope): { content: string; jobs: DraftJob[] } | null {
+export function correctionsDraft(start: string, tasks: Task[], scope: EditScope): { content: string; jobs: DraftJob[]; edit: Edit } | null {
   const jobs = draftJobs(tasks);
   if (!jobs.length) return null;
-  const edit: Edit = { op: 'add', content: draftText(jobs), rationale: "the user's own corrections, per job", evidence: [] };
+  // one edit (the review lists it, and a partial apply can keep or drop it like any other)
+  const evidence = tasks.filter((t) => t.corrections.length).map((t) => t.id);
+  const edit: Edit = { op: 'add', content: draftText(jobs), rationale: "your own corrections, one section per job they were said of", evidence };
   const { content, results } = applyEdits(start, [edit], { scope });
   if (results[0]?.status !== 'applied') return null;
-  return { content, jobs };
+  return { content, jobs, edit };
 }

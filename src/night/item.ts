@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { Config } from '../core/config.js';
 import { Role, type RoleBackends } from '../core/protocol.js';
-import type { Task } from '../core/records.js';
+import type { Edit, Task } from '../core/records.js';
 import type { Progress } from '../core/progress.js';
 import { errorMessage, isSleepError } from '../core/errors.js';
 import { readIfExists } from '../core/fsutil.js';
@@ -114,10 +114,11 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   if (result.usage.replays?.withWorkspace) ir.replays = result.usage.replays;
   // the figures before the night are the starting skill's, also when training started from the draft
   const before = floor ? { val: floor.startVal, test: floor.startTest } : result.baseline;
+  const startPerTask = floor?.startPerTask ?? new Map<string, number>();
   ir.val = { before: before.val, after: result.best.val };
   ir.test = { before: before.test, after: result.best.test };
   ir.edits = {
-    accepted: result.edits.filter((e) => e.status === 'accepted').length,
+    accepted: result.edits.filter((e) => e.status === 'accepted').length + (floor ? 1 : 0),
     rejected: result.edits.filter((e) => e.status === 'rejected').length,
     unmatched: result.edits.filter((e) => e.status === 'unmatched').length,
   };
@@ -154,8 +155,10 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
       accepted: true,
       baselineScore: before.val,
       candidateScore: result.best.val,
-      perTask: result.perTask,
-      edits: result.edits,
+      // per task, "before" is the starting skill's too (the trainer's baseline was the draft)
+      perTask: floor ? result.perTask.map((t) => ({ ...t, before: startPerTask.get(t.taskId) ?? t.before })) : result.perTask,
+      // the draft first: the edits training accepted were made on top of it (partial apply replays them in order)
+      edits: floor ? [{ ...floor.edit, id: DRAFT_EDIT_ID, status: 'accepted' as const, effect: null, scoreDrop: null }, ...result.edits] : result.edits,
       notes: [
         ...(floor ? [floor.note] : []),
         ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
@@ -179,12 +182,19 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   await scoreAudit(a, audit, start, result.bestSkill);
 }
 
+/** The proposal's edit id of the corrections draft. */
+export const DRAFT_EDIT_ID = 'corrections-draft';
+
 interface DraftFloor {
   /** the starting document with the user's corrections drafted in, per job */
   content: string;
+  /** the edit that drafted them (staged as the proposal's first accepted edit) */
+  edit: Edit;
   /** the starting skill's figures, measured the way the trainer measures its baseline */
   startVal: number;
   startTest: number | null;
+  /** the starting skill's per-task scores on val and test */
+  startPerTask: Map<string, number>;
   note: string;
 }
 
@@ -202,31 +212,32 @@ async function weighCorrectionsDraft(a: TrainItemArgs, start: string, test: Task
   if (!draft) return null;
   const val = splitFinishSlice(item.tasks.val, options.finishSlice).gate;
   const score = async (content: string, tasks: Task[]) =>
-    (
-      await scoreSkill({
-        db: a.db,
-        tasks,
-        skill: { name: item.target.name, content },
-        target: a.backends.target,
-        judge: a.backends.judge,
-        samples: options.samples,
-        metric: options.gateMetric,
-        mixedWeight: options.mixedWeight,
-        signal: a.signal,
-        label: 'corrections draft',
-      })
-    ).mean;
-  const startVal = await score(start, val);
-  const draftVal = await score(draft.content, val);
+    scoreSkill({
+      db: a.db,
+      tasks,
+      skill: { name: item.target.name, content },
+      target: a.backends.target,
+      judge: a.backends.judge,
+      samples: options.samples,
+      metric: options.gateMetric,
+      mixedWeight: options.mixedWeight,
+      signal: a.signal,
+      label: 'corrections draft',
+    });
+  const startOnVal = await score(start, val);
+  const startVal = startOnVal.mean;
+  const draftVal = (await score(draft.content, val)).mean;
   const corrections = draft.jobs.reduce((n, j) => n + j.corrections.length, 0);
   if (!(draftVal > startVal)) {
     a.progress.log(`  corrections draft (${corrections} corrections in ${draft.jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)}`);
     return null;
   }
-  const startTest = test.length ? await score(start, test) : null;
+  const startOnTest = test.length ? await score(start, test) : null;
+  const startTest = startOnTest?.mean ?? null;
+  const startPerTask = new Map([...startOnVal.perTask, ...(startOnTest?.perTask ?? [])].map((t) => [t.taskId, t.score]));
   const note = `training started from your own corrections (${corrections}, in ${draft.jobs.length} job sections: ${draft.jobs.map((j) => j.phrase).join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
   a.progress.log(`  ${note}`);
-  return { content: draft.content, startVal, startTest, note };
+  return { content: draft.content, edit: draft.edit, startVal, startTest, startPerTask, note };
 }
 
 /**
