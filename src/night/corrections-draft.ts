@@ -99,17 +99,43 @@ export function draftText(jobs: DraftJob[]): string {
   return `${sections.join('\n\n')}\n\n${GENERAL_SECTION}`;
 }
 
+const sectionHeading = (j: DraftJob): string => `## When ${j.phrase}`;
+const hasLine = (doc: string, line: string): boolean => doc.split(/\r?\n/).some((l) => l.trim() === line);
+
+/**
+ * The edits that add the draft to `start`: on a first night one edit (every section, then the
+ * section for every job). When an earlier night's draft is already in the document, only the
+ * corrections it does not hold yet: under their job's existing section, and sections for new
+ * jobs just before the section for every job (so the optimizer's rules stay below them all).
+ */
+export function draftEdits(start: string, jobs: DraftJob[], evidence: string[]): Edit[] {
+  const rationale = 'your own corrections, one section per job they were said of';
+  const known = new Set(start.split(/\r?\n/).map((l) => normalized(l.replace(/^\s*[-*+]\s+/, ''))));
+  const fresh = jobs.map((j) => ({ ...j, corrections: j.corrections.filter((c) => !known.has(normalized(c))) })).filter((j) => j.corrections.length);
+  if (!fresh.length) return [];
+  const bullets = (j: DraftJob) => j.corrections.map((c) => `- ${c}`).join('\n');
+  const edits: Edit[] = [];
+  for (const j of fresh.filter((x) => hasLine(start, sectionHeading(x)))) edits.push({ op: 'add', anchor: sectionHeading(j), content: bullets(j), rationale, evidence });
+  const added = fresh.filter((x) => !hasLine(start, sectionHeading(x)));
+  if (added.length) {
+    const text = draftText(added);
+    edits.push(hasLine(start, GENERAL_SECTION) ? { op: 'replace', anchor: GENERAL_SECTION, content: text, rationale, evidence } : { op: 'add', content: text, rationale, evidence });
+  }
+  return edits;
+}
+
 /**
  * The start document with the corrections draft added (in the part of the document training may
- * edit), or null when the tasks carry no correction or the draft is already there.
+ * edit), or null when the tasks carry no correction the document does not already hold.
  */
-export function correctionsDraft(start: string, tasks: Task[], scope: EditScope): { content: string; jobs: DraftJob[]; edit: Edit } | null {
+export function correctionsDraft(start: string, tasks: Task[], scope: EditScope): { content: string; jobs: DraftJob[]; edits: Edit[] } | null {
   const jobs = draftJobs(tasks);
   if (!jobs.length) return null;
-  // one edit (the review lists it, and a partial apply can keep or drop it like any other)
+  // the review lists the draft as edits, and a partial apply can keep or drop them like any other
   const evidence = tasks.filter((t) => t.corrections.length).map((t) => t.id);
-  const edit: Edit = { op: 'add', content: draftText(jobs), rationale: "your own corrections, one section per job they were said of", evidence };
-  const { content, results } = applyEdits(start, [edit], { scope });
-  if (results[0]?.status !== 'applied') return null;
-  return { content, jobs, edit };
+  const edits = draftEdits(start, jobs, evidence);
+  if (!edits.length) return null;
+  const { content, results } = applyEdits(start, edits, { scope });
+  if (results.some((r) => r.status !== 'applied')) return null;
+  return { content, jobs, edits };
 }

@@ -118,7 +118,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.val = { before: before.val, after: result.best.val };
   ir.test = { before: before.test, after: result.best.test };
   ir.edits = {
-    accepted: result.edits.filter((e) => e.status === 'accepted').length + (floor ? 1 : 0),
+    accepted: result.edits.filter((e) => e.status === 'accepted').length + (floor?.edits.length ?? 0),
     rejected: result.edits.filter((e) => e.status === 'rejected').length,
     unmatched: result.edits.filter((e) => e.status === 'unmatched').length,
   };
@@ -158,7 +158,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
       // per task, "before" is the starting skill's too (the trainer's baseline was the draft)
       perTask: floor ? result.perTask.map((t) => ({ ...t, before: startPerTask.get(t.taskId) ?? t.before })) : result.perTask,
       // the draft first: the edits training accepted were made on top of it (partial apply replays them in order)
-      edits: floor ? [{ ...floor.edit, id: DRAFT_EDIT_ID, status: 'accepted' as const, effect: null, scoreDrop: null }, ...result.edits] : result.edits,
+      edits: floor ? [...floor.edits.map((e, i) => ({ ...e, id: `${DRAFT_EDIT_ID}-${i + 1}`, status: 'accepted' as const, effect: null, scoreDrop: null })), ...result.edits] : result.edits,
       notes: [
         ...(floor ? [floor.note] : []),
         ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
@@ -182,14 +182,14 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   await scoreAudit(a, audit, start, result.bestSkill);
 }
 
-/** The proposal's edit id of the corrections draft. */
+/** The proposal's edit ids of the corrections draft: corrections-draft-1, -2, … */
 export const DRAFT_EDIT_ID = 'corrections-draft';
 
 interface DraftFloor {
   /** the starting document with the user's corrections drafted in, per job */
   content: string;
-  /** the edit that drafted them (staged as the proposal's first accepted edit) */
-  edit: Edit;
+  /** the edits that drafted them (staged as the proposal's first accepted edits) */
+  edits: Edit[];
   /** the starting skill's figures, measured the way the trainer measures its baseline */
   startVal: number;
   startTest: number | null;
@@ -237,7 +237,7 @@ async function weighCorrectionsDraft(a: TrainItemArgs, start: string, test: Task
   const startPerTask = new Map([...startOnVal.perTask, ...(startOnTest?.perTask ?? [])].map((t) => [t.taskId, t.score]));
   const note = `training started from your own corrections (${corrections}, in ${draft.jobs.length} job sections: ${draft.jobs.map((j) => j.phrase).join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
   a.progress.log(`  ${note}`);
-  return { content: draft.content, edit: draft.edit, startVal, startTest, startPerTask, note };
+  return { content: draft.content, edits: draft.edits, startVal, startTest, startPerTask, note };
 }
 
 /**

@@ -60,6 +60,28 @@ describe('the corrections draft (the notepad as a floor)', () => {
     expect(rules.find((r) => r.text.includes('Be concise'))?.scope ?? null).toBeNull();
   });
 
+  it('on a later night adds only what the document does not hold yet, under its job or before the section for every job', () => {
+    const first = correctionsDraft('# learned\n', tasks, 'document')!;
+    // the same corrections again: nothing to draft
+    expect(correctionsDraft(first.content, tasks, 'document')).toBeNull();
+    const later = [
+      ...tasks,
+      task('c4', 'fc', 'write the commit message for the cache fix', ['end it with `Signed-off-by: Name <email>`']),
+      task('r1', 'fr', 'draft the release notes for v1.2.0', ['start with a `# Release vX.Y.Z` title line']),
+      task('r2', 'fr', 'write release notes for v1.3.0', ['start with a `# Release vX.Y.Z` title line']),
+    ];
+    const withRule = `${first.content}- Be concise.\n`;
+    const next = correctionsDraft(withRule, later, 'document')!;
+    expect(next.edits.map((e) => e.op)).toEqual(['add', 'replace']);
+    expect(next.content.match(/## When writing a commit message/g)).toHaveLength(1);
+    expect(next.content.match(/keep it under 300 characters/g)).toHaveLength(1);
+    expect(next.content).toMatch(/## When writing a commit message\n- end it with `Signed-off-by: Name <email>`\n/);
+    // a new job's section goes before the section for every job; the optimizer's rule stays last
+    expect(next.content.indexOf('## When writing release notes')).toBeLessThan(next.content.indexOf(GENERAL_SECTION));
+    expect(next.content.trimEnd().endsWith(`${GENERAL_SECTION}\n- Be concise.`)).toBe(true);
+    expect(next.content.match(new RegExp(GENERAL_SECTION, 'g'))).toHaveLength(1);
+  });
+
   it('goes into the learned region of a hand-written skill', () => {
     const hand = '# Our conventions\n\n- Use two spaces.\n';
     const d = correctionsDraft(hand, tasks, 'learned')!;
