@@ -20,6 +20,7 @@ import { defaultConfig, type Config } from '../src/core/config.js';
 import { runHarvest } from '../src/harvest/ingest.js';
 import { runMining } from '../src/mine/index.js';
 import { runNight } from '../src/night/night.js';
+import { DRAFT_EDIT_ID } from '../src/night/item.js';
 import { listProposals } from '../src/store/repos/proposals.js';
 import type { Proposal } from '../src/core/records.js';
 import { listTasks } from '../src/store/repos/tasks.js';
@@ -82,6 +83,8 @@ export interface E2eSeedOutcome {
     items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null } }>;
     /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
     auditLeaks: number;
+    /** staged proposals whose training started from the corrections draft (the gate took it) */
+    draftsTaken: number;
   };
   /** the staged skill documents, by target path */
   stagedSkills: Record<string, string>;
@@ -247,6 +250,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           staged: staged.map((p) => ({ name: p.skillTarget.name, kind: p.skillTarget.kind, path: p.skillTarget.path, chars: p.candidate.length })),
           items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}`, ...(i.audit ? { audit: { ids: i.audit.ids, before: i.audit.before, after: i.audit.after } } : {}) })),
           auditLeaks: auditLeaks(night.items.flatMap((i) => i.audit?.ids ?? []), staged),
+          draftsTaken: staged.filter((p) => p.edits.some((e) => e.id.startsWith(DRAFT_EDIT_ID))).length,
         },
         stagedSkills,
         cpuMs: (cpu.user + cpu.system) / 1000,
@@ -326,7 +330,7 @@ export function printE2e(r: E2eReport, sizes: E2eSizes, out: NodeJS.WritableStre
   out.write(
     `  pipeline (mean per seed): ${p('harvestedSessions').toFixed(0)} sessions harvested, ${p('tasks').toFixed(0)} tasks in ${p('families').toFixed(1)} families; ` +
       `corrections typed ${p('correctionsTyped').toFixed(1)}, reaching a judge ${p('correctionsReachingJudges').toFixed(1)}, mined as asks ${p('correctionsMinedAsAsks').toFixed(1)}; ` +
-      `staged skills ${mean(r.outcomes.map((o) => o.pipeline.staged.length)).toFixed(1)}; CPU ${(mean(r.outcomes.map((o) => o.cpuMs)) / 1000).toFixed(1)} s per seed\n`,
+      `staged skills ${mean(r.outcomes.map((o) => o.pipeline.staged.length)).toFixed(1)} (${r.outcomes.reduce((n, o) => n + o.pipeline.draftsTaken, 0)} of ${r.outcomes.reduce((n, o) => n + o.pipeline.staged.length, 0)} trained from the corrections draft); CPU ${(mean(r.outcomes.map((o) => o.cpuMs)) / 1000).toFixed(1)} s per seed\n`,
   );
   const unstaged = r.outcomes.filter((o) => o.pipeline.staged.length === 0);
   if (unstaged.length) out.write(`  seeds whose night staged nothing: ${unstaged.map((o) => `${o.seed} (${o.pipeline.nightStatus}: ${o.pipeline.items.map((i) => `${i.name} ${i.status}${i.reason ? ` — ${i.reason}` : ''}`).join('; ')})`).join(', ')}\n`);

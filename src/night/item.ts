@@ -17,6 +17,10 @@ import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
 import { resolveTrainOptions, splitFinishSlice, trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import { correctionsDraft } from './corrections-draft.js';
+import { makeMeasurer, splitScoresFrom as scoresOf } from '../trainer/measure.js';
+import { UsageMeter } from '../trainer/optimizer.js';
+import { gateOnVal } from '../trainer/val-gate.js';
+import type { RunState } from '../trainer/run-files.js';
 import type { TrainResult } from '../trainer/types.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
 import { scoreSkill } from '../replay/index.js';
@@ -226,10 +230,15 @@ async function weighCorrectionsDraft(a: TrainItemArgs, start: string, test: Task
     });
   const startOnVal = await score(start, val);
   const startVal = startOnVal.mean;
-  const draftVal = (await score(draft.content, val)).mean;
+  const draftOnVal = await score(draft.content, val);
+  const draftVal = draftOnVal.mean;
   const corrections = draft.jobs.reduce((n, j) => n + j.corrections.length, 0);
-  if (!(draftVal > startVal)) {
-    a.progress.log(`  corrections draft (${corrections} corrections in ${draft.jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)}`);
+  // the trainer's paired gate decides, with its extra sample rounds for an indecisive draft
+  const measure = makeMeasurer({ db: a.db, backends: a.backends, skillName: item.target.name, samples: options.samples, concurrency: options.concurrency, meter: new UsageMeter(), signal: a.signal, runId: a.nightId });
+  const gateCtx = { options, st: { valComparisons: {} } as Pick<RunState, 'valComparisons'> as RunState, val, measure };
+  const settled = await gateOnVal(gateCtx, 'gate', { content: start, scores: scoresOf(startOnVal.rollouts) }, { content: draft.content, scores: scoresOf(draftOnVal.rollouts) }, startVal, options.seed);
+  if (settled.decision.outcome !== 'accept' || !(draftVal > startVal)) {
+    a.progress.log(`  corrections draft (${corrections} corrections in ${draft.jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)} (${settled.decision.outcome})`);
     return null;
   }
   const startOnTest = test.length ? await score(start, test) : null;
