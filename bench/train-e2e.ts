@@ -20,11 +20,13 @@ import { defaultConfig, type Config } from '../src/core/config.js';
 import { runHarvest } from '../src/harvest/ingest.js';
 import { runMining } from '../src/mine/index.js';
 import { runNight } from '../src/night/night.js';
+import { DRAFT_EDIT_ID } from '../src/night/item.js';
 import { listProposals } from '../src/store/repos/proposals.js';
 import type { Proposal } from '../src/core/records.js';
 import { listTasks } from '../src/store/repos/tasks.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
 import { scoreSkill } from '../src/replay/index.js';
+import { readIfExists } from '../src/core/fsutil.js';
 import { ci, f3, mean, pairedBootstrap } from './stats.js';
 import { E2E_JOBS, E2E_PROJECTS, e2eCorrectionsVerbatimSkill, e2eHiddenInstances, e2eOracleSkill, e2eSessions, type HiddenInstance, type JobKey } from './e2e-world.js';
 import { projectDir, writeE2eTranscripts } from './e2e-transcripts.js';
@@ -48,8 +50,13 @@ export const E2E_AMPLE_BUDGET = { maxCalls: 5000, maxTokens: 20_000_000, maxTask
 export const E2E_FULL: E2eSizes = { perProject: 10, hiddenPerJob: 10 };
 export const E2E_QUICK: E2eSizes = { perProject: 8, hiddenPerJob: 6 };
 
-export type E2eArmName = 'empty skill' | 'corrections pasted verbatim' | 'night (staged skills)' | 'oracle';
-export const E2E_ARMS: E2eArmName[] = ['empty skill', 'corrections pasted verbatim', 'night (staged skills)', 'oracle'];
+export type E2eArmName = 'empty skill' | 'corrections pasted verbatim' | 'night: its start, no optimizer' | 'night (staged skills)' | 'oracle';
+/**
+ * 'night: its start, no optimizer' is the document each staged skill's training started from (the
+ * corrections draft when the gate took it, else the scaffold): night − start is what the
+ * optimizer's edits added on top of the notepad.
+ */
+export const E2E_ARMS: E2eArmName[] = ['empty skill', 'corrections pasted verbatim', 'night: its start, no optimizer', 'night (staged skills)', 'oracle'];
 /** the extra row: the same night under the product's default budget */
 export const DEFAULT_BUDGET_ROW = 'night, default budget';
 
@@ -76,6 +83,8 @@ export interface E2eSeedOutcome {
     items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null } }>;
     /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
     auditLeaks: number;
+    /** staged proposals whose training started from the corrections draft (the gate took it) */
+    draftsTaken: number;
   };
   /** the staged skill documents, by target path */
   stagedSkills: Record<string, string>;
@@ -204,11 +213,19 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
       const personal = staged.filter((p) => !E2E_PROJECTS.some((pr) => inProject(p.skillTarget.path, pr))).map((p) => skillBody(p.candidate));
       const projectSkill = (project: string) => staged.filter((p) => inProject(p.skillTarget.path, project)).map((p) => skillBody(p.candidate));
       const nightSkill = (project: string) => [...personal, ...projectSkill(project)].join('\n\n');
+      // the first skill of each staged proposal's training run: what the optimizer started from
+      const startOf = (p: Proposal) => skillBody(p.runId ? (readIfExists(path.join(paths.runsDir, p.runId, 'skills', 'skill_v0000.md')) ?? '') : '');
+      const trainingStart = (project: string) =>
+        staged
+          .filter((p) => inProject(p.skillTarget.path, project) || !E2E_PROJECTS.some((pr) => inProject(p.skillTarget.path, pr)))
+          .map(startOf)
+          .join('\n\n');
 
       const hidden = e2eHiddenInstances(seed, sizes.hiddenPerJob);
       const skills: Record<E2eArmName, (project: string) => string> = {
         'empty skill': () => '',
         'corrections pasted verbatim': (project) => e2eCorrectionsVerbatimSkill(sessions, project),
+        'night: its start, no optimizer': trainingStart,
         'night (staged skills)': nightSkill,
         oracle: () => e2eOracleSkill(),
       };
@@ -233,6 +250,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           staged: staged.map((p) => ({ name: p.skillTarget.name, kind: p.skillTarget.kind, path: p.skillTarget.path, chars: p.candidate.length })),
           items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}`, ...(i.audit ? { audit: { ids: i.audit.ids, before: i.audit.before, after: i.audit.after } } : {}) })),
           auditLeaks: auditLeaks(night.items.flatMap((i) => i.audit?.ids ?? []), staged),
+          draftsTaken: staged.filter((p) => p.edits.some((e) => e.id.startsWith(DRAFT_EDIT_ID))).length,
         },
         stagedSkills,
         cpuMs: (cpu.user + cpu.system) / 1000,
@@ -257,6 +275,8 @@ export interface E2eReport {
   nightVsVerbatim: { diff: number; lo: number; hi: number };
   nightVsOracle: { diff: number; lo: number; hi: number };
   nightVsEmpty: { diff: number; lo: number; hi: number };
+  /** what the optimizer's edits added to the document training started from */
+  nightVsStart: { diff: number; lo: number; hi: number };
 }
 
 export async function runE2e(seeds: number[], sizes: E2eSizes, onSeed?: (seed: number) => void, withDefaultBudget = true): Promise<E2eReport> {
@@ -276,6 +296,7 @@ export async function runE2e(seeds: number[], sizes: E2eSizes, onSeed?: (seed: n
     nightVsVerbatim: pairedBootstrap(col('night (staged skills)'), col('corrections pasted verbatim')),
     nightVsOracle: pairedBootstrap(col('night (staged skills)'), col('oracle')),
     nightVsEmpty: pairedBootstrap(col('night (staged skills)'), col('empty skill')),
+    nightVsStart: pairedBootstrap(col('night (staged skills)'), col('night: its start, no optimizer')),
   };
 }
 
@@ -303,12 +324,13 @@ export function printE2e(r: E2eReport, sizes: E2eSizes, out: NodeJS.WritableStre
   out.write(`  night − corrections verbatim: ${ci(r.nightVsVerbatim)}   (target ≥ +0.05, CI lower bound above it)\n`);
   out.write(`  night − oracle:               ${ci(r.nightVsOracle)}   (target within 0.05)\n`);
   out.write(`  night − empty:                ${ci(r.nightVsEmpty)}\n`);
+  out.write(`  night − its start:            ${ci(r.nightVsStart)}   (what the optimizer's edits added on top of the corrections draft)\n`);
   out.write(`  per seed (night | verbatim): ${r.outcomes.map((o) => `${f3(o.scores['night (staged skills)'])}|${f3(o.scores['corrections pasted verbatim'])}`).join(' ')}\n`);
   const p = (k: keyof E2eSeedOutcome['pipeline']) => mean(r.outcomes.map((o) => Number(o.pipeline[k])));
   out.write(
     `  pipeline (mean per seed): ${p('harvestedSessions').toFixed(0)} sessions harvested, ${p('tasks').toFixed(0)} tasks in ${p('families').toFixed(1)} families; ` +
       `corrections typed ${p('correctionsTyped').toFixed(1)}, reaching a judge ${p('correctionsReachingJudges').toFixed(1)}, mined as asks ${p('correctionsMinedAsAsks').toFixed(1)}; ` +
-      `staged skills ${mean(r.outcomes.map((o) => o.pipeline.staged.length)).toFixed(1)}; CPU ${(mean(r.outcomes.map((o) => o.cpuMs)) / 1000).toFixed(1)} s per seed\n`,
+      `staged skills ${mean(r.outcomes.map((o) => o.pipeline.staged.length)).toFixed(1)} (${r.outcomes.reduce((n, o) => n + o.pipeline.draftsTaken, 0)} of ${r.outcomes.reduce((n, o) => n + o.pipeline.staged.length, 0)} trained from the corrections draft); CPU ${(mean(r.outcomes.map((o) => o.cpuMs)) / 1000).toFixed(1)} s per seed\n`,
   );
   const unstaged = r.outcomes.filter((o) => o.pipeline.staged.length === 0);
   if (unstaged.length) out.write(`  seeds whose night staged nothing: ${unstaged.map((o) => `${o.seed} (${o.pipeline.nightStatus}: ${o.pipeline.items.map((i) => `${i.name} ${i.status}${i.reason ? ` — ${i.reason}` : ''}`).join('; ')})`).join(', ')}\n`);

@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { Config } from '../core/config.js';
 import { Role, type RoleBackends } from '../core/protocol.js';
-import type { Task } from '../core/records.js';
+import type { Edit, Task } from '../core/records.js';
 import type { Progress } from '../core/progress.js';
 import { errorMessage, isSleepError } from '../core/errors.js';
 import { readIfExists } from '../core/fsutil.js';
@@ -15,7 +15,12 @@ import type { BudgetTracker } from '../llm/budget.js';
 import { scaffoldSkill } from '../../adapters/skills-registry.js';
 import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
-import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
+import { resolveTrainOptions, splitFinishSlice, trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
+import { correctionsDraft } from './corrections-draft.js';
+import { makeMeasurer, splitScoresFrom as scoresOf } from '../trainer/measure.js';
+import { UsageMeter } from '../trainer/optimizer.js';
+import { gateOnVal } from '../trainer/val-gate.js';
+import type { RunState } from '../trainer/run-files.js';
 import type { TrainResult } from '../trainer/types.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
 import { scoreSkill } from '../replay/index.js';
@@ -84,11 +89,13 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.audit = { slot, ids: audit.map((t) => t.id), before: null, after: null };
   a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${open.length} test, ${audit.length} sealed for the audit)`);
   let result: TrainResult;
+  let floor: DraftFloor | null = null;
   try {
+    floor = await weighCorrectionsDraft(a, start, tasks.test);
     result = await trainSkill({
       db: a.db,
       paths: a.paths,
-      skill: { name: item.target.name, content: start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
+      skill: { name: item.target.name, content: floor?.content ?? start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
       tasks,
       backends: a.backends,
       options: trainOptionsFromConfig(a.config.training),
@@ -109,14 +116,20 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.trainRunId = result.runId;
   ir.stoppedBy = result.stoppedBy;
   if (result.usage.replays?.withWorkspace) ir.replays = result.usage.replays;
-  ir.val = { before: result.baseline.val, after: result.best.val };
-  ir.test = { before: result.baseline.test, after: result.best.test };
+  // the figures before the night are the starting skill's, also when training started from the draft
+  const before = floor ? { val: floor.startVal, test: floor.startTest } : result.baseline;
+  const startPerTask = floor?.startPerTask ?? new Map<string, number>();
+  ir.val = { before: before.val, after: result.best.val };
+  ir.test = { before: before.test, after: result.best.test };
   ir.edits = {
-    accepted: result.edits.filter((e) => e.status === 'accepted').length,
+    accepted: result.edits.filter((e) => e.status === 'accepted').length + (floor?.edits.length ?? 0),
     rejected: result.edits.filter((e) => e.status === 'rejected').length,
     unmatched: result.edits.filter((e) => e.status === 'unmatched').length,
   };
-  const passed = result.bestStep > 0 && result.bestSkill !== result.baselineSkill && result.best.val > result.baseline.val;
+  // from the draft, the draft itself already beat the starting skill on val (it may stand alone)
+  const passed = floor
+    ? result.bestSkill !== start && result.best.val > floor.startVal
+    : result.bestStep > 0 && result.bestSkill !== result.baselineSkill && result.best.val > result.baseline.val;
   if (result.stoppedBy === 'aborted') {
     ir.status = 'stopped';
     ir.reason = 'the night was stopped during training; nothing staged for this skill';
@@ -125,7 +138,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   if (!passed) {
     const early = result.stoppedBy === 'budget' || result.stoppedBy === 'deadline';
     ir.status = early ? 'stopped' : 'not_improved';
-    ir.reason = `no candidate beat the current skill on validation (${result.baseline.val.toFixed(2)})${early ? `; the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : 'budget (this skill\'s fair share of what remained) ran out'} during training` : ''}`;
+    ir.reason = `no candidate beat the current skill on validation (${before.val.toFixed(2)})${early ? `; the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : 'budget (this skill\'s fair share of what remained) ran out'} during training` : ''}`;
     ir.needed = early
       ? 'raise budget.maxCalls / budget.maxTokens / budget.maxUsd or move budget.deadline (`skillopt-sleep night --dry-run` shows the forecast)'
       : 'nothing to do: the skill stays as it is; more or different recurring tasks may help';
@@ -144,15 +157,20 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
     candidate: result.bestSkill,
     result: {
       accepted: true,
-      baselineScore: result.baseline.val,
+      baselineScore: before.val,
       candidateScore: result.best.val,
-      perTask: result.perTask,
-      edits: result.edits,
-      notes: result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : [],
+      // per task, "before" is the starting skill's too (the trainer's baseline was the draft)
+      perTask: floor ? result.perTask.map((t) => ({ ...t, before: startPerTask.get(t.taskId) ?? t.before })) : result.perTask,
+      // the draft first: the edits training accepted were made on top of it (partial apply replays them in order)
+      edits: floor ? [...floor.edits.map((e, i) => ({ ...e, id: `${DRAFT_EDIT_ID}-${i + 1}`, status: 'accepted' as const, effect: null, scoreDrop: null })), ...result.edits] : result.edits,
+      notes: [
+        ...(floor ? [floor.note] : []),
+        ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
+      ],
     },
     runId: result.runId,
     nightId: a.nightId,
-    test: result.baseline.test !== null && result.best.test !== null ? { before: result.baseline.test, after: result.best.test } : null,
+    test: before.test !== null && result.best.test !== null ? { before: before.test, after: result.best.test } : null,
     budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
     backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
     evidence: [
@@ -164,8 +182,71 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.status = 'staged';
   ir.proposalId = proposal.id;
   a.report.proposals.push(proposal.id);
-  maybeAutoApply(a, proposal.id, result);
+  maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);
+}
+
+/** The proposal's edit ids of the corrections draft: corrections-draft-1, -2, … */
+export const DRAFT_EDIT_ID = 'corrections-draft';
+
+interface DraftFloor {
+  /** the starting document with the user's corrections drafted in, per job */
+  content: string;
+  /** the edits that drafted them (staged as the proposal's first accepted edits) */
+  edits: Edit[];
+  /** the starting skill's figures, measured the way the trainer measures its baseline */
+  startVal: number;
+  startTest: number | null;
+  /** the starting skill's per-task scores on val and test */
+  startPerTask: Map<string, number>;
+  note: string;
+}
+
+/**
+ * The corrections draft (corrections-draft.ts) weighed against the starting skill on the gate's
+ * val slice, measured as the trainer measures (same samples and metric, so its baseline rollouts
+ * come from the cache). It becomes training's starting point only when it scores strictly higher;
+ * the starting skill's test figure is kept for the proposal and autoApply.
+ */
+async function weighCorrectionsDraft(a: TrainItemArgs, start: string, test: Task[]): Promise<DraftFloor | null> {
+  const { item } = a;
+  const options = resolveTrainOptions(trainOptionsFromConfig(a.config.training));
+  const scope = item.target.kind !== 'managed' && !options.fullDocument ? 'learned' : 'document';
+  const draft = correctionsDraft(start, [...item.tasks.train, ...item.tasks.val], scope);
+  if (!draft) return null;
+  const val = splitFinishSlice(item.tasks.val, options.finishSlice).gate;
+  const score = async (content: string, tasks: Task[]) =>
+    scoreSkill({
+      db: a.db,
+      tasks,
+      skill: { name: item.target.name, content },
+      target: a.backends.target,
+      judge: a.backends.judge,
+      samples: options.samples,
+      metric: options.gateMetric,
+      mixedWeight: options.mixedWeight,
+      signal: a.signal,
+      label: 'corrections draft',
+    });
+  const startOnVal = await score(start, val);
+  const startVal = startOnVal.mean;
+  const draftOnVal = await score(draft.content, val);
+  const draftVal = draftOnVal.mean;
+  const corrections = draft.jobs.reduce((n, j) => n + j.corrections.length, 0);
+  // the trainer's paired gate decides, with its extra sample rounds for an indecisive draft
+  const measure = makeMeasurer({ db: a.db, backends: a.backends, skillName: item.target.name, samples: options.samples, concurrency: options.concurrency, meter: new UsageMeter(), signal: a.signal, runId: a.nightId });
+  const gateCtx = { options, st: { valComparisons: {} } as Pick<RunState, 'valComparisons'> as RunState, val, measure };
+  const settled = await gateOnVal(gateCtx, 'gate', { content: start, scores: scoresOf(startOnVal.rollouts) }, { content: draft.content, scores: scoresOf(draftOnVal.rollouts) }, startVal, options.seed);
+  if (settled.decision.outcome !== 'accept' || !(draftVal > startVal)) {
+    a.progress.log(`  corrections draft (${corrections} corrections in ${draft.jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)} (${settled.decision.outcome})`);
+    return null;
+  }
+  const startOnTest = test.length ? await score(start, test) : null;
+  const startTest = startOnTest?.mean ?? null;
+  const startPerTask = new Map([...startOnVal.perTask, ...(startOnTest?.perTask ?? [])].map((t) => [t.taskId, t.score]));
+  const note = `training started from your own corrections (${corrections}, in ${draft.jobs.length} job sections: ${draft.jobs.map((j) => j.phrase).join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
+  a.progress.log(`  ${note}`);
+  return { content: draft.content, edits: draft.edits, startVal, startTest, startPerTask, note };
 }
 
 /**
@@ -186,9 +267,9 @@ async function scoreAudit(a: TrainItemArgs, audit: Task[], before: string, after
   }
 }
 
-function maybeAutoApply(a: TrainItemArgs, proposalId: string, result: TrainResult): void {
+function maybeAutoApply(a: TrainItemArgs, proposalId: string, test: { before: number | null; after: number | null }): void {
   if (!a.config.autoApply) return;
-  const { before, after } = { before: result.baseline.test, after: result.best.test };
+  const { before, after } = test;
   if (before === null || after === null) {
     a.report.notes.push(`auto-apply skipped for ${proposalId}: no held-out test tasks to confirm it does not regress`);
     return;

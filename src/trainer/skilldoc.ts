@@ -11,7 +11,7 @@
  * Joining the segments gives back the document exactly, so untouched parts stay byte-identical,
  * and an anchor can never span a marker because no editable segment contains one.
  */
-import { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, splitFrontMatter } from '../core/skill-doc.js';
+import { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, parseFrontMatter, splitFrontMatter } from '../core/skill-doc.js';
 
 export { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, splitFrontMatter } from '../core/skill-doc.js';
 /** The heading written when a learned region is created in a hand-written skill. */
@@ -120,11 +120,28 @@ export function ensureLearnedRegion(segs: Segment[]): Segment[] {
 
 // ---- guidance block (slow update) ----------------------------------------------------------------
 
+/** The guidance block opens with this heading when the skill's description names its jobs. */
+export const GUIDANCE_HEADING = '## Notes from past nights';
+
+/**
+ * "## Notes from past nights (writing a commit message or release notes)": the block's notes are
+ * about this skill's jobs, and a reader must not take them for rules of every reply (a project
+ * skill is read beside the personal one on every job of that project). The jobs are the
+ * description's "Use when …" words; no description, no heading.
+ */
+export function guidanceHeading(content: string): string | null {
+  const description = parseFrontMatter(content).description?.replace(/\s+/g, ' ').trim();
+  if (!description) return null;
+  const jobs = description.replace(/^use (?:it |this skill )?(?:when|for)\s+/i, '').replace(/[.\s]+$/, '');
+  return jobs ? `${GUIDANCE_HEADING} (${jobs})` : null;
+}
+
 export function getGuidance(content: string): string {
   const g = parseSkill(content).find((s) => s.kind === 'guidance');
   if (!g) return '';
   const inner = g.text.replace(new RegExp(`^${escapeRe(GUIDANCE_START)}`, 'i'), '').replace(new RegExp(`${escapeRe(GUIDANCE_END)}\\s*$`, 'i'), '');
-  return inner.trim();
+  // the heading is the block's frame, not a note
+  return inner.trim().replace(new RegExp(`^${escapeRe(GUIDANCE_HEADING)}\\b.*(?:\\r?\\n|$)`), '').trim();
 }
 
 /**
@@ -132,9 +149,10 @@ export function getGuidance(content: string): string {
  * on every write); a first block goes at the end of the document. Empty guidance removes the block.
  */
 export function setGuidance(content: string, guidance: string): string {
-  const clean = stripMarkers(guidance).trim();
+  const clean = stripMarkers(guidance).trim().replace(new RegExp(`^${escapeRe(GUIDANCE_HEADING)}\\b.*(?:\\r?\\n|$)`), '').trim();
   const segs = parseSkill(content);
-  const block = clean ? `${GUIDANCE_START}\n${clean}\n${GUIDANCE_END}\n` : '';
+  const heading = guidanceHeading(content);
+  const block = clean ? `${GUIDANCE_START}\n${heading ? `${heading}\n\n` : ''}${clean}\n${GUIDANCE_END}\n` : '';
   const idx = segs.findIndex((s) => s.kind === 'guidance');
   if (idx >= 0) {
     const out = segs.filter((s, i) => s.kind !== 'guidance' || i === idx);

@@ -22,6 +22,10 @@ describe('end-to-end learning arm (transcripts → harvest → mine → night �
     expect(p.nightStatus).toBe('done');
     expect(p.staged.length).toBeGreaterThan(0);
     expect(Object.values(o.stagedSkills).join('\n')).toMatch(/^- /m);
+    // the user's corrections reach the staged skill under the job they were said of (the draft the gate weighed)
+    const personal = Object.entries(o.stagedSkills).find(([file]) => !file.includes('/src/'))?.[1] ?? '';
+    expect(personal).toMatch(/^## When writing a commit message\n\n(?:- .*\n)*- [^\n]*300 characters/m);
+    expect(o.scores['night: its start, no optimizer']).toBeGreaterThan(o.scores['empty skill'] + 0.2);
     // the staged skills beat the empty skill on instances that appear in no transcript
     expect(o.scores['night (staged skills)']).toBeGreaterThan(o.scores['empty skill'] + 0.2);
     // the baselines are measured by the same scorer: the oracle bounds them all

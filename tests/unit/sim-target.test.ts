@@ -3,6 +3,7 @@ import { createSimBackend } from '../../src/llm/sim/index.js';
 import { personaIdealSkill, personaVisibleChecksSkill, personaCorrectionsSkill, personaWorld, PERSONA_FAMILIES, simPersonaTasks } from '../../src/llm/sim/persona.js';
 import { perform, dilution } from '../../src/llm/sim/target.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
+import { jobOfAsk, jobsNamed } from '../../src/llm/sim/jobs.js';
 import { concepts, isNegated, paraphrase, stem } from '../../src/llm/sim/semantics.js';
 import { sampleRegex, regexAnchors } from '../../src/llm/sim/regex-sample.js';
 import { Rng } from '../../src/llm/sim/rng.js';
@@ -98,6 +99,14 @@ describe('the sim target knows only what the prompt says', () => {
     expect(passRate(prefix, '- Start the reply with `Fix:`.')).toBeGreaterThan(0.8);
     expect(parseSkill(scopedRule).rules[0].scope).toEqual(['bugfix']);
     expect(parseSkill('- For commit messages: keep it short.').rules[0]?.scope ?? ['commit']).toEqual(['commit']);
+  });
+
+  it('recognises a unit-test ask that names no "unit test" ("test parseAmount properly", "it has no tests yet")', () => {
+    expect(jobOfAsk('test parseAmount properly, the edge cases matter')).toBe('tests');
+    expect(jobOfAsk('parseAmount has no tests yet, add some')).toBe('tests');
+    // a rule or an ask about another job keeps its job
+    expect(jobOfAsk('write the commit message for the test fixes')).toBe('commit');
+    expect(jobsNamed('Keep commit messages under 300 characters.')).toEqual(['commit']);
   });
 
   it('compliance falls as the skill grows (dilution)', () => {

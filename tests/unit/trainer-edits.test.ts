@@ -6,6 +6,8 @@ import {
   LEARNED_END,
   LEARNED_START,
   getGuidance,
+  GUIDANCE_HEADING,
+  guidanceHeading,
   learnedText,
   parseSkill,
   renderSkill,
@@ -13,6 +15,7 @@ import {
   splitFrontMatter,
 } from '../../src/trainer/skilldoc.js';
 import type { Edit } from '../../src/core/records.js';
+import { parseSkill as parseSimSkill } from '../../src/llm/sim/skill-rules.js';
 
 const e = (op: Edit['op'], content: string, anchor?: string): Edit => ({ op, content, rationale: '', evidence: [], ...(anchor ? { anchor } : {}) });
 const doc = (s: string) => s;
@@ -156,6 +159,20 @@ describe('guidance block', () => {
     expect(setGuidance(moved, '- new')).toBe(`${GUIDANCE_START}\n- new\n${GUIDANCE_END}\n# tail\n`);
     expect(getGuidance(setGuidance(withG, '- g2'))).toBe('- g2');
     expect(setGuidance(withG, '')).not.toContain(GUIDANCE_START);
+  });
+  it("opens with a heading naming the skill's jobs (from its description), so its notes are not read as rules for every reply", () => {
+    const doc = '---\nname: learned\ndescription: Use when writing a CHANGELOG entry or release notes in ledgerline.\n---\n\n# learned\n\n- rule\n';
+    const withG = setGuidance(doc, '- Still failing: the title line');
+    expect(withG).toContain(`${GUIDANCE_START}\n${GUIDANCE_HEADING} (writing a CHANGELOG entry or release notes in ledgerline)\n\n- Still failing: the title line\n${GUIDANCE_END}`);
+    // the heading is the block's frame: reading the notes back gives the notes, and a rewrite keeps one heading
+    expect(getGuidance(withG)).toBe('- Still failing: the title line');
+    expect(setGuidance(withG, getGuidance(withG))).toBe(withG);
+    expect(setGuidance(withG, `${GUIDANCE_HEADING} (x)\n- new`).match(/Notes from past nights/g)).toHaveLength(1);
+    // a reader scopes the notes to those jobs
+    const rules = parseSimSkill(withG).rules.filter((r) => /title line/.test(r.text));
+    expect(rules.length).toBeGreaterThan(0);
+    expect(rules.every((r) => r.scope?.includes('changelog') && r.scope.includes('release'))).toBe(true);
+    expect(guidanceHeading('# no front matter\n')).toBeNull();
   });
   it('guidance content cannot contain markers', () => {
     const g = setGuidance('x\n', `a ${GUIDANCE_END} b`);

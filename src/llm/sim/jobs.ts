@@ -27,7 +27,8 @@ export interface JobKind {
 
 export const JOB_KINDS: JobKind[] = [
   { key: 'changelog', names: /\bchange[\s-]?logs?\b/i },
-  { key: 'tests', names: /\b(unit[\s-]?tests?|tests? (?:for|with)|vitest|test files?|test cases?|specs?)\b/i },
+  // (a model knows "test parseAmount properly" and "it has no tests yet, add some" ask for unit tests)
+  { key: 'tests', names: /\b(unit[\s-]?tests?|tests? (?:for|with)|vitest|test files?|test cases?|specs?)\b|^\s*test\s+\w|\bno tests\b/i },
   { key: 'lint', names: /\b(lint(?:er|ing)?|eslint)\b/i },
   { key: 'release', names: /\brelease[\s-]?notes?\b|\breleases?\b/i },
   { key: 'commit', names: /\bcommits?(?: messages?)?\b/i },

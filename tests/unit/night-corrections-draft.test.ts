@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { asRule, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB } from '../../src/night/corrections-draft.js';
+import { parseSkill } from '../../src/llm/sim/skill-rules.js';
+import type { Task } from '../../src/core/records.js';
+import { makeTask } from '../helpers/tasks.js';
+
+const judge = { checks: [], reference: { kind: 'rule' as const } };
+const task = (id: string, family: string, intent: string, corrections: string[], split: Task['split'] = 'train'): Task => makeTask({ id, family, intent, corrections, judge, split });
+
+const commit = ['keep it under 300 characters', "don't write WIP in it"];
+const tasks = [
+  task('c1', 'fc', 'give me a commit message: drop Node 18 support', commit),
+  task('c2', 'fc', 'write the commit message for the importer fix', commit),
+  task('c3', 'fc', 'commit msg for the sync rename please', [...commit, 'keep it under 300 characters  ']),
+  task('l1', 'fl', 'add a changelog entry for PR #12: fix rounding', ['no, new entries go under `## [Unreleased]` at the top']),
+  task('l2', 'fl', 'write the CHANGELOG entry for the json flag (#40)', ['no, new entries go under `## [Unreleased]` at the top', 'keep it under 300 characters'], 'val'),
+  task('o1', 'fo', 'why is the CI job so slow lately?', []),
+];
+
+describe('the corrections draft (the notepad as a floor)', () => {
+  it('puts each correction under the job it was said of, named as a new ask would name it', () => {
+    const jobs = draftJobs(tasks);
+    expect(jobs.map((j) => j.phrase)).toEqual(['writing a commit message', 'writing a CHANGELOG entry']);
+    // said in both families, carried most by the commit family: it is a commit rule only
+    expect(jobs[0].corrections).toEqual(['keep it under 300 characters', "don't write WIP in it"]);
+    expect(jobs[1].corrections).toEqual(['new entries go under `## [Unreleased]` at the top']);
+  });
+
+  it('a family without corrections gets no section; none at all gives no draft', () => {
+    expect(draftJobs([tasks[5]])).toEqual([]);
+    expect(correctionsDraft('# skill\n', [tasks[5]], 'document')).toBeNull();
+  });
+
+  it('drops only the interjection a correction opened with', () => {
+    expect(asRule('no, new entries go under `## [Unreleased]` at the top')).toBe('new entries go under `## [Unreleased]` at the top');
+    expect(asRule('Nope. Hmm, use `it.each`')).toBe('use `it.each`');
+    expect(asRule('no emojis in the changelog')).toBe('no emojis in the changelog');
+    expect(asRule('not quite, keep  it short')).toBe('keep it short');
+  });
+
+  it('caps a job section', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `rule number ${i} for commits`);
+    expect(draftJobs([task('m', 'fm', 'write the commit message', many)])[0].corrections).toHaveLength(MAX_CORRECTIONS_PER_JOB);
+  });
+
+  it('adds the draft to the start document, job sections first and a section for every job last', () => {
+    const start = '---\nname: learned\ndescription: Use when writing a commit message.\n---\n\n# learned\n\nLearned by skillopt-sleep.\n';
+    const d = correctionsDraft(start, tasks, 'document')!;
+    expect(d.content.startsWith(start.trimEnd())).toBe(true);
+    expect(d.content).toContain('## When writing a commit message\n\n- keep it under 300 characters\n- don\'t write WIP in it');
+    expect(d.content.trimEnd().endsWith(GENERAL_SECTION)).toBe(true);
+    expect(d.content).toContain(draftText(d.jobs));
+  });
+
+  it('a reader scopes each rule to its section, and a rule after the last section to every job', () => {
+    const d = correctionsDraft('# learned\n', tasks, 'document')!;
+    const rules = parseSkill(`${d.content}\n- Be concise.`).rules;
+    expect(rules.find((r) => r.text.includes('300 characters'))?.scope).toEqual(['commit']);
+    expect(rules.find((r) => r.text.includes('Unreleased'))?.scope).toEqual(['changelog']);
+    expect(rules.find((r) => r.text.includes('Be concise'))?.scope ?? null).toBeNull();
+  });
+
+  it('on a later night adds only what the document does not hold yet, under its job or before the section for every job', () => {
+    const first = correctionsDraft('# learned\n', tasks, 'document')!;
+    // the same corrections again: nothing to draft
+    expect(correctionsDraft(first.content, tasks, 'document')).toBeNull();
+    const later = [
+      ...tasks,
+      task('c4', 'fc', 'write the commit message for the cache fix', ['end it with `Signed-off-by: Name <email>`']),
+      task('r1', 'fr', 'draft the release notes for v1.2.0', ['start with a `# Release vX.Y.Z` title line']),
+      task('r2', 'fr', 'write release notes for v1.3.0', ['start with a `# Release vX.Y.Z` title line']),
+    ];
+    const withRule = `${first.content}- Be concise.\n`;
+    const next = correctionsDraft(withRule, later, 'document')!;
+    expect(next.edits.map((e) => e.op)).toEqual(['add', 'replace']);
+    expect(next.content.match(/## When writing a commit message/g)).toHaveLength(1);
+    expect(next.content.match(/keep it under 300 characters/g)).toHaveLength(1);
+    expect(next.content).toMatch(/## When writing a commit message\n- end it with `Signed-off-by: Name <email>`\n/);
+    // a new job's section goes before the section for every job; the optimizer's rule stays last
+    expect(next.content.indexOf('## When writing release notes')).toBeLessThan(next.content.indexOf(GENERAL_SECTION));
+    expect(next.content.trimEnd().endsWith(`${GENERAL_SECTION}\n- Be concise.`)).toBe(true);
+    expect(next.content.match(new RegExp(GENERAL_SECTION, 'g'))).toHaveLength(1);
+  });
+
+  it('goes into the learned region of a hand-written skill', () => {
+    const hand = '# Our conventions\n\n- Use two spaces.\n';
+    const d = correctionsDraft(hand, tasks, 'learned')!;
+    expect(d.content).toContain('- Use two spaces.');
+    expect(d.content).toMatch(/skillopt:learned:start[\s\S]*## When writing a commit message[\s\S]*skillopt:learned:end/);
+  });
+});
