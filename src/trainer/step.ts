@@ -18,7 +18,7 @@ import { rescueEdits } from './rescue.js';
 import type { SettledGate } from './paired.js';
 import { countVal, gateOnVal } from './val-gate.js';
 import type { DropVerdict } from './buffer.js';
-import { leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
+import { focusGain, leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
 import type { SkillState } from './run-files.js';
@@ -45,6 +45,7 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
   else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : ACTION_LABEL[r.action]}`);
+  if (r.prescreened) parts.push(`pre-screen dropped ${r.prescreened}`);
   if (r.screened) parts.push(`screen dropped ${r.screened} edit${r.screened === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
@@ -251,6 +252,45 @@ async function screenStage(ctx: TrainContext, report: Report, before: SkillState
   return best ? { dropped: [{ edit: best.edit, gain: best.gain }], content: best.content, scores: best.scores } : null;
 }
 
+/**
+ * Stage 3b: every edit of a multi-edit candidate is tried alone before the candidate is gated.
+ * An edit is kept only if, alone, it raises the val tasks of the job its evidence came from and
+ * does not lower the other jobs' (scope-leak.ts). Why before the gate: with a noisy optimizer
+ * nearly every bundle of four carries a rider (a contradiction, a wrong literal, a rule about
+ * nothing, a scope-dropped limit); the gate then rejects the good edits with it, or passes the
+ * rider on the bundle's net gain. Judged on its own job's tasks, an edit's effect is not drowned
+ * by the sampling noise of the other jobs' tasks, which it leaves alone. Dropped edits are only
+ * demoted in the buffer (one noisy look). The singles' rollouts are cached, so a rescue reuses them.
+ */
+async function preScreenStage(ctx: TrainContext, before: SkillState, applied: EditApplyResult[], seed: number): Promise<{ kept: EditApplyResult[]; dropped: Array<{ edit: EditApplyResult; gain: number | null; why: string }>; content: string } | null> {
+  const { options, val, measure, applyOpts, taskById } = ctx;
+  if (!options.preScreen || !options.gateEnabled || applied.length <= 1) return null;
+  const kept: EditApplyResult[] = [];
+  const dropped: Array<{ edit: EditApplyResult; gain: number | null; why: string }> = [];
+  for (const a of applied) {
+    const content = applyEdits(before.content, [a.edit], applyOpts).content;
+    if (content === before.content) {
+      dropped.push({ edit: a, gain: null, why: 'changes nothing alone' });
+      continue;
+    }
+    countVal(ctx, 'prescreen');
+    const alone = (await measure(val, content, 'prescreen')).scores;
+    const focus = focusGain({ edit: a.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: options.mixedWeight });
+    // without family labels, the edit's gain on the whole split decides
+    const gain = focus ? focus.gain : ctx.score(alone) - before.score;
+    if (!(gain > SCORE_EPSILON)) {
+      dropped.push({ edit: a, gain, why: `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focus ? ` over ${focus.n}` : ''})` });
+      continue;
+    }
+    if (screenLeak(ctx, [a.edit], before.scores, alone, seed + 13 + a.index)?.leaks) {
+      dropped.push({ edit: a, gain, why: "alone it lowers other jobs' val tasks (scope leak)" });
+      continue;
+    }
+    kept.push(a);
+  }
+  return { kept, dropped, content: applyEdits(before.content, kept.map((k) => k.edit), applyOpts).content };
+}
+
 export async function runStep(ctx: TrainContext, epoch: number, index: number, batch: Task[]): Promise<void> {
   const { options, st, buffer, spe, totalSteps, runId } = ctx;
   const t0 = Date.now();
@@ -295,6 +335,7 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   let candScores: SplitScores | null = null;
   let settled: SettledGate | null = null;
   let leak: LeakVerdict | null = null;
+  let prescreenedOut: Set<number> | null = null;
   if (refl.patches.length) {
     const { sel, applied } = await selectStage(ctx, report, before, kept);
     edits = { selected: applied.results, dropped: sel.dropped, blocked };
@@ -308,13 +349,28 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
     } else {
       before = await freshIncumbent(ctx, before);
       report.valBefore = before.score;
-      const g = await gateStage(ctx, report, before, candidate, applied.results.filter((r) => r.status === 'applied').map((r) => r.edit), batchSeed);
-      settled = g.settled;
-      candScores = g.scores;
-      leak = g.leak;
+      let gateEdits = applied.results.filter((r) => r.status === 'applied');
+      const pre = await preScreenStage(ctx, before, gateEdits, batchSeed);
+      if (pre) {
+        for (const d of pre.dropped) buffer.add([d.edit.edit], d.gain === null ? null : -d.gain, `pre-screen: ${d.why} (${runId} step ${globalStep})`, 'noise');
+        report.prescreened = pre.dropped.length;
+        gateEdits = pre.kept;
+        candidate = pre.content;
+        report.candidateHash = sha256(candidate).slice(0, 16);
+      }
+      if (!gateEdits.length || candidate === before.content) {
+        report.action = 'reject';
+        report.reason = `pre-screen: none of the ${pre?.dropped.length ?? 0} edits helped its own job alone`;
+      } else {
+        const g = await gateStage(ctx, report, before, candidate, gateEdits.map((r) => r.edit), batchSeed);
+        settled = g.settled;
+        candScores = g.scores;
+        leak = g.leak;
+      }
+      prescreenedOut = pre ? new Set(pre.dropped.map((d) => d.edit.index)) : null;
     }
   }
-  let appliedEdits = edits.selected.filter((r) => r.status === 'applied');
+  let appliedEdits = edits.selected.filter((r) => r.status === 'applied' && !prescreenedOut?.has(r.index));
   const { ownDrop, rescued } = await rescueStage(ctx, report, before, appliedEdits, batchSeed);
   const r = rescued?.r;
   if (rescued && r && r.candidate !== null && r.scores && r.decision) {

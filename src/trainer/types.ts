@@ -69,6 +69,8 @@ export interface TrainOptions {
   freshIncumbent: boolean;
   /** screen an accepted multi-edit candidate leave-one-out and drop the edit it scores higher without (step.ts screenStage) */
   screenAccepted: boolean;
+  /** try each edit of a multi-edit candidate alone first; gate only those that raise their own job's val tasks without leaking (step.ts preScreenStage) */
+  preScreen: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -116,6 +118,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   freshIncumbent: true,
   finishSlice: 0,
   screenAccepted: true,
+  preScreen: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -158,6 +161,8 @@ export interface StepReport {
   leak?: { meanDiff: number; lo: number; hi: number; n: number };
   /** edits the leave-one-out screen dropped from an accepted candidate */
   screened?: number;
+  /** edits the pre-screen dropped before the gate (alone they did not help their own job, or leaked) */
+  prescreened?: number;
   /** set when the full candidate was rejected but the edits that help alone were kept */
   rescued?: { kept: number; of: number; fullValAfter: number };
   /** the progress line, e.g. `[epoch 1 step 2/8] rollout 20 tasks · … · val 0.62 → 0.71 ACCEPT` */
