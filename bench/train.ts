@@ -173,7 +173,11 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   }
   const gateEffect = pairedBootstrap(scores(gated.arm.name), scores(ungated.arm.name));
   const vsVerbatim = pairedBootstrap(scores(gated.arm.name), scores(verbatim.arm.name));
-  out.write(`\ngate on − gate off: ${ci(gateEffect)}; shipped skills keeping a scope-dropped/catastrophic rule: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds}; one whose removal raises test ≥ 0.02: gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}\n`);
+  out.write(`\ngate on − gate off: ${ci(gateEffect)}\n`);
+  out.write(
+    `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
+      ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds})\n`,
+  );
   out.write(`per seed: gated ${scores(gated.arm.name).map(f3).join(' ')} | gate off ${scores(ungated.arm.name).map(f3).join(' ')}\n`);
   if (!quick) {
     for (const a of results.filter((r) => r.arm.noisy && r !== gated && r !== ungated)) {

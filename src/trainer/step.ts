@@ -42,7 +42,7 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.blocked) parts.push(`${r.blocked} blocked as rejected before`);
   parts.push(`${r.selected} selected (lr ${r.lr})`);
   if (r.unmatched) parts.push(`${r.unmatched} unmatched`);
-  if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
+  if (r.action === 'skip_no_edits') return `${parts.join(' · ')}${r.prescreened ? ` · pre-screen dropped ${r.prescreened}` : ''} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
   else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : ACTION_LABEL[r.action]}`);
   if (r.prescreened) parts.push(`pre-screen dropped ${r.prescreened}`);
@@ -151,9 +151,10 @@ async function selectStage(ctx: TrainContext, report: Report, before: SkillState
 }
 
 /** Stage 4: the candidate against the current skill on val (paired CI, more samples if undecided). */
-async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, edits: Edit[], seed: number): Promise<{ settled: SettledGate; scores: SplitScores; leak: LeakVerdict | null }> {
+async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, edits: Edit[], seed: number, freshDraws = false): Promise<{ settled: SettledGate; scores: SplitScores; leak: LeakVerdict | null }> {
   countVal(ctx, 'gate');
-  const scores = (await ctx.measure(ctx.val, candidate, 'gate')).scores;
+  const n = ctx.options.samples;
+  const scores = (freshDraws ? await ctx.measure(ctx.val, candidate, 'gate', n * 2, n) : await ctx.measure(ctx.val, candidate, 'gate')).scores;
   const settled = await gateOnVal(ctx, 'gate', before, { content: candidate, scores }, ctx.st.best.score, seed);
   applyVerdict(report, settled);
   // an accepted candidate must also leave the other jobs alone; a leak turns it into a reject
@@ -253,42 +254,42 @@ async function screenStage(ctx: TrainContext, report: Report, before: SkillState
 }
 
 /**
- * Stage 3b: every edit of a multi-edit candidate is tried alone before the candidate is gated.
- * An edit is kept only if, alone, it raises the val tasks of the job its evidence came from and
- * does not lower the other jobs' (scope-leak.ts). Why before the gate: with a noisy optimizer
- * nearly every bundle of four carries a rider (a contradiction, a wrong literal, a rule about
- * nothing, a scope-dropped limit); the gate then rejects the good edits with it, or passes the
- * rider on the bundle's net gain. Judged on its own job's tasks, an edit's effect is not drowned
- * by the sampling noise of the other jobs' tasks, which it leaves alone. Dropped edits are only
- * demoted in the buffer (one noisy look). The singles' rollouts are cached, so a rescue reuses them.
+ * Stage 2b: every proposed edit is tried alone before the step selects and gates. An edit stays
+ * in the pool only if, alone, it raises the val tasks of the job its evidence came from and does
+ * not lower the other jobs' (scope-leak.ts). Why: with a noisy optimizer nearly every bundle of
+ * four carries a rider (a contradiction, a wrong literal, a rule about nothing, a scope-dropped
+ * limit); the gate then rejects the good edits with it, or passes the rider on the bundle's net
+ * gain. Judged on its own job's tasks, an edit's effect is not drowned by the sampling noise of
+ * the other jobs' tasks, which it leaves alone; and trying every proposal (not only the first
+ * `lr`) lets the learning rate spend its slots on edits that work. Dropped edits are only demoted
+ * in the buffer (one noisy look).
  */
-async function preScreenStage(ctx: TrainContext, before: SkillState, applied: EditApplyResult[], seed: number): Promise<{ kept: EditApplyResult[]; dropped: Array<{ edit: EditApplyResult; gain: number | null; why: string }>; content: string } | null> {
+async function preScreenStage(ctx: TrainContext, before: SkillState, proposed: ProposedEdit[], seed: number): Promise<{ kept: ProposedEdit[]; dropped: Array<{ edit: ProposedEdit; gain: number | null; why: string }> }> {
   const { options, val, measure, applyOpts, taskById } = ctx;
-  if (!options.preScreen || !options.gateEnabled || applied.length <= 1) return null;
-  const kept: EditApplyResult[] = [];
-  const dropped: Array<{ edit: EditApplyResult; gain: number | null; why: string }> = [];
-  for (const a of applied) {
-    const content = applyEdits(before.content, [a.edit], applyOpts).content;
+  const kept: ProposedEdit[] = [];
+  const dropped: Array<{ edit: ProposedEdit; gain: number | null; why: string }> = [];
+  for (const [i, p] of proposed.entries()) {
+    const content = applyEdits(before.content, [p.edit], applyOpts).content;
     if (content === before.content) {
-      dropped.push({ edit: a, gain: null, why: 'changes nothing alone' });
+      dropped.push({ edit: p, gain: null, why: 'changes nothing alone' });
       continue;
     }
     countVal(ctx, 'prescreen');
     const alone = (await measure(val, content, 'prescreen')).scores;
-    const focus = focusGain({ edit: a.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: options.mixedWeight });
+    const focus = focusGain({ edit: p.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: options.mixedWeight });
     // without family labels, the edit's gain on the whole split decides
     const gain = focus ? focus.gain : ctx.score(alone) - before.score;
     if (!(gain > SCORE_EPSILON)) {
-      dropped.push({ edit: a, gain, why: `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focus ? ` over ${focus.n}` : ''})` });
+      dropped.push({ edit: p, gain, why: `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focus ? ` over ${focus.n}` : ''})` });
       continue;
     }
-    if (screenLeak(ctx, [a.edit], before.scores, alone, seed + 13 + a.index)?.leaks) {
-      dropped.push({ edit: a, gain, why: "alone it lowers other jobs' val tasks (scope leak)" });
+    if (screenLeak(ctx, [p.edit], before.scores, alone, seed + 13 + i)?.leaks) {
+      dropped.push({ edit: p, gain, why: "alone it lowers other jobs' val tasks (scope leak)" });
       continue;
     }
-    kept.push(a);
+    kept.push(p);
   }
-  return { kept, dropped, content: applyEdits(before.content, kept.map((k) => k.edit), applyOpts).content };
+  return { kept, dropped };
 }
 
 export async function runStep(ctx: TrainContext, epoch: number, index: number, batch: Task[]): Promise<void> {
@@ -335,42 +336,39 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   let candScores: SplitScores | null = null;
   let settled: SettledGate | null = null;
   let leak: LeakVerdict | null = null;
-  let prescreenedOut: Set<number> | null = null;
   if (refl.patches.length) {
-    const { sel, applied } = await selectStage(ctx, report, before, kept);
+    let pool = kept;
+    let screenedAlone = false;
+    if (options.preScreen && options.gateEnabled && kept.length > 1) {
+      before = await freshIncumbent(ctx, before);
+      report.valBefore = before.score;
+      const pre = await preScreenStage(ctx, before, kept, batchSeed);
+      for (const d of pre.dropped) buffer.add([d.edit.edit], d.gain === null ? null : -d.gain, `pre-screen: ${d.why} (${runId} step ${globalStep})`, 'noise');
+      report.prescreened = pre.dropped.length;
+      pool = pre.kept;
+      screenedAlone = true;
+    }
+    const { sel, applied } = await selectStage(ctx, report, before, pool);
     edits = { selected: applied.results, dropped: sel.dropped, blocked };
     candidate = applied.content;
     if (!sel.selected.length) {
       report.action = 'skip_no_edits';
-      report.reason = sel.fallback ?? 'learning rate 0 or nothing left after the rejected-edit filter';
+      report.reason = screenedAlone && !pool.length ? `pre-screen: none of the ${kept.length} proposed edits raised its own job's val tasks alone without leaking` : (sel.fallback ?? 'learning rate 0 or nothing left after the rejected-edit filter');
     } else if (candidate === before.content) {
       report.action = 'reject_no_change';
       report.reason = 'no selected edit changed the skill';
     } else {
-      before = await freshIncumbent(ctx, before);
+      if (!screenedAlone) before = await freshIncumbent(ctx, before);
       report.valBefore = before.score;
-      let gateEdits = applied.results.filter((r) => r.status === 'applied');
-      const pre = await preScreenStage(ctx, before, gateEdits, batchSeed);
-      if (pre) {
-        for (const d of pre.dropped) buffer.add([d.edit.edit], d.gain === null ? null : -d.gain, `pre-screen: ${d.why} (${runId} step ${globalStep})`, 'noise');
-        report.prescreened = pre.dropped.length;
-        gateEdits = pre.kept;
-        candidate = pre.content;
-        report.candidateHash = sha256(candidate).slice(0, 16);
-      }
-      if (!gateEdits.length || candidate === before.content) {
-        report.action = 'reject';
-        report.reason = `pre-screen: none of the ${pre?.dropped.length ?? 0} edits helped its own job alone`;
-      } else {
-        const g = await gateStage(ctx, report, before, candidate, gateEdits.map((r) => r.edit), batchSeed);
-        settled = g.settled;
-        candScores = g.scores;
-        leak = g.leak;
-      }
-      prescreenedOut = pre ? new Set(pre.dropped.map((d) => d.edit.index)) : null;
+      const gateEdits = applied.results.filter((r) => r.status === 'applied').map((r) => r.edit);
+      // a single pre-screened edit is the skill the pre-screen measured: the gate takes fresh draws, not the ones it was picked on
+      const g = await gateStage(ctx, report, before, candidate, gateEdits, batchSeed, screenedAlone && gateEdits.length === 1);
+      settled = g.settled;
+      candScores = g.scores;
+      leak = g.leak;
     }
   }
-  let appliedEdits = edits.selected.filter((r) => r.status === 'applied' && !prescreenedOut?.has(r.index));
+  let appliedEdits = edits.selected.filter((r) => r.status === 'applied');
   const { ownDrop, rescued } = await rescueStage(ctx, report, before, appliedEdits, batchSeed);
   const r = rescued?.r;
   if (rescued && r && r.candidate !== null && r.scores && r.decision) {

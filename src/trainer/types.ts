@@ -117,7 +117,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   scopeConfidence: 0.8,
   freshIncumbent: true,
   finishSlice: 0,
-  screenAccepted: true,
+  screenAccepted: false,
   preScreen: true,
 };
 
