@@ -113,6 +113,7 @@ async function proposeStage(ctx: TrainContext, before: SkillState, rollouts: Rol
     seed,
     concurrency: options.optimizerConcurrency,
     failureOnly: options.failureOnly,
+    skillAware: options.skillAware,
   });
   if (!refl.patches.length) return { refl, kept: [] as ProposedEdit[], blocked: [] as ProposedEdit[], mergeFallbacks: 0 };
   const agg = await aggregate({ call, skill: before.content, patches: refl.patches, metaSkill, mergeBatchSize: options.mergeBatchSize, concurrency: options.optimizerConcurrency });

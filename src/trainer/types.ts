@@ -71,6 +71,8 @@ export interface TrainOptions {
   screenAccepted: boolean;
   /** try each edit of a multi-edit candidate alone first; gate only those that raise their own job's val tasks without leaking (step.ts preScreenStage) */
   preScreen: boolean;
+  /** drop edits backed only by failures the analyst labelled execution lapses (reflect.ts dropLapseOnly) */
+  skillAware: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -119,6 +121,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   finishSlice: 0,
   screenAccepted: false,
   preScreen: true,
+  skillAware: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -184,7 +187,12 @@ export interface TrainResult {
   baselineSkill: string;
   bestSkill: string;
   baseline: { val: number; test: number | null };
-  best: { val: number; test: number | null };
+  /**
+   * val: the score the run selected the best skill on (optimistic: every decision reused those
+   * draws); valFresh: the same skill on val draws no decision saw (an unbiased estimate; null when
+   * the gate is off or the best is the baseline)
+   */
+  best: { val: number; valFresh?: number | null; test: number | null };
   perTask: Array<{ taskId: string; split: Split; before: number; after: number }>;
   edits: EditRecord[];
   steps: StepReport[];
