@@ -62,6 +62,7 @@ export const ARMS: Arm[] = [
   { name: 'trained, no pre-screen of single edits', noisy: true, options: { preScreen: false } },
   { name: 'trained, with leave-one-out screen', noisy: true, options: { screenAccepted: true } },
   { name: 'trained, no defect/lapse labels', noisy: true, options: { skillAware: false } },
+  { name: 'trained, with instance values de-instanced', noisy: true, options: { deinstance: true } },
   { name: 'trained, second val slice for finishing', noisy: true, options: { finishSlice: 0.34 } },
 ];
 

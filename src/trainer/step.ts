@@ -19,6 +19,7 @@ import type { SettledGate } from './paired.js';
 import { countVal, gateOnVal } from './val-gate.js';
 import type { DropVerdict } from './buffer.js';
 import { focusGain, leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
+import { withoutInstanceValues } from './instance-values.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
 import type { SkillState } from './run-files.js';
@@ -118,7 +119,12 @@ async function proposeStage(ctx: TrainContext, before: SkillState, rollouts: Rol
   if (!refl.patches.length) return { refl, kept: [] as ProposedEdit[], blocked: [] as ProposedEdit[], mergeFallbacks: 0 };
   const agg = await aggregate({ call, skill: before.content, patches: refl.patches, metaSkill, mergeBatchSize: options.mergeBatchSize, concurrency: options.optimizerConcurrency });
   const { kept, blocked } = buffer.filter(agg.edits);
-  return { refl, kept, blocked, mergeFallbacks: agg.fallbacks.length };
+  if (!options.deinstance) return { refl, kept, blocked, mergeFallbacks: agg.fallbacks.length };
+  const general = kept.map((p) => {
+    const edit = withoutInstanceValues(p.edit, taskById);
+    return edit === p.edit ? p : { ...p, edit };
+  });
+  return { refl, kept: general, blocked, mergeFallbacks: agg.fallbacks.length };
 }
 
 /** Stage 3: the step's budget (learning rate), the selection under it, the candidate document. */

@@ -73,6 +73,8 @@ export interface TrainOptions {
   preScreen: boolean;
   /** drop edits backed only by failures the analyst labelled execution lapses (reflect.ts dropLapseOnly) */
   skillAware: boolean;
+  /** a PR number or version an edit copied from its evidence tasks' asks becomes a placeholder (instance-values.ts) */
+  deinstance: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -122,6 +124,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   screenAccepted: false,
   preScreen: true,
   skillAware: true,
+  deinstance: false,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
