@@ -63,7 +63,7 @@ export interface ExperimentOutcome {
   acceptedEdits: number;
   /** the shipped skill still holds a rule meant for one job but stated for every reply (or a catastrophic format rule) */
   keepsGlobalRule: boolean;
-  /** … and dropping those lines raises its test score by ≥ 0.02: the global rule does harm */
+  /** … and the noise-free referee scores it more than TRUE_DROP higher with those rules cut out: the global rule does harm */
   keepsGlobalHarm: boolean;
   /** test score of the final *current* skill (what an ungated run ships) */
   finalTest: number | null;
@@ -92,6 +92,20 @@ function metered(b: Backend, count: { tokens: number }): Backend {
 }
 
 const GLOBAL_HARM = /In every reply:|Reply only with JSON/;
+
+/**
+ * The skill without its global rules: each scope-dropped rule ("In every reply: …", up to the next
+ * rule that names its job, or the end of its bullet) and each catastrophic format line cut out;
+ * the other rules bundled in the same bullet stay.
+ */
+export function withoutGlobalRules(content: string): string {
+  return content
+    .split('\n')
+    .filter((l) => !/Reply only with JSON/.test(l))
+    .map((l) => l.replace(/\s*In every reply:.*?(?=\s+For [^:.]{3,40}:|$)/g, ''))
+    .filter((l) => l.trim() !== '-' && l.trim() !== '')
+    .join('\n');
+}
 
 /** Below this, a test difference under the noise-free referee is a tie. */
 const TRUE_DROP = 0.02;
@@ -193,8 +207,8 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
       const t = await scoreOnTest(tasks.test, shipped, tester, tester);
       const finalTest = finalContent === shipped ? t.mean : (await scoreOnTest(tasks.test, finalContent, tester, tester)).mean;
       const keepsGlobalRule = GLOBAL_HARM.test(shipped);
-      const withoutGlobal = shipped.split('\n').filter((l) => !GLOBAL_HARM.test(l)).join('\n');
-      const keepsGlobalHarm = keepsGlobalRule && (await scoreOnTest(tasks.test, withoutGlobal, tester, tester)).mean >= t.mean + 0.02;
+      // harmful = the noise-free referee scores the skill higher without its global rules (one definition, printed once)
+      const keepsGlobalHarm = keepsGlobalRule && (await trueTest(tasks.test, withoutGlobalRules(shipped), cfg.seed)) > (await trueTest(tasks.test, shipped, cfg.seed)) + TRUE_DROP;
       const audit = cfg.auditAcceptances ? await auditAcceptances(result, tasks.test, cfg.seed) : { accepted: 0, worse: 0 };
       return {
         result,

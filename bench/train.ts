@@ -59,7 +59,10 @@ export const ARMS: Arm[] = [
   { name: 'trained, autonomous lr', noisy: true, options: { lrSchedule: 'autonomous' } },
   { name: 'trained, no fresh incumbent', noisy: true, options: { freshIncumbent: false } },
   { name: 'trained, no scope-leak screen', noisy: true, options: { scopeScreen: false } },
-  { name: 'trained, no leave-one-out screen', noisy: true, options: { screenAccepted: false } },
+  { name: 'trained, no pre-screen of single edits', noisy: true, options: { preScreen: false } },
+  { name: 'trained, with leave-one-out screen', noisy: true, options: { screenAccepted: true } },
+  { name: 'trained, no defect/lapse labels', noisy: true, options: { skillAware: false } },
+  { name: 'trained, with instance values de-instanced', noisy: true, options: { deinstance: true } },
   { name: 'trained, second val slice for finishing', noisy: true, options: { finishSlice: 0.34 } },
 ];
 
@@ -79,6 +82,8 @@ export interface ArmResult {
   indecisive: number;
   /** mean of (best-on-val − shipped test) over runs */
   valTestGap: number;
+  /** mean of (the best skill's val on fresh draws no decision saw − shipped test): what the run reports */
+  freshValTestGap: number;
   /** val measurements per stage, mean per run */
   valComparisons: Record<string, number>;
   acceptedSteps: number;
@@ -123,7 +128,7 @@ export async function runArms(seeds: number[], tasks: number | undefined, arms =
   return out;
 }
 
-function gateFigures(runs: ExperimentOutcome[]): Pick<ArmResult, 'gated' | 'indecisive' | 'valTestGap' | 'valComparisons'> {
+function gateFigures(runs: ExperimentOutcome[]): Pick<ArmResult, 'gated' | 'indecisive' | 'valTestGap' | 'freshValTestGap' | 'valComparisons'> {
   const steps = runs.flatMap((r) => r.result?.steps ?? []).filter((s) => s.gate !== undefined);
   const trained = runs.filter((r) => r.result !== null);
   const comparisons: Record<string, number> = {};
@@ -132,6 +137,7 @@ function gateFigures(runs: ExperimentOutcome[]): Pick<ArmResult, 'gated' | 'inde
     gated: steps.length,
     indecisive: steps.filter((s) => s.gate?.outcome === 'indecisive').length,
     valTestGap: trained.length ? mean(trained.map((r) => (r.result?.best.val ?? 0) - r.shippedTest)) : 0,
+    freshValTestGap: trained.length ? mean(trained.map((r) => (r.result?.best.valFresh ?? r.result?.best.val ?? 0) - r.shippedTest)) : 0,
     valComparisons: comparisons,
   };
 }
@@ -173,7 +179,17 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   }
   const gateEffect = pairedBootstrap(scores(gated.arm.name), scores(ungated.arm.name));
   const vsVerbatim = pairedBootstrap(scores(gated.arm.name), scores(verbatim.arm.name));
-  out.write(`\ngate on − gate off: ${ci(gateEffect)}; shipped skills keeping a scope-dropped/catastrophic rule: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds}; one whose removal raises test ≥ 0.02: gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}\n`);
+  const clean = by('trained, clean optimizer, gated');
+  const cleanVsVerbatim = pairedBootstrap(scores(clean.arm.name), scores(verbatim.arm.name));
+  out.write(`\ntrained gated − visible checks verbatim: full system (noisy optimizer, default harm: what the user gets) ${ci(vsVerbatim)}; clean optimizer (no harm) ${ci(cleanVsVerbatim)}\n`);
+  const kinds = ['visible', 'correction', 'instance'] as const;
+  const kindGain = (a: ArmResult) => kinds.map((k) => `${k} ${ci(pairedBootstrap(a.runs.map((r) => r.perKind[k]), verbatim.runs.map((r) => r.perKind[k])))}`).join(', ');
+  out.write(`  gain per preference type, full system − checks verbatim: ${kindGain(gated)}\n  gain per preference type, clean optimizer − checks verbatim: ${kindGain(clean)}\n`);
+  out.write(`gate on − gate off (default harm, 15% scope-dropped): ${ci(gateEffect)}\n`);
+  out.write(
+    `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
+      ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds})\n`,
+  );
   out.write(`per seed: gated ${scores(gated.arm.name).map(f3).join(' ')} | gate off ${scores(ungated.arm.name).map(f3).join(' ')}\n`);
   if (!quick) {
     for (const a of results.filter((r) => r.arm.noisy && r !== gated && r !== ungated)) {
@@ -181,7 +197,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     }
   }
   const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : '-');
-  out.write(`gate (full system): ${gated.gated} candidates gated, ${gated.indecisive} (${pct(gated.indecisive, gated.gated)}) still indecisive after their extra rounds; best-on-val − test ${f3(gated.valTestGap)}\n`);
+  out.write(`gate (full system): ${gated.gated} candidates gated, ${gated.indecisive} (${pct(gated.indecisive, gated.gated)}) still indecisive after their extra rounds; best-on-val − test ${f3(gated.freshValTestGap)} (the best skill re-measured on val draws no decision saw; on the draws it was selected on ${f3(gated.valTestGap)})\n`);
   out.write(`accepted steps truly worse on test (noise-free referee: common random numbers, 4 samples, drop > 0.02): ${gated.acceptedTrulyWorse} of ${gated.acceptedSteps}\n`);
   out.write(`val measurements per run (full system): ${Object.entries(gated.valComparisons).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}\n`);
   const tokensPerEdit = gated.acceptedEdits > 0 ? gated.tokens / gated.acceptedEdits : 0;
@@ -196,12 +212,14 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'test, trained clean gated', value: by('trained, clean optimizer, gated').shippedTest, unit: 'score' },
     { name: 'test, trained gated (full system)', value: gated.shippedTest, unit: 'score' },
     { name: 'test, trained gate off', value: ungated.shippedTest, unit: 'score' },
-    { name: 'gated − verbatim checks, CI low', value: vsVerbatim.lo, unit: 'score', target: '> +0.05', pass: vsVerbatim.lo > 0.05 },
+    { name: 'gated (full system) − verbatim checks, CI low', value: vsVerbatim.lo, unit: 'score', target: '> +0.05', pass: vsVerbatim.lo > 0.05 },
+    { name: 'clean optimizer gated − verbatim checks, CI low', value: cleanVsVerbatim.lo, unit: 'score', target: '> +0.05', pass: cleanVsVerbatim.lo > 0.05 },
     { name: 'gated − gate off, CI low', value: gateEffect.lo, unit: 'score', target: '> +0.20', pass: gateEffect.lo > 0.2 },
     { name: 'gated steps accepted while val dropped', value: gated.acceptedDrops, unit: 'steps', target: `0 of ${gated.steps}`, pass: gated.acceptedDrops === 0 },
     { name: 'gated accepted steps truly worse on test', value: gated.acceptedTrulyWorse, unit: 'steps', target: `0 of ${gated.acceptedSteps}`, pass: gated.acceptedTrulyWorse === 0 },
     { name: 'gated candidates indecisive at the end', value: gated.gated ? gated.indecisive / gated.gated : 0, unit: 'share', target: '≤ 0.10', pass: gated.gated > 0 && gated.indecisive / gated.gated <= 0.1 },
-    { name: 'gated best-on-val − test', value: gated.valTestGap, unit: 'score', target: '≤ 0.03', pass: gated.valTestGap <= 0.03 },
+    { name: 'gated best-on-val (fresh draws) − test', value: gated.freshValTestGap, unit: 'score', target: '≤ 0.03', pass: gated.freshValTestGap <= 0.03 },
+    { name: 'gated best-on-val (selection draws) − test', value: gated.valTestGap, unit: 'score' },
     { name: 'gated shipped skills with a global harmful rule', value: gated.keepsGlobalHarm, unit: 'runs', target: `≤ ${Math.floor(nSeeds / 10)}`, pass: gated.keepsGlobalHarm <= Math.floor(nSeeds / 10) },
     { name: 'wall time, all arms', value: (Date.now() - t0) / 1000, unit: 's' },
   ];

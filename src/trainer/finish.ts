@@ -10,6 +10,7 @@ import type { EditRecord } from '../core/records.js';
 import { getRun, updateRun } from '../store/repos/runs.js';
 import { metricScore, SCORE_EPSILON, type SplitScores } from './gate.js';
 import { countVal, gateOnVal } from './val-gate.js';
+import { MAX_FRESH_LOOKS } from './step.js';
 import { attributeEdits, rebuildSkill, withoutEdits } from './attribution.js';
 import { stopReason, type TrainContext } from './context.js';
 import type { TrainResult } from './types.js';
@@ -25,6 +26,7 @@ export async function finishRun(ctx: TrainContext, stoppedByIn: TrainResult['sto
 const metric = (t: { hard: number; soft: number }) => metricScore(t.hard, t.soft, options.gateMetric, options.mixedWeight);
 let testBaseline: SplitScores | null = null;
 let testBest: SplitScores | null = null;
+let valFresh: number | null = null;
 const effects = new Map<string, number | null>();
 const pruned = new Map<string, number>(); // edit id → measured harm (−effect)
 if (stoppedBy !== 'aborted') {
@@ -107,6 +109,12 @@ if (stoppedBy !== 'aborted') {
         }
       }
     }
+    if (options.gateEnabled && st.best.content !== st.baseline.content) {
+      // samples past every index a decision drew (fresh incumbent and extra gate rounds use fewer)
+      const from = options.samples * (MAX_FRESH_LOOKS + options.gateRounds + 2);
+      countVal(ctx, 'fresh_estimate');
+      valFresh = score((await measure(ctx.val, st.best.content, 'fresh_estimate', from + options.samples * 2, from)).scores);
+    }
     if (test.length) {
       testBaseline = (await measure(test, st.baseline.content, 'test')).scores;
       testBest = st.best.content === st.baseline.content ? testBaseline : (await measure(test, st.best.content, 'test')).scores;
@@ -145,7 +153,7 @@ const result: TrainResult = {
   baselineSkill: st.baseline.content,
   bestSkill: st.best.content,
   baseline: { val: st.baseline.score, test: testBaseline ? score(testBaseline) : null },
-  best: { val: st.best.score, test: testBest ? score(testBest) : null },
+  best: { val: st.best.score, valFresh, test: testBest ? score(testBest) : null },
   perTask,
   edits,
   steps: st.steps,

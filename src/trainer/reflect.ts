@@ -55,6 +55,8 @@ export interface ReflectInput {
   seed: number;
   concurrency: number;
   failureOnly?: boolean;
+  /** false only for the ablation: the defect/lapse labels are read but no edit is dropped for them */
+  skillAware?: boolean;
 }
 
 export interface ReflectResult {
@@ -173,7 +175,8 @@ export async function reflect(input: ReflectInput): Promise<ReflectResult> {
       const taskIds = job.batch.map((r) => r.taskId);
       const ids = new Set(taskIds);
       const labels = job.source === 'failure' ? reply.failures.filter((l) => ids.has(l.taskId)) : [];
-      const { kept, dropped } = dropLapseOnly(sanitizeEdits(reply.edits, taskIds, input.maxEdits, job.source), labels);
+      const sane = sanitizeEdits(reply.edits, taskIds, input.maxEdits, job.source);
+      const { kept, dropped } = input.skillAware === false ? { kept: sane, dropped: 0 } : dropLapseOnly(sane, labels);
       return { id: job.id, source: job.source, taskIds, edits: kept, labels, lapseOnly: dropped };
     } catch (err) {
       if (!isSurvivable(err)) throw err;

@@ -11,7 +11,7 @@
  */
 import type { Edit, Task } from '../core/records.js';
 import type { SplitScores } from './gate.js';
-import { pairedCompare, type PairedComparison } from './paired.js';
+import { pairedCompare, pairedDiffs, type PairedComparison } from './paired.js';
 import type { GateMetric } from '../core/scoring.js';
 
 /** Fewer off-target tasks than this say too little to call a leak. */
@@ -83,4 +83,21 @@ export function leakCheck(input: {
 
 export function leakNote(v: LeakVerdict): string {
   return `scope leak: learned from ${v.families.join(', ')} but other jobs' val tasks drop (Δ ${v.ci.meanDiff.toFixed(3)}, CI [${v.ci.lo.toFixed(3)}, ${v.ci.hi.toFixed(3)}] over ${v.ci.n} task(s))`;
+}
+
+/**
+ * What one edit does on its own job: the mean paired difference (candidate − current) over the
+ * val tasks of the families its evidence came from. A rule learned from one job changes that
+ * job's replies; on the whole split its effect (about a job's share of the tasks) drowns in the
+ * sampling noise of the other jobs' tasks, which it leaves alone. Null without family labels or
+ * when no val task is of those families.
+ */
+export function focusGain(input: { edit: Edit; taskById: ReadonlyMap<string, Task>; current: SplitScores; candidate: SplitScores; metric: GateMetric; mixedWeight: number }): { gain: number; n: number } | null {
+  const families = evidenceFamilies([input.edit], input.taskById);
+  if (!families || !families.size) return null;
+  const focus = new Set(input.current.perTask.filter((t) => families.has(input.taskById.get(t.taskId)?.family ?? '')).map((t) => t.taskId));
+  if (!focus.size) return null;
+  const diffs = pairedDiffs(restrictScores(input.current, focus), restrictScores(input.candidate, focus), input.metric, input.mixedWeight);
+  if (!diffs.length) return null;
+  return { gain: diffs.reduce((a, d) => a + d, 0) / diffs.length, n: diffs.length };
 }

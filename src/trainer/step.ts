@@ -18,7 +18,8 @@ import { rescueEdits } from './rescue.js';
 import type { SettledGate } from './paired.js';
 import { countVal, gateOnVal } from './val-gate.js';
 import type { DropVerdict } from './buffer.js';
-import { leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
+import { focusGain, leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
+import { withoutInstanceValues } from './instance-values.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
 import type { SkillState } from './run-files.js';
@@ -42,9 +43,10 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.blocked) parts.push(`${r.blocked} blocked as rejected before`);
   parts.push(`${r.selected} selected (lr ${r.lr})`);
   if (r.unmatched) parts.push(`${r.unmatched} unmatched`);
-  if (r.action === 'skip_no_edits') return `${parts.join(' · ')} · SKIP`;
+  if (r.action === 'skip_no_edits') return `${parts.join(' · ')}${r.prescreened ? ` · pre-screen dropped ${r.prescreened}` : ''} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
   else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : ACTION_LABEL[r.action]}`);
+  if (r.prescreened) parts.push(`pre-screen dropped ${r.prescreened}`);
   if (r.screened) parts.push(`screen dropped ${r.screened} edit${r.screened === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
@@ -112,11 +114,17 @@ async function proposeStage(ctx: TrainContext, before: SkillState, rollouts: Rol
     seed,
     concurrency: options.optimizerConcurrency,
     failureOnly: options.failureOnly,
+    skillAware: options.skillAware,
   });
   if (!refl.patches.length) return { refl, kept: [] as ProposedEdit[], blocked: [] as ProposedEdit[], mergeFallbacks: 0 };
   const agg = await aggregate({ call, skill: before.content, patches: refl.patches, metaSkill, mergeBatchSize: options.mergeBatchSize, concurrency: options.optimizerConcurrency });
   const { kept, blocked } = buffer.filter(agg.edits);
-  return { refl, kept, blocked, mergeFallbacks: agg.fallbacks.length };
+  if (!options.deinstance) return { refl, kept, blocked, mergeFallbacks: agg.fallbacks.length };
+  const general = kept.map((p) => {
+    const edit = withoutInstanceValues(p.edit, taskById);
+    return edit === p.edit ? p : { ...p, edit };
+  });
+  return { refl, kept: general, blocked, mergeFallbacks: agg.fallbacks.length };
 }
 
 /** Stage 3: the step's budget (learning rate), the selection under it, the candidate document. */
@@ -150,9 +158,10 @@ async function selectStage(ctx: TrainContext, report: Report, before: SkillState
 }
 
 /** Stage 4: the candidate against the current skill on val (paired CI, more samples if undecided). */
-async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, edits: Edit[], seed: number): Promise<{ settled: SettledGate; scores: SplitScores; leak: LeakVerdict | null }> {
+async function gateStage(ctx: TrainContext, report: Report, before: SkillState, candidate: string, edits: Edit[], seed: number, freshDraws = false): Promise<{ settled: SettledGate; scores: SplitScores; leak: LeakVerdict | null }> {
   countVal(ctx, 'gate');
-  const scores = (await ctx.measure(ctx.val, candidate, 'gate')).scores;
+  const n = ctx.options.samples;
+  const scores = (freshDraws ? await ctx.measure(ctx.val, candidate, 'gate', n * 2, n) : await ctx.measure(ctx.val, candidate, 'gate')).scores;
   const settled = await gateOnVal(ctx, 'gate', before, { content: candidate, scores }, ctx.st.best.score, seed);
   applyVerdict(report, settled);
   // an accepted candidate must also leave the other jobs alone; a leak turns it into a reject
@@ -251,6 +260,45 @@ async function screenStage(ctx: TrainContext, report: Report, before: SkillState
   return best ? { dropped: [{ edit: best.edit, gain: best.gain }], content: best.content, scores: best.scores } : null;
 }
 
+/**
+ * Stage 2b: every proposed edit is tried alone before the step selects and gates. An edit stays
+ * in the pool only if, alone, it raises the val tasks of the job its evidence came from and does
+ * not lower the other jobs' (scope-leak.ts). Why: with a noisy optimizer nearly every bundle of
+ * four carries a rider (a contradiction, a wrong literal, a rule about nothing, a scope-dropped
+ * limit); the gate then rejects the good edits with it, or passes the rider on the bundle's net
+ * gain. Judged on its own job's tasks, an edit's effect is not drowned by the sampling noise of
+ * the other jobs' tasks, which it leaves alone; and trying every proposal (not only the first
+ * `lr`) lets the learning rate spend its slots on edits that work. Dropped edits are only demoted
+ * in the buffer (one noisy look).
+ */
+async function preScreenStage(ctx: TrainContext, before: SkillState, proposed: ProposedEdit[], seed: number): Promise<{ kept: ProposedEdit[]; dropped: Array<{ edit: ProposedEdit; gain: number | null; why: string }> }> {
+  const { options, val, measure, applyOpts, taskById } = ctx;
+  const kept: ProposedEdit[] = [];
+  const dropped: Array<{ edit: ProposedEdit; gain: number | null; why: string }> = [];
+  for (const [i, p] of proposed.entries()) {
+    const content = applyEdits(before.content, [p.edit], applyOpts).content;
+    if (content === before.content) {
+      dropped.push({ edit: p, gain: null, why: 'changes nothing alone' });
+      continue;
+    }
+    countVal(ctx, 'prescreen');
+    const alone = (await measure(val, content, 'prescreen')).scores;
+    const focus = focusGain({ edit: p.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: options.mixedWeight });
+    // without family labels, the edit's gain on the whole split decides
+    const gain = focus ? focus.gain : ctx.score(alone) - before.score;
+    if (!(gain > SCORE_EPSILON)) {
+      dropped.push({ edit: p, gain, why: `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focus ? ` over ${focus.n}` : ''})` });
+      continue;
+    }
+    if (screenLeak(ctx, [p.edit], before.scores, alone, seed + 13 + i)?.leaks) {
+      dropped.push({ edit: p, gain, why: "alone it lowers other jobs' val tasks (scope leak)" });
+      continue;
+    }
+    kept.push(p);
+  }
+  return { kept, dropped };
+}
+
 export async function runStep(ctx: TrainContext, epoch: number, index: number, batch: Task[]): Promise<void> {
   const { options, st, buffer, spe, totalSteps, runId } = ctx;
   const t0 = Date.now();
@@ -296,19 +344,32 @@ export async function runStep(ctx: TrainContext, epoch: number, index: number, b
   let settled: SettledGate | null = null;
   let leak: LeakVerdict | null = null;
   if (refl.patches.length) {
-    const { sel, applied } = await selectStage(ctx, report, before, kept);
+    let pool = kept;
+    let screenedAlone = false;
+    if (options.preScreen && options.gateEnabled && kept.length > 1) {
+      before = await freshIncumbent(ctx, before);
+      report.valBefore = before.score;
+      const pre = await preScreenStage(ctx, before, kept, batchSeed);
+      for (const d of pre.dropped) buffer.add([d.edit.edit], d.gain === null ? null : -d.gain, `pre-screen: ${d.why} (${runId} step ${globalStep})`, 'noise');
+      report.prescreened = pre.dropped.length;
+      pool = pre.kept;
+      screenedAlone = true;
+    }
+    const { sel, applied } = await selectStage(ctx, report, before, pool);
     edits = { selected: applied.results, dropped: sel.dropped, blocked };
     candidate = applied.content;
     if (!sel.selected.length) {
       report.action = 'skip_no_edits';
-      report.reason = sel.fallback ?? 'learning rate 0 or nothing left after the rejected-edit filter';
+      report.reason = screenedAlone && !pool.length ? `pre-screen: none of the ${kept.length} proposed edits raised its own job's val tasks alone without leaking` : (sel.fallback ?? 'learning rate 0 or nothing left after the rejected-edit filter');
     } else if (candidate === before.content) {
       report.action = 'reject_no_change';
       report.reason = 'no selected edit changed the skill';
     } else {
-      before = await freshIncumbent(ctx, before);
+      if (!screenedAlone) before = await freshIncumbent(ctx, before);
       report.valBefore = before.score;
-      const g = await gateStage(ctx, report, before, candidate, applied.results.filter((r) => r.status === 'applied').map((r) => r.edit), batchSeed);
+      const gateEdits = applied.results.filter((r) => r.status === 'applied').map((r) => r.edit);
+      // a single pre-screened edit is the skill the pre-screen measured: the gate takes fresh draws, not the ones it was picked on
+      const g = await gateStage(ctx, report, before, candidate, gateEdits, batchSeed, screenedAlone && gateEdits.length === 1);
       settled = g.settled;
       candScores = g.scores;
       leak = g.leak;

@@ -69,6 +69,12 @@ export interface TrainOptions {
   freshIncumbent: boolean;
   /** screen an accepted multi-edit candidate leave-one-out and drop the edit it scores higher without (step.ts screenStage) */
   screenAccepted: boolean;
+  /** try each edit of a multi-edit candidate alone first; gate only those that raise their own job's val tasks without leaking (step.ts preScreenStage) */
+  preScreen: boolean;
+  /** drop edits backed only by failures the analyst labelled execution lapses (reflect.ts dropLapseOnly) */
+  skillAware: boolean;
+  /** a PR number or version an edit copied from its evidence tasks' asks becomes a placeholder (instance-values.ts) */
+  deinstance: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -115,7 +121,10 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   scopeConfidence: 0.8,
   freshIncumbent: true,
   finishSlice: 0,
-  screenAccepted: true,
+  screenAccepted: false,
+  preScreen: true,
+  skillAware: true,
+  deinstance: false,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -158,6 +167,8 @@ export interface StepReport {
   leak?: { meanDiff: number; lo: number; hi: number; n: number };
   /** edits the leave-one-out screen dropped from an accepted candidate */
   screened?: number;
+  /** edits the pre-screen dropped before the gate (alone they did not help their own job, or leaked) */
+  prescreened?: number;
   /** set when the full candidate was rejected but the edits that help alone were kept */
   rescued?: { kept: number; of: number; fullValAfter: number };
   /** the progress line, e.g. `[epoch 1 step 2/8] rollout 20 tasks · … · val 0.62 → 0.71 ACCEPT` */
@@ -179,7 +190,12 @@ export interface TrainResult {
   baselineSkill: string;
   bestSkill: string;
   baseline: { val: number; test: number | null };
-  best: { val: number; test: number | null };
+  /**
+   * val: the score the run selected the best skill on (optimistic: every decision reused those
+   * draws); valFresh: the same skill on val draws no decision saw (an unbiased estimate; null when
+   * the gate is off or the best is the baseline)
+   */
+  best: { val: number; valFresh?: number | null; test: number | null };
   perTask: Array<{ taskId: string; split: Split; before: number; after: number }>;
   edits: EditRecord[];
   steps: StepReport[];

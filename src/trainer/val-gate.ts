@@ -23,7 +23,7 @@ export function gateInputFor(options: TrainOptions, current: SplitScores, best: 
   };
 }
 
-export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen';
+export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen' | 'prescreen' | 'fresh_estimate';
 
 /** Counts one validation measurement of `stage` (persisted with the run state). */
 export function countVal(ctx: Pick<TrainContext, 'st'>, stage: ValStage, n = 1): void {

@@ -136,6 +136,25 @@ describe('evidence in the reflect prompt', () => {
     expect(r.patches).toEqual([]);
     expect(r.lapses).toBe(1);
     expect(optimizer.calls[0].system).toMatch(/"lapse"/);
+    // the ablation (skillAware false) still reads the label but keeps the edit
+    const ablated = await reflect({
+      call: { optimizer, meter: new UsageMeter() },
+      skill: '- Add an Unreleased section.',
+      scopeNote: 'all',
+      rollouts: [rollout],
+      tasks: new Map([[task.id, task]]),
+      rejected: [],
+      metaSkill: '',
+      history: '',
+      maxEdits: 3,
+      minibatchSize: 4,
+      seed: 1,
+      concurrency: 1,
+      failureOnly: true,
+      skillAware: false,
+    });
+    expect(ablated.lapses).toBe(1);
+    expect(ablated.patches.flatMap((p) => p.edits.map((e) => e.edit.content))).toEqual([edit.content]);
   });
 });
 

@@ -80,8 +80,8 @@ async function run(proposal: string[], options: Partial<TrainOptions> = {}): Pro
     tasks,
     backends: backends(proposal),
     // one step (2 train tasks, batch 8), no epoch-boundary rewrites: only the passes under test move the skill
-    // (the step's leave-one-out screen would drop GAMMA before the finishing passes see it: it has its own tests)
-    options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, screenAccepted: false, ...options },
+    // (the step's leave-one-out screen and pre-screen would drop the edits before the finishing passes see them: they have their own tests)
+    options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, screenAccepted: false, preScreen: false, ...options },
     onNote: (l) => notes.push(l),
   });
   return { r, notes };

@@ -16,7 +16,7 @@ import { defaultConfig } from '../../src/core/config.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { splitFinishSlice, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/train.js';
-import { leakCheck, MIN_OFF_TARGET_TASKS, restrictScores } from '../../src/trainer/scope-leak.js';
+import { focusGain, leakCheck, MIN_OFF_TARGET_TASKS, restrictScores } from '../../src/trainer/scope-leak.js';
 import type { SplitScores } from '../../src/trainer/gate.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import { makeTempDir } from '../helpers/sandbox.js';
@@ -148,13 +148,57 @@ describe('the scope-leak screen in the loop', () => {
 describe('the leave-one-out screen of an accepted bundle', () => {
   it('drops the edit the accepted candidate scores higher without, and counts its measurements', async () => {
     // both edits pass the gate together; without the leak screen only the leave-one-out screen can find GAMMA's cost
-    const r = await run([GOOD, LEAKY], { scopeScreen: false });
+    const r = await run([GOOD, LEAKY], { scopeScreen: false, preScreen: false, screenAccepted: true });
     expect(r.bestSkill).toContain(GOOD);
     expect(r.bestSkill).not.toContain(LEAKY);
     expect(r.steps[0].screened).toBe(1);
     expect(r.valComparisons.screen).toBeGreaterThanOrEqual(2);
-    const off = await run([GOOD, LEAKY], { scopeScreen: false, screenAccepted: false });
+    const off = await run([GOOD, LEAKY], { scopeScreen: false, preScreen: false, screenAccepted: false });
     expect(off.bestSkill).toContain(LEAKY);
+  });
+});
+
+describe('the pre-screen of single edits', () => {
+  const INERT = '- mention the weather when it is nice';
+
+  it('tries each proposed edit alone and gates only those that raise their own job without leaking', async () => {
+    const r = await run([GOOD, LEAKY, INERT]);
+    expect(r.bestSkill).toContain(GOOD);
+    expect(r.bestSkill).not.toContain(LEAKY);
+    expect(r.bestSkill).not.toContain(INERT);
+    expect(r.steps[0].prescreened).toBe(2);
+    expect(r.steps[0].selected).toBe(1);
+    expect(r.steps[0].line).toMatch(/pre-screen dropped 2/);
+    expect(r.valComparisons.prescreen).toBe(3);
+    const byContent = Object.fromEntries(r.edits.map((e) => [e.content, e.status]));
+    expect(byContent[GOOD]).toBe('accepted');
+    // a dropped edit is not proposed to the gate at all, and the buffer only demotes it (one look)
+    expect(byContent[LEAKY]).toBeUndefined();
+    // the shipped skill's val score is measured once more on draws no decision saw (deterministic here: the same)
+    expect(r.valComparisons.fresh_estimate).toBe(1);
+    expect(r.best.valFresh).toBeCloseTo(r.best.val, 9);
+  });
+
+  it('off, the same proposal reaches the gate as one bundle', async () => {
+    const r = await run([GOOD, LEAKY, INERT], { preScreen: false });
+    expect(r.steps[0].prescreened).toBeUndefined();
+    expect(r.steps[0].selected).toBe(3);
+    expect(r.valComparisons.prescreen).toBeUndefined();
+  });
+
+  it('focusGain measures an edit on its own families only', () => {
+    const tasks = byId;
+    const ids = world.val.map((t) => t.id);
+    const scores = (f: (id: string) => number): SplitScores => {
+      const perTask = ids.map((taskId) => ({ taskId, hard: f(taskId), soft: f(taskId) }));
+      return { hard: 0, soft: perTask.reduce((a, t) => a + t.soft, 0) / perTask.length, perTask };
+    };
+    const current = scores(() => 0.5);
+    // +0.5 on each of a's 8 tasks, −0.25 on b's: on the whole split a gain of 0.125, on its own family 0.5
+    const candidate = scores((id) => (id.startsWith('va') ? 1 : 0.25));
+    const g = focusGain({ edit: add(GOOD), taskById: tasks, current, candidate, metric: 'soft', mixedWeight: 0.5 });
+    expect(g).toEqual({ gain: 0.5, n: 8 });
+    expect(focusGain({ edit: { ...add(GOOD), evidence: ['nowhere'] }, taskById: tasks, current, candidate, metric: 'soft', mixedWeight: 0.5 })).toBeNull();
   });
 });
 

@@ -1,0 +1,38 @@
+/**
+ * A value copied from one task's ask into a rule is that instance's, not the user's convention:
+ * "link the PR in parentheses: `(#482)`" learned from the ask "…for PR #482" makes every later
+ * reply cite #482. Inside a rule's literals (backticks), a PR/issue number or a version that
+ * appears in the ask or context of a task the edit was learned from becomes a placeholder
+ * (`#<number>`, `X.Y.Z`), which the target fills with each instance's own value. Values the asks
+ * do not hold (a convention's own example) are left alone. Pure.
+ */
+import type { Edit, Task } from '../core/records.js';
+
+const NUMBER = /#(\d+)\b/g;
+const VERSION = /\bv?(\d+\.\d+\.\d+)\b/g;
+
+/** The PR/issue numbers and versions the edit's evidence tasks state. */
+function instanceValues(edit: Edit, taskById: ReadonlyMap<string, Task>): { numbers: Set<string>; versions: Set<string> } {
+  const numbers = new Set<string>();
+  const versions = new Set<string>();
+  for (const id of edit.evidence) {
+    const t = taskById.get(id);
+    if (!t) continue;
+    const text = `${t.intent}\n${t.context ?? ''}`;
+    for (const m of text.matchAll(NUMBER)) numbers.add(m[1]);
+    for (const m of text.matchAll(VERSION)) versions.add(m[1]);
+  }
+  return { numbers, versions };
+}
+
+/** The edit with instance values in its literals replaced by placeholders (the same object when none). */
+export function withoutInstanceValues(edit: Edit, taskById: ReadonlyMap<string, Task>): Edit {
+  if (!edit.content || !/`/.test(edit.content)) return edit;
+  const { numbers, versions } = instanceValues(edit, taskById);
+  if (!numbers.size && !versions.size) return edit;
+  const content = edit.content.replace(/`([^`\n]+)`/g, (_, lit: string) => {
+    const out = lit.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
+    return `\`${out}\``;
+  });
+  return content === edit.content ? edit : { ...edit, content };
+}
