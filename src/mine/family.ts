@@ -20,10 +20,10 @@ import { AgentId as AgentIdSchema, TaskSchema } from '../core/records.js';
 import { stableId } from '../core/ids.js';
 import type { StoredMember } from './state.js';
 import { keyOf, normalizePrompt } from './normalize.js';
-import { contentWords } from './features.js';
+import { dedupeKeyOf } from './ask-keys.js';
 import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
-import { assignFamilySplits, codeObjectsSuffix, type FamilyMember } from './splits.js';
+import { assignFamilySplits, type FamilyMember } from './splits.js';
 
 const MAX_CONTEXT = 1500;
 
@@ -41,18 +41,15 @@ export interface FamilyInstance {
 
 const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq;
 
-/** Near-duplicate keys of recently seen prompts: every re-synthesis of a family re-reads all its asks. Bounded. */
+/** Near-duplicate keys of recently seen prompts (asks stored without their keys, migration 011). Bounded. */
 const DEDUPE_MEMO = new Map<string, string>();
 const DEDUPE_MEMO_MAX = 50_000;
 
-/** Near-duplicate key: the set of content words left after incidental detail is stripped. */
+/** Near-duplicate key: the set of content words left after incidental detail is stripped (ask-keys.ts). */
 export function dedupeKey(prompt: string): string {
   const memo = DEDUPE_MEMO.get(prompt);
   if (memo !== undefined) return memo;
-  const key = keyOf(prompt);
-  const words = [...new Set(contentWords(key))].sort();
-  // asks about another function or file are other instances (splits.ts keeps the same rule)
-  const out = `${words.length ? words.join(' ') : key}${codeObjectsSuffix(prompt)}`;
+  const out = dedupeKeyOf(prompt);
   if (DEDUPE_MEMO.size >= DEDUPE_MEMO_MAX) DEDUPE_MEMO.clear();
   DEDUPE_MEMO.set(prompt, out);
   return out;
@@ -75,7 +72,7 @@ export function familyInstances(members: StoredMember[]): FamilyInstance[] {
     const s = bySession.get(m.sessionId);
     if (s === undefined) bySession.set(m.sessionId, i);
     else union(s, i);
-    const k = dedupeKey(m.prompt);
+    const k = m.dedupeKey ?? dedupeKey(m.prompt);
     const j = byKey.get(k);
     if (j === undefined) byKey.set(k, i);
     else union(j, i);
@@ -163,7 +160,7 @@ export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?
   const keyCounts = new Map<string, number>();
   const keys = new Map<StoredMember, string>();
   for (const m of members) {
-    const k = keyOf(m.prompt);
+    const k = m.askKey ?? keyOf(m.prompt);
     keys.set(m, k);
     keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
   }
