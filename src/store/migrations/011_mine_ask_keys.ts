@@ -9,6 +9,8 @@ import type { Migration } from './types.js';
  * Both are derived data, NULL until mining computes them: the first mining run after this
  * migration backfills existing rows (and again whenever the key functions change, see
  * ASK_KEYS_VERSION in src/mine/ask-keys.ts).
+ * - an index in the order a family's asks are read (most recent first), so reading a family of
+ *   thousands of asks is an index walk instead of a sort.
  */
 export const m011_mine_ask_keys: Migration = {
   version: 11,
@@ -16,5 +18,6 @@ export const m011_mine_ask_keys: Migration = {
   sql: `
 ALTER TABLE cluster_members ADD COLUMN ask_key TEXT;
 ALTER TABLE cluster_members ADD COLUMN dedupe_key TEXT;
+CREATE INDEX cluster_members_recent ON cluster_members(cluster_id, ts DESC, session_id, event_seq);
 `,
 };
