@@ -81,19 +81,36 @@ export function contentHash(c: ReviewCandidate): string {
   return crypto.createHash('sha256').update(`${c.size}\u0000${representatives(c).join('\u0000')}`).digest('hex').slice(0, 16);
 }
 
-/** A few distinct asks of a cluster (deterministic: the first distinct prompts in its order). */
+/** Distinct asks of a cluster read to choose its representatives (its most recent ones). */
+const REPRESENTATIVE_POOL = 40;
+/** Of the asks shown per cluster, this many are its least typical (the rest its most typical). */
+const ATYPICAL_SHOWN = 2;
+
+/**
+ * A few distinct asks of a cluster: its most typical ones (closest to what its asks share), and its
+ * least typical ones. A reviewer shown only the typical asks can name a cluster but never see that
+ * it also holds another job (an ask that went in by a shared word), which is what a split needs;
+ * and the atypical wordings of a job are the ones that tell a reader two clusters are the same job.
+ * Deterministic: ties keep the cluster's order (most recent first).
+ */
 function representatives(c: ReviewCandidate): string[] {
-  const out: string[] = [];
+  const pool: Array<{ text: string; features: Features }> = [];
   const seen = new Set<string>();
   for (const a of c.asks) {
     const p = a.prompt.replace(/\s+/g, ' ').trim().slice(0, MAX_ASK_CHARS);
     const k = keyOf(p);
     if (!p || seen.has(k)) continue;
     seen.add(k);
-    out.push(p);
-    if (out.length >= ASKS_PER_CLUSTER) break;
+    pool.push({ text: p, features: featuresOf(k) });
+    if (pool.length >= REPRESENTATIVE_POOL) break;
   }
-  return out;
+  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => x.text);
+  const centroid: Features = new Map();
+  for (const x of pool) for (const [t, w] of x.features) centroid.set(t, (centroid.get(t) ?? 0) + w);
+  const ranked = pool.map((x, i) => ({ i, text: x.text, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
+  const typical = ranked.slice(0, ASKS_PER_CLUSTER - ATYPICAL_SHOWN);
+  const atypical = ranked.slice(-ATYPICAL_SHOWN).reverse();
+  return [...typical, ...atypical].map((x) => x.text);
 }
 
 export function reviewPrompt(p: ReviewClustersPayload): string {
