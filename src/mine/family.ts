@@ -27,8 +27,18 @@ import { assignFamilySplits, type FamilyMember } from './splits.js';
 
 const MAX_CONTEXT = 1500;
 
+/** Task ids of recently seen asks: every re-synthesis of a family looks up each of its asks' ids. Bounded. */
+const TASK_ID_MEMO = new Map<string, string>();
+const TASK_ID_MEMO_MAX = 100_000;
+
 export function instanceTaskId(sessionId: string, seq: number): string {
-  return stableId('task', sessionId, String(seq));
+  const k = `${sessionId}#${seq}`;
+  const memo = TASK_ID_MEMO.get(k);
+  if (memo !== undefined) return memo;
+  const id = stableId('task', sessionId, String(seq));
+  if (TASK_ID_MEMO.size >= TASK_ID_MEMO_MAX) TASK_ID_MEMO.clear();
+  TASK_ID_MEMO.set(k, id);
+  return id;
 }
 
 export interface FamilyInstance {
