@@ -6,7 +6,7 @@
 import type { Db } from '../store/db.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import {
-  clusterMemberRows,
+  clusterMemberTuples,
   clusterReads,
   documentFrequencyReader,
   familyTaskRecords,
@@ -116,21 +116,12 @@ export interface StoredMember {
 
 /** Members of a cluster, most recent first (bounded: big clusters are summarised by a sample). */
 export function clusterMembers(db: Db, clusterId: string, limit = 500): StoredMember[] {
-  // (fields spelled out: a family of thousands of asks is read on every run that touches it, and
-  // object spread/rest is several times slower than a literal)
-  return clusterMemberRows(db, clusterId, limit).map((r) => {
-    const m: StoredMember = {
-      sessionId: r.sessionId,
-      seq: r.seq,
-      project: r.project,
-      agent: r.agent,
-      ts: r.ts,
-      similarity: r.similarity,
-      prompt: r.prompt,
-      outcome: JSON.parse(r.outcome) as Outcome,
-    };
-    if (r.askKey !== null) m.askKey = r.askKey;
-    if (r.dedupeKey !== null) m.dedupeKey = r.dedupeKey;
+  // (tuples read, fields spelled out: a family of thousands of asks is read on every run that
+  // touches it, and named rows copied by object spread cost more than the read itself)
+  return clusterMemberTuples(db, clusterId, limit).map(([sessionId, seq, project, agent, ts, similarity, prompt, outcome, askKey, dedupeKey]) => {
+    const m: StoredMember = { sessionId, seq, project, agent, ts, similarity, prompt, outcome: JSON.parse(outcome) as Outcome };
+    if (askKey !== null) m.askKey = askKey;
+    if (dedupeKey !== null) m.dedupeKey = dedupeKey;
     return m;
   });
 }

@@ -11,6 +11,8 @@ import type { Migration } from './types.js';
  * ASK_KEYS_VERSION in src/mine/ask-keys.ts).
  * - an index in the order a family's asks are read (most recent first), so reading a family of
  *   thousands of asks is an index walk instead of a sort.
+ * - an index of tasks by family (cluster): reading a family's tasks scanned the whole task table,
+ *   once for each family a run touched.
  */
 export const m011_mine_ask_keys: Migration = {
   version: 11,
@@ -19,5 +21,6 @@ export const m011_mine_ask_keys: Migration = {
 ALTER TABLE cluster_members ADD COLUMN ask_key TEXT;
 ALTER TABLE cluster_members ADD COLUMN dedupe_key TEXT;
 CREATE INDEX cluster_members_recent ON cluster_members(cluster_id, ts DESC, session_id, event_seq);
+CREATE INDEX tasks_cluster ON tasks(cluster_id);
 `,
 };

@@ -208,6 +208,24 @@ export function clusterMemberRows(db: Db, clusterId: string, limit = 500): Membe
     .all(clusterId, limit) as MemberRow[];
 }
 
+/** One member as a tuple: session, seq, project, agent, ts, similarity, prompt, outcome (JSON), ask key, dedupe key. */
+export type MemberTuple = [string, number, string | null, string, number | null, number, string, string, string | null, string | null];
+
+/**
+ * Members of a cluster as tuples, most recent first: the read that re-synthesizing a family makes
+ * of every one of its asks (thousands, on every run that touches it), where building a named row
+ * object per ask only to copy it again costs more than the read.
+ */
+export function clusterMemberTuples(db: Db, clusterId: string, limit: number): MemberTuple[] {
+  return db
+    .prepare(
+      `SELECT session_id, event_seq, project, agent, ts, similarity, prompt, outcome, ask_key, dedupe_key FROM cluster_members
+       WHERE cluster_id = ? ORDER BY ts DESC, session_id, event_seq LIMIT ?`,
+    )
+    .raw()
+    .all(clusterId, limit) as MemberTuple[];
+}
+
 /**
  * Stored asks whose keys are missing (`all`: every ask, when the key functions changed), in pages
  * of `limit` after the given rowid, for the backfill of migration 011.
