@@ -160,9 +160,16 @@ export function sameJson(a: unknown, b: unknown): boolean {
   }
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && sameJson(ra[k], rb[k]));
+  // (counted, not filtered into arrays: this compares every task of every touched family)
+  let na = 0;
+  for (const k in ra) {
+    if (!Object.hasOwn(ra, k) || ra[k] === undefined) continue;
+    na++;
+    if (!Object.hasOwn(rb, k) || !sameJson(ra[k], rb[k])) return false;
+  }
+  let nb = 0;
+  for (const k in rb) if (Object.hasOwn(rb, k) && rb[k] !== undefined) nb++;
+  return na === nb;
 }
 
 /** The family's shared judge checks and corrections, from all its asks. */
