@@ -19,7 +19,7 @@ import { ASK_KEYS_VERSION, askKeysOf } from './ask-keys.js';
 import { MutableDf, tierOf, type ClusterSource, type ClusterState } from './cluster.js';
 import { termsFromJson, termsToJson } from './features.js';
 import type { Outcome } from './outcome.js';
-import { TaskSchema, type Task } from '../core/records.js';
+import { AgentId, TaskSchema, type Task } from '../core/records.js';
 
 const DOCS_KEY = 'mine.docs';
 
@@ -199,6 +199,7 @@ function storedTask(v: unknown): Task | undefined {
     isIntOrNull(r.lastSeen) &&
     isStringArray(r.corrections) &&
     isStringArray(r.agents) &&
+    (r.agents as string[]).every((a) => AgentId.safeParse(a).success) &&
     (r.family === undefined || r.family === null || typeof r.family === 'string') &&
     (r.skillHint === undefined || r.skillHint === null || typeof r.skillHint === 'string') &&
     typeof judge === 'object' &&

@@ -88,3 +88,21 @@ describe('syncOccurrences', () => {
     expect(listOccurrences(db, task.id).find((o) => o.sessionId === kept[0].sessionId && o.eventSeq === kept[0].eventSeq)?.prompt).toBe('grown');
   });
 });
+
+describe('stored task records', () => {
+  it('a record of another shape goes through the schema (and one it rejects is re-synthesized, not trusted)', async () => {
+    const db = await twoNights((d) => {
+      // a record written by an older schema (no corrections, no agents) and one with an agent the schema no longer knows
+      const [a, b] = d.prepare("SELECT id, record FROM tasks WHERE origin = 'real' ORDER BY id LIMIT 2").all() as Array<{ id: string; record: string }>;
+      const older = JSON.parse(a.record) as Record<string, unknown>;
+      delete older.corrections;
+      delete older.agents;
+      const unknownAgent = { ...(JSON.parse(b.record) as Record<string, unknown>), agents: ['no-such-agent'] };
+      d.prepare('UPDATE tasks SET record = ? WHERE id = ?').run(JSON.stringify(older), a.id);
+      d.prepare('UPDATE tasks SET record = ? WHERE id = ?').run(JSON.stringify(unknownAgent), b.id);
+    });
+    // the run went through, and every stored task is a valid record again
+    expect(() => listTasks(db)).not.toThrow();
+    expect(listTasks(db).every((t) => Array.isArray(t.corrections) && t.agents.every((x) => x !== 'no-such-agent'))).toBe(true);
+  });
+});
