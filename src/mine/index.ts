@@ -76,6 +76,12 @@ export interface MineSummary {
   llm: { calls: number; failures: string[]; invalidChecks: string[] };
   /** the LLM cluster review of this run, when a miner backend is configured */
   review?: ReviewOutcome;
+  /**
+   * The asks this run read whose turn loaded one of the user's skills, as the transcripts record it
+   * (a Skill / skill tool call, Copilot's skill.invoked, a Codex skill injection: adapters/skill-signal.ts),
+   * and how often each skill was loaded: whether the agents load the skills when their jobs come up.
+   */
+  skillLoads: { asks: number; loaded: number; bySkill: Record<string, number> };
   durationMs: number;
 }
 
@@ -320,10 +326,24 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     integrity: checkStoredSplitIntegrity(db, { activeTasks: active }),
     llm: summary.llm,
     ...(reviewOutcome ? { review: reviewOutcome } : {}),
+    skillLoads: skillLoadsOf(members),
     durationMs: Math.round(performance.now() - t0),
   };
   progress.done(`mine: ${result.sessions ? `${result.sessions} session(s) read` : 'no new sessions'}; tasks ${result.newTasks} new, ${result.updatedTasks} updated`);
   return result;
+}
+
+/** Asks of this run and the skills their turns loaded (an ask counts once, each skill once per ask). */
+function skillLoadsOf(members: MemberRow[]): MineSummary['skillLoads'] {
+  const bySkill: Record<string, number> = {};
+  let loaded = 0;
+  for (const m of members) {
+    const skills = [...new Set(m.outcome.skills ?? [])];
+    if (!skills.length) continue;
+    loaded++;
+    for (const k of skills) bySkill[k] = (bySkill[k] ?? 0) + 1;
+  }
+  return { asks: members.length, loaded, bySkill };
 }
 
 function toEvent(r: MinedEventTuple): MinedEvent {

@@ -103,6 +103,6 @@ describe('stored task records', () => {
     });
     // the run went through, and every stored task is a valid record again
     expect(() => listTasks(db)).not.toThrow();
-    expect(listTasks(db).every((t) => Array.isArray(t.corrections) && t.agents.every((x) => x !== 'no-such-agent'))).toBe(true);
+    expect(listTasks(db).every((t) => Array.isArray(t.corrections) && t.agents.every((x) => (x as string) !== 'no-such-agent'))).toBe(true);
   });
 });
