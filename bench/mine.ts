@@ -17,6 +17,8 @@ import { runMining } from '../src/mine/index.js';
 import { generateCorpus, insertCorpus, pairwiseScores } from './mine-corpus.js';
 import { mineParaphrase } from './mine-paraphrase-run.js';
 import type { TemplateSet } from './mine-paraphrase.js';
+import { skillLoading, type SkillLoadScores } from './mine-skill-load.js';
+import { MAX_DESCRIPTION_CHARS } from '../src/mine/skill-description.js';
 
 const SEEDS = [21, 22, 23];
 type Run = Awaited<ReturnType<typeof mineParaphrase>>;
@@ -47,6 +49,23 @@ async function paraphraseRows(templates: TemplateSet, review: boolean): Promise<
   return rows;
 }
 
+/** Skill loading from the description on hidden asks of one template set (bench/mine-skill-load.ts), summed over the seeds. */
+async function skillLoadRows(templates: TemplateSet): Promise<BenchResult[]> {
+  const runs: SkillLoadScores[] = [];
+  for (const seed of SEEDS) runs.push(await skillLoading(templates, seed));
+  const sum = (f: (r: SkillLoadScores) => number) => runs.reduce((a, r) => a + f(r), 0);
+  const covered = sum((r) => r.covered);
+  const other = sum((r) => r.other);
+  const rate = sum((r) => r.coveredLoaded) / Math.max(1, covered);
+  const longest = Math.max(...runs.map((r) => r.longestDescription));
+  return [
+    { name: `skill loaded (sim agent, ${templates}): hidden asks of a job it covers`, value: rate, unit: `of ${covered}` },
+    { name: `  baseline: the first asks cut at 70 chars`, value: sum((r) => r.baselineCoveredLoaded) / Math.max(1, covered), unit: `of ${covered}` },
+    { name: `  loaded for asks it does not cover (baseline ${sum((r) => r.baselineOtherLoaded)})`, value: sum((r) => r.otherLoaded), unit: `of ${other}` },
+    { name: `  longest description`, value: longest, unit: 'chars', target: `<= ${MAX_DESCRIPTION_CHARS}`, pass: longest <= MAX_DESCRIPTION_CHARS },
+  ];
+}
+
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(since);
   return (d.user + d.system) / 1000;
@@ -58,6 +77,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const quality: BenchResult[] = [];
   // dev: developed against; heldout: evaluated (read while diagnosing since); fresh: never read while coding
   for (const templates of ['dev', 'heldout', 'fresh'] as const) for (const review of [false, true]) quality.push(...(await paraphraseRows(templates, review)));
+  for (const templates of ['dev', 'heldout', 'fresh'] as const) quality.push(...(await skillLoadRows(templates)));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-mine-'));
   try {
     const db = openDb(path.join(dir, 'sleep.db'));
@@ -73,6 +93,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     // the same 100 new sessions mined into three copies of that store: the machine may be shared,
     // so the least CPU of the three is the figure (the median beside it)
     const more = generateCorpus({ sessions: 100, seed: 12, idPrefix: 'new', startTs: Date.UTC(2026, 10, 2) });
+    const incLoad = os.loadavg()[0];
     const incRuns: Array<{ cpu: number; wall: number; summary: Awaited<ReturnType<typeof runMining>> }> = [];
     for (let k = 0; k < 3; k++) {
       const copy = path.join(dir, `inc-${k}.db`);
@@ -100,6 +121,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       { name: '  (median CPU time)', value: incRuns.map((r) => r.cpu).sort((a, b) => a - b)[1] / 1000, unit: 's' },
       { name: '  tasks new / updated by it', value: inc.newTasks, unit: `new, ${inc.updatedTasks} upd` },
       { name: '  ratio incremental/full per session (CPU)', value: incCpu / 100 / (fullCpu / n), unit: 'x' },
+      { name: '  load average (1 min) during the incremental runs', value: incLoad, unit: `on ${os.cpus().length} cores` },
       ...quality,
     ];
   } finally {

@@ -81,19 +81,36 @@ export function contentHash(c: ReviewCandidate): string {
   return crypto.createHash('sha256').update(`${c.size}\u0000${representatives(c).join('\u0000')}`).digest('hex').slice(0, 16);
 }
 
-/** A few distinct asks of a cluster (deterministic: the first distinct prompts in its order). */
+/** Distinct asks of a cluster read to choose its representatives (its most recent ones). */
+const REPRESENTATIVE_POOL = 40;
+/** Of the asks shown per cluster, this many are its least typical (the rest its most typical). */
+const ATYPICAL_SHOWN = 2;
+
+/**
+ * A few distinct asks of a cluster: its most typical ones (closest to what its asks share), and its
+ * least typical ones. A reviewer shown only the typical asks can name a cluster but never see that
+ * it also holds another job (an ask that went in by a shared word), which is what a split needs;
+ * and the atypical wordings of a job are the ones that tell a reader two clusters are the same job.
+ * Deterministic: ties keep the cluster's order (most recent first).
+ */
 function representatives(c: ReviewCandidate): string[] {
-  const out: string[] = [];
+  const pool: Array<{ text: string; features: Features }> = [];
   const seen = new Set<string>();
   for (const a of c.asks) {
     const p = a.prompt.replace(/\s+/g, ' ').trim().slice(0, MAX_ASK_CHARS);
     const k = keyOf(p);
     if (!p || seen.has(k)) continue;
     seen.add(k);
-    out.push(p);
-    if (out.length >= ASKS_PER_CLUSTER) break;
+    pool.push({ text: p, features: featuresOf(k) });
+    if (pool.length >= REPRESENTATIVE_POOL) break;
   }
-  return out;
+  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => x.text);
+  const centroid: Features = new Map();
+  for (const x of pool) for (const [t, w] of x.features) centroid.set(t, (centroid.get(t) ?? 0) + w);
+  const ranked = pool.map((x, i) => ({ i, text: x.text, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
+  const typical = ranked.slice(0, ASKS_PER_CLUSTER - ATYPICAL_SHOWN);
+  const atypical = ranked.slice(-ATYPICAL_SHOWN).reverse();
+  return [...typical, ...atypical].map((x) => x.text);
 }
 
 export function reviewPrompt(p: ReviewClustersPayload): string {
@@ -138,13 +155,43 @@ export interface ReviewRun {
   onMove: (moved: Map<string, string>) => void;
 }
 
+/** Of the clusters shown per call, at most this many are small ones shown as near misses of a bigger one. */
+export const NEAR_MISS_SLOTS = 20;
+
+/**
+ * Which changed clusters one call shows: the largest (the jobs), then, in the slots kept for
+ * them, the small clusters most like one of those, by centroid. A job's splinters (an ask worded
+ * unlike the others, that just missed the merge threshold) are small, so ranked by size alone they
+ * are the first left out, while they are the decisions a reader is there to make; one-offs are
+ * like nothing and stay out. Deterministic.
+ */
+export function clustersToShow(pending: ReviewCandidate[], clusterer: IntentClusterer, max = MAX_REVIEW_CLUSTERS, nearMissSlots = NEAR_MISS_SLOTS): ReviewCandidate[] {
+  const bySize = [...pending].sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1));
+  if (bySize.length <= max) return bySize;
+  const shown = bySize.filter((c) => c.size >= 2).slice(0, max - nearMissSlots);
+  const inShown = new Set(shown.map((c) => c.id));
+  const shownStates = shown.map((c) => clusterer.get(c.id)).filter((c): c is NonNullable<typeof c> => !!c);
+  const nearness = (c: ReviewCandidate): number => {
+    const own = clusterer.get(c.id);
+    if (!own) return 0;
+    let best = 0;
+    for (const o of shownStates) best = Math.max(best, clusterer.similarity(own.centroid, o));
+    return best;
+  };
+  const rest = bySize
+    .filter((c) => !inShown.has(c.id))
+    .map((c) => ({ c, near: nearness(c) }))
+    .sort((a, b) => b.near - a.near || b.c.size - a.c.size || (a.c.id < b.c.id ? -1 : 1));
+  return [...shown, ...rest.slice(0, max - shown.length).map((x) => x.c)];
+}
+
 /** Reviews the changed clusters in one call and applies its merges, splits and names to the clusterer and the state. */
 export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   const out: ReviewOutcome = { called: false, cached: false, reviewed: 0, merges: 0, splits: 0, named: 0 };
-  const fresh = r.candidates
-    .filter((c) => c.asks.length > 0 && r.state.reviewed[c.id] !== contentHash(c))
-    .sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1))
-    .slice(0, MAX_REVIEW_CLUSTERS);
+  const fresh = clustersToShow(
+    r.candidates.filter((c) => c.asks.length > 0 && r.state.reviewed[c.id] !== contentHash(c)),
+    r.clusterer,
+  );
   if (fresh.length === 0) return out;
   const payload: ReviewClustersPayload = { clusters: fresh.map((c) => ({ id: c.id, size: c.size, asks: representatives(c) })) };
   out.called = true;

@@ -20,15 +20,25 @@ import { AgentId as AgentIdSchema, TaskSchema } from '../core/records.js';
 import { stableId } from '../core/ids.js';
 import type { StoredMember } from './state.js';
 import { keyOf, normalizePrompt } from './normalize.js';
-import { contentWords } from './features.js';
+import { dedupeKeyOf } from './ask-keys.js';
 import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
-import { assignFamilySplits, codeObjectsSuffix, type FamilyMember } from './splits.js';
+import { assignFamilySplits, type FamilyMember } from './splits.js';
 
 const MAX_CONTEXT = 1500;
 
+/** Task ids of recently seen asks: every re-synthesis of a family looks up each of its asks' ids. Bounded. */
+const TASK_ID_MEMO = new Map<string, string>();
+const TASK_ID_MEMO_MAX = 100_000;
+
 export function instanceTaskId(sessionId: string, seq: number): string {
-  return stableId('task', sessionId, String(seq));
+  const k = `${sessionId}#${seq}`;
+  const memo = TASK_ID_MEMO.get(k);
+  if (memo !== undefined) return memo;
+  const id = stableId('task', sessionId, String(seq));
+  if (TASK_ID_MEMO.size >= TASK_ID_MEMO_MAX) TASK_ID_MEMO.clear();
+  TASK_ID_MEMO.set(k, id);
+  return id;
 }
 
 export interface FamilyInstance {
@@ -41,18 +51,15 @@ export interface FamilyInstance {
 
 const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq;
 
-/** Near-duplicate keys of recently seen prompts: every re-synthesis of a family re-reads all its asks. Bounded. */
+/** Near-duplicate keys of recently seen prompts (asks stored without their keys, migration 011). Bounded. */
 const DEDUPE_MEMO = new Map<string, string>();
 const DEDUPE_MEMO_MAX = 50_000;
 
-/** Near-duplicate key: the set of content words left after incidental detail is stripped. */
+/** Near-duplicate key: the set of content words left after incidental detail is stripped (ask-keys.ts). */
 export function dedupeKey(prompt: string): string {
   const memo = DEDUPE_MEMO.get(prompt);
   if (memo !== undefined) return memo;
-  const key = keyOf(prompt);
-  const words = [...new Set(contentWords(key))].sort();
-  // asks about another function or file are other instances (splits.ts keeps the same rule)
-  const out = `${words.length ? words.join(' ') : key}${codeObjectsSuffix(prompt)}`;
+  const out = dedupeKeyOf(prompt);
   if (DEDUPE_MEMO.size >= DEDUPE_MEMO_MAX) DEDUPE_MEMO.clear();
   DEDUPE_MEMO.set(prompt, out);
   return out;
@@ -75,7 +82,7 @@ export function familyInstances(members: StoredMember[]): FamilyInstance[] {
     const s = bySession.get(m.sessionId);
     if (s === undefined) bySession.set(m.sessionId, i);
     else union(s, i);
-    const k = dedupeKey(m.prompt);
+    const k = m.dedupeKey ?? dedupeKey(m.prompt);
     const j = byKey.get(k);
     if (j === undefined) byKey.set(k, i);
     else union(j, i);
@@ -153,9 +160,16 @@ export function sameJson(a: unknown, b: unknown): boolean {
   }
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && sameJson(ra[k], rb[k]));
+  // (counted, not filtered into arrays: this compares every task of every touched family)
+  let na = 0;
+  for (const k in ra) {
+    if (!Object.hasOwn(ra, k) || ra[k] === undefined) continue;
+    na++;
+    if (!Object.hasOwn(rb, k) || !sameJson(ra[k], rb[k])) return false;
+  }
+  let nb = 0;
+  for (const k in rb) if (Object.hasOwn(rb, k) && rb[k] !== undefined) nb++;
+  return na === nb;
 }
 
 /** The family's shared judge checks and corrections, from all its asks. */
@@ -163,7 +177,7 @@ export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?
   const keyCounts = new Map<string, number>();
   const keys = new Map<StoredMember, string>();
   for (const m of members) {
-    const k = keyOf(m.prompt);
+    const k = m.askKey ?? keyOf(m.prompt);
     keys.set(m, k);
     keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
   }

@@ -17,8 +17,9 @@ import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
-import { addOccurrences, deleteTask, listTasks, pruneOccurrences, upsertTask } from '../store/repos/tasks.js';
+import { addOccurrences, deleteTask, syncOccurrences, upsertTask } from '../store/repos/tasks.js';
 import {
+  activeTaskSplitFacts,
   clusterCounts,
   clusterMinerReader,
   curatedClusterCheck,
@@ -35,7 +36,8 @@ import { skillToolNames } from '../../adapters/index.js';
 import { featuresOf } from './features.js';
 import { IntentClusterer, type ClusterState } from './cluster.js';
 import { extractIntents, type MinedEvent } from './outcome.js';
-import { clusterMembers, dbClusterSource, familyTasks, loadDf, memberSeqs, persistState, type MemberRow } from './state.js';
+import { backfillAskKeys, clusterMembers, dbClusterSource, familyTasks, loadDf, memberSeqs, persistState, type MemberRow } from './state.js';
+import { askKeysOf } from './ask-keys.js';
 import { taskIdFor } from './synthesize.js';
 import { familyJudge, synthesizeFamily, type FamilyDefinition, type InstanceWrite } from './family.js';
 import { mineWithLlm } from './llm-miner.js';
@@ -74,6 +76,12 @@ export interface MineSummary {
   llm: { calls: number; failures: string[]; invalidChecks: string[] };
   /** the LLM cluster review of this run, when a miner backend is configured */
   review?: ReviewOutcome;
+  /**
+   * The asks this run read whose turn loaded one of the user's skills, as the transcripts record it
+   * (a Skill / skill tool call, Copilot's skill.invoked, a Codex skill injection: adapters/skill-signal.ts),
+   * and how often each skill was loaded: whether the agents load the skills when their jobs come up.
+   */
+  skillLoads: { asks: number; loaded: number; bySkill: Record<string, number> };
   durationMs: number;
 }
 
@@ -103,6 +111,9 @@ export async function runMining(db: Db, config: Config, opts: MineOptions = {}):
 
 async function mine(db: Db, config: Config, opts: MineOptions, now: number, progress: Progress, t0: number): Promise<MineSummary> {
   // (a run limited to one project does not refresh: the rest of the store would stay behind)
+  // asks mined before migration 011 (or before the key functions changed) get their stored keys
+  const keyed = backfillAskKeys(db, now);
+  if (keyed) progress.log(`computed the stored keys of ${keyed} mined ask${keyed === 1 ? '' : 's'} (once)`);
   const refresh = opts.project === undefined && (kvGet<number>(db, KV_OUTCOME_VERSION) ?? 1) < OUTCOME_VERSION;
   const sessions = sessionsToMine(db, { refresh, project: opts.project });
   const events = sessionEventReader(db, skillToolNames());
@@ -122,7 +133,8 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     const known = memberSeqs(db, s.id);
     for (const intent of extractIntents(evs)) {
       prompts++;
-      const base = { sessionId: s.id, seq: intent.seq, project: s.project, agent: s.agent, ts: intent.ts, prompt: intent.norm.clean.slice(0, 4000), outcome: intent.outcome };
+      const prompt = intent.norm.clean.slice(0, 4000);
+      const base = { sessionId: s.id, seq: intent.seq, project: s.project, agent: s.agent, ts: intent.ts, prompt, outcome: intent.outcome, ...askKeysOf(prompt) };
       const existing = known.get(intent.seq);
       if (existing) {
         // a resumed session: the ask is clustered already; only its outcome may have grown
@@ -275,14 +287,18 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     for (const w of writes) {
       for (const id of w.superseded) deleteTask(db, id);
       for (const inst of w.instances) {
-        // unchanged tasks are not rewritten; asks seen in this run (new, or a resumed session's
-        // grown outcome) are written, and all of an instance's asks only when its asks changed (a
-        // family's judge growing rewrites each task, not each task's hundreds of occurrences)
-        const rows = inst.membersChanged ? inst.members : inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
+        // unchanged tasks are not rewritten; an instance's occurrences are synced to its asks when
+        // they changed (new, grown or regrouped: missing rows inserted, departed ones removed), and
+        // otherwise only asks seen in this run (new, or a resumed session's grown outcome) are
+        // written: a family's judge growing rewrites each task, not each task's hundreds of occurrences
         if (inst.changed) upsertTask(db, inst.task, { clusterId: w.clusterId, now });
-        // asks that left this instance (they became instances of their own) stop feeding it
-        if (inst.membersChanged) pruneOccurrences(db, inst.task.id, inst.members.map((m) => ({ sessionId: m.sessionId, eventSeq: m.seq })));
-        addOccurrences(db, rows.map((m) => ({ taskId: inst.task.id, sessionId: m.sessionId, eventSeq: m.seq, ts: m.ts, prompt: m.prompt, outcome: { ...m.outcome } })));
+        const occurrence = (m: (typeof inst.members)[number]) => ({ taskId: inst.task.id, sessionId: m.sessionId, eventSeq: m.seq, ts: m.ts, prompt: m.prompt, outcome: { ...m.outcome } });
+        const seenNow = (o: { sessionId: string; eventSeq: number }) => w.newKeys.has(`${o.sessionId}#${o.eventSeq}`);
+        if (inst.membersChanged) syncOccurrences(db, inst.task.id, inst.members.map(occurrence), seenNow);
+        else {
+          const rows = inst.members.filter((m) => w.newKeys.has(`${m.sessionId}#${m.seq}`));
+          if (rows.length) addOccurrences(db, rows.map(occurrence));
+        }
         if (inst.isNew) summary.newTasks++;
         else if (inst.changed) summary.updatedTasks++;
       }
@@ -292,7 +308,8 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     if (refresh) kvSet(db, KV_OUTCOME_VERSION, OUTCOME_VERSION, now);
   }).immediate();
 
-  const active = listTasks(db, { status: 'active' });
+  // (split facts from the table's columns: parsing every task record was a tenth of an incremental run)
+  const active = activeTaskSplitFacts(db);
   const bySplit: Record<Split, number> = { train: 0, val: 0, test: 0 };
   for (const t of active) bySplit[t.split]++;
   const counts = clusterCounts(db, config.mining.minSessions);
@@ -309,10 +326,24 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     integrity: checkStoredSplitIntegrity(db, { activeTasks: active }),
     llm: summary.llm,
     ...(reviewOutcome ? { review: reviewOutcome } : {}),
+    skillLoads: skillLoadsOf(members),
     durationMs: Math.round(performance.now() - t0),
   };
   progress.done(`mine: ${result.sessions ? `${result.sessions} session(s) read` : 'no new sessions'}; tasks ${result.newTasks} new, ${result.updatedTasks} updated`);
   return result;
+}
+
+/** Asks of this run and the skills their turns loaded (an ask counts once, each skill once per ask). */
+function skillLoadsOf(members: MemberRow[]): MineSummary['skillLoads'] {
+  const bySkill: Record<string, number> = {};
+  let loaded = 0;
+  for (const m of members) {
+    const skills = [...new Set(m.outcome.skills ?? [])];
+    if (!skills.length) continue;
+    loaded++;
+    for (const k of skills) bySkill[k] = (bySkill[k] ?? 0) + 1;
+  }
+  return { asks: members.length, loaded, bySkill };
 }
 
 function toEvent(r: MinedEventTuple): MinedEvent {

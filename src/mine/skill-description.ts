@@ -35,6 +35,10 @@ export function familyPhrase(f: DescribedFamily): string | null {
     .replace(/`[^`]*`/g, '')
     // a path or a version goes with the preposition that introduced it ("in src/a.ts", "for v1.2.0")
     .replace(/(?:\s+(?:in|for|on|of|to|at|from|into))?\s*(?:(?:[\w.@~-]*\/)+[\w.@-]+|\(?#\d+\)?|\bv?\d+(?:\.\d+)+\b)/g, '')
+    // so does a code identifier (`parseAmount`, `tenant_id`): the occurrence's object, not the job
+    .replace(/(?:\s+(?:in|for|on|of|to|at|from|into))?\s*\b(?:[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\b/g, '')
+    // a follow-up's connective ("then move …", "and also …") is how it was said, not what it asks
+    .replace(/^\s*(?:(?:and|then|also|now|next|too)\b[\s,]*)+/i, '')
     .replace(/\s+([,.;:!?])/g, '$1')
     .replace(/\s+/g, ' ')
     .trim();
@@ -87,4 +91,18 @@ export function skillDescription(project: string | null, families: DescribedFami
     phrases.push(p);
   }
   return phrases.length ? `Use when ${joinPhrases(phrases)}${where}.` : `Use for the recurring requests learned${where}.`;
+}
+
+/**
+ * The description of a skill trained on these tasks: one job per family (its tasks are occurrences
+ * of the same request), most frequent families first (by tasks, then occurrences). The night's
+ * managed skill describes its train and validation tasks this way (src/night/item.ts).
+ */
+export function skillDescriptionOfTasks(project: string | null, tasks: Array<{ id: string; family?: string | null; intent: string; occurrences: number }>): string {
+  const families = new Map<string, Array<(typeof tasks)[number]>>();
+  for (const t of tasks) families.set(t.family ?? t.id, [...(families.get(t.family ?? t.id) ?? []), t]);
+  const ordered = [...families.values()].sort(
+    (a, b) => b.length - a.length || b.reduce((n, t) => n + t.occurrences, 0) - a.reduce((n, t) => n + t.occurrences, 0),
+  );
+  return skillDescription(project, ordered.map((f) => ({ intents: f.map((t) => t.intent) })));
 }

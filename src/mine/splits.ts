@@ -128,9 +128,21 @@ export function derivedFrom(taskId: string): string | null {
   return null;
 }
 
-function intentKey(t: Task): string {
+/** What the split checks read of a task (a mining run reads these columns rather than parse every record). */
+export type TaskSplitFacts = Pick<Task, 'id' | 'project' | 'intent' | 'split' | 'origin' | 'status' | 'family'>;
+
+/** Intent keys of recently checked tasks: every mining run checks every active task, and intents rarely change. Bounded. */
+const INTENT_KEY_MEMO = new Map<string, string>();
+const INTENT_KEY_MEMO_MAX = 50_000;
+
+function intentKey(t: Pick<Task, 'intent'>): string {
+  const memo = INTENT_KEY_MEMO.get(t.intent);
+  if (memo !== undefined) return memo;
   const key = normalizePrompt(t.intent).key;
-  return key ? `${key}${codeObjectsSuffix(t.intent)}` : key;
+  const out = key ? `${key}${codeObjectsSuffix(t.intent)}` : key;
+  if (INTENT_KEY_MEMO.size >= INTENT_KEY_MEMO_MAX) INTENT_KEY_MEMO.clear();
+  INTENT_KEY_MEMO.set(t.intent, out);
+  return out;
 }
 
 /**
@@ -155,9 +167,9 @@ export function codeObjectsSuffix(text: string): string {
  * - the same ask (normalized intent) in a holdout split and in another split;
  * - a synthetic variant in train derived from a holdout task.
  */
-export function checkSplitIntegrity(tasks: Task[]): SplitViolation[] {
+export function checkSplitIntegrity<T extends Pick<Task, 'id' | 'split' | 'origin' | 'intent'>>(tasks: T[]): SplitViolation[] {
   const out: SplitViolation[] = [];
-  const byId = new Map<string, Task[]>();
+  const byId = new Map<string, T[]>();
   for (const t of tasks) byId.set(t.id, [...(byId.get(t.id) ?? []), t]);
   for (const [id, group] of byId) {
     const splits = new Set(group.map((t) => t.split));
@@ -173,7 +185,7 @@ export function checkSplitIntegrity(tasks: Task[]): SplitViolation[] {
       out.push({ kind: 'derived_leak', taskIds: [parent.id, t.id], message: `${t.id} (${t.split}) is derived from held-out task ${parent.id} (${parent.split})` });
     }
   }
-  const byIntent = new Map<string, Task[]>();
+  const byIntent = new Map<string, T[]>();
   for (const t of tasks) {
     const k = intentKey(t);
     if (!k) continue;
@@ -195,7 +207,7 @@ export function checkSplitIntegrity(tasks: Task[]): SplitViolation[] {
  * The stored task pool: the pure checks above plus occurrences shared by tasks in different
  * splits (one prompt feeding both a train and a held-out task).
  */
-export function checkStoredSplitIntegrity(db: Db, opts: { project?: string | null; activeTasks?: Task[] } = {}): SplitViolation[] {
+export function checkStoredSplitIntegrity(db: Db, opts: { project?: string | null; activeTasks?: TaskSplitFacts[] } = {}): SplitViolation[] {
   // (a caller that has just listed the active tasks passes them: parsing every task is most of the cost)
   const tasks = opts.activeTasks
     ? opts.project !== undefined
@@ -231,12 +243,14 @@ export interface ThinProject {
  * where a night trains it: with its family's project, or cross-project (null) when its family
  * recurs in several projects (see trainer/night-plan.ts).
  */
-export function thinProjects(tasks: Task[], minValTasks: number): ThinProject[] {
+type ThinFacts = Pick<Task, 'id' | 'project' | 'split' | 'status' | 'family'>;
+
+export function thinProjects(tasks: ThinFacts[], minValTasks: number): ThinProject[] {
   const active = tasks.filter((t) => t.status === 'active');
-  const familyOf = (t: Task) => t.family ?? `task:${t.id}`;
+  const familyOf = (t: ThinFacts) => t.family ?? `task:${t.id}`;
   const familyProjects = new Map<string, Set<string | null>>();
   for (const t of active) familyProjects.set(familyOf(t), (familyProjects.get(familyOf(t)) ?? new Set()).add(t.project));
-  const groups = new Map<string | null, Task[]>();
+  const groups = new Map<string | null, ThinFacts[]>();
   for (const t of active) {
     const ps = familyProjects.get(familyOf(t))!;
     const home = ps.size === 1 ? [...ps][0] : null;

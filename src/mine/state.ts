@@ -5,11 +5,21 @@
  */
 import type { Db } from '../store/db.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
-import { clusterMemberRows, clusterReads, documentFrequencyReader, familyTaskRecords, sessionMemberClusters, writeMiningState } from '../store/repos/mining.js';
+import {
+  clusterMemberTuples,
+  clusterReads,
+  documentFrequencyReader,
+  familyTaskRecords,
+  membersNeedingKeys,
+  sessionMemberClusters,
+  setMemberKeys,
+  writeMiningState,
+} from '../store/repos/mining.js';
+import { ASK_KEYS_VERSION, askKeysOf } from './ask-keys.js';
 import { MutableDf, tierOf, type ClusterSource, type ClusterState } from './cluster.js';
 import { termsFromJson, termsToJson } from './features.js';
 import type { Outcome } from './outcome.js';
-import { TaskSchema, type Task } from '../core/records.js';
+import { AgentId, TaskSchema, type Task } from '../core/records.js';
 
 const DOCS_KEY = 'mine.docs';
 
@@ -51,6 +61,9 @@ export interface MemberRow {
   similarity: number;
   prompt: string;
   outcome: Outcome;
+  /** the prompt's keys (ask-keys.ts), stored beside it so re-synthesis does not recompute them */
+  askKey?: string;
+  dedupeKey?: string;
 }
 
 /**
@@ -78,7 +91,7 @@ export function persistState(
       big: tierOf(c.size) === 'big',
     })),
     merges,
-    members: members.map((m) => ({ ...m, outcome: JSON.stringify(m.outcome) })),
+    members: members.map((m) => ({ ...m, outcome: JSON.stringify(m.outcome), askKey: m.askKey ?? null, dedupeKey: m.dedupeKey ?? null })),
     df: df.entries(df.changed),
     now,
   });
@@ -96,11 +109,49 @@ export interface StoredMember {
   similarity: number;
   prompt: string;
   outcome: Outcome;
+  /** stored keys (absent on an ask not yet backfilled: family.ts computes them then) */
+  askKey?: string;
+  dedupeKey?: string;
 }
 
 /** Members of a cluster, most recent first (bounded: big clusters are summarised by a sample). */
 export function clusterMembers(db: Db, clusterId: string, limit = 500): StoredMember[] {
-  return clusterMemberRows(db, clusterId, limit).map((r) => ({ ...r, outcome: JSON.parse(r.outcome) as Outcome }));
+  // (tuples read, fields spelled out: a family of thousands of asks is read on every run that
+  // touches it, and named rows copied by object spread cost more than the read itself)
+  return clusterMemberTuples(db, clusterId, limit).map(([sessionId, seq, project, agent, ts, similarity, prompt, outcome, askKey, dedupeKey]) => {
+    const m: StoredMember = { sessionId, seq, project, agent, ts, similarity, prompt, outcome: JSON.parse(outcome) as Outcome };
+    if (askKey !== null) m.askKey = askKey;
+    if (dedupeKey !== null) m.dedupeKey = dedupeKey;
+    return m;
+  });
+}
+
+const ASK_KEYS_KV = 'mine.askKeysVersion';
+const BACKFILL_PAGE = 2000;
+
+/**
+ * Computes the keys of stored asks that lack them (rows mined before migration 011), or of every
+ * stored ask when ASK_KEYS_VERSION moved on since they were computed. Once per store and version;
+ * returns how many asks were keyed.
+ */
+export function backfillAskKeys(db: Db, now: number): number {
+  const stored = kvGet<number>(db, ASK_KEYS_KV);
+  if (stored === ASK_KEYS_VERSION) return 0;
+  // (no version recorded: a store from before migration 011, whose rows all lack keys)
+  const all = stored !== undefined;
+  let n = 0;
+  let after = 0;
+  db.transaction(() => {
+    for (;;) {
+      const page = membersNeedingKeys(db, { all, afterRowid: after, limit: BACKFILL_PAGE });
+      if (!page.length) break;
+      setMemberKeys(db, page.map((r) => ({ rowid: r.rowid, ...askKeysOf(r.prompt) })));
+      n += page.length;
+      after = page[page.length - 1].rowid;
+    }
+    kvSet(db, ASK_KEYS_KV, ASK_KEYS_VERSION, now);
+  }).immediate();
+  return n;
 }
 
 /** Existing member keys of a session (a resumed session is re-read; its old asks are not re-clustered). */
@@ -112,8 +163,50 @@ export function memberSeqs(db: Db, sessionId: string): Map<number, string> {
 export function familyTasks(db: Db, clusterId: string): Map<string, Task> {
   const out = new Map<string, Task>();
   for (const r of familyTaskRecords(db, clusterId)) {
-    const parsed = TaskSchema.safeParse(JSON.parse(r.record));
-    if (parsed.success) out.set(r.id, parsed.data);
+    const task = storedTask(JSON.parse(r.record) as unknown);
+    if (task) out.set(r.id, task);
   }
   return out;
+}
+
+const SPLITS = new Set(['train', 'val', 'test']);
+const isStringArray = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isIntOrNull = (v: unknown) => v === null || Number.isInteger(v);
+
+/**
+ * A stored task record as the schema made it. Every record was written through `TaskSchema.parse`
+ * (upsertTask), so a record whose fields have the schema's shape is taken as it is: running the
+ * whole schema (every check of the judge) over each task of every touched family was a third of an
+ * incremental run. The judge is validated again before anything is written (index.ts), and a
+ * record that is not of that shape (an older schema's, or edited by hand) goes through the schema.
+ */
+function storedTask(v: unknown): Task | undefined {
+  const r = v as Record<string, unknown> | null;
+  const judge = r?.judge as Record<string, unknown> | undefined;
+  const shaped =
+    !!r &&
+    typeof r.id === 'string' &&
+    (r.project === null || typeof r.project === 'string') &&
+    typeof r.intent === 'string' &&
+    typeof r.context === 'string' &&
+    SPLITS.has(r.split as string) &&
+    (r.origin === 'real' || r.origin === 'dream' || r.origin === 'imported') &&
+    (r.status === 'active' || r.status === 'disabled') &&
+    typeof r.reviewed === 'boolean' &&
+    Number.isInteger(r.occurrences) &&
+    (r.occurrences as number) >= 0 &&
+    isIntOrNull(r.firstSeen) &&
+    isIntOrNull(r.lastSeen) &&
+    isStringArray(r.corrections) &&
+    isStringArray(r.agents) &&
+    (r.agents as string[]).every((a) => AgentId.safeParse(a).success) &&
+    (r.family === undefined || r.family === null || typeof r.family === 'string') &&
+    (r.skillHint === undefined || r.skillHint === null || typeof r.skillHint === 'string') &&
+    typeof judge === 'object' &&
+    judge !== null &&
+    Array.isArray(judge.checks) &&
+    typeof judge.reference === 'object';
+  if (shaped) return r as unknown as Task;
+  const parsed = TaskSchema.safeParse(v);
+  return parsed.success ? parsed.data : undefined;
 }

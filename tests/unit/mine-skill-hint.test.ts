@@ -187,8 +187,10 @@ describe('runMining sets skillHint from the transcripts, and the night routes it
     const asks = ['write a changelog entry for the rounding fix (#412)', 'add a changelog entry for the pagination fix in #77', 'changelog entry for the timezone fix (#90)'];
     asks.forEach((user, i) => addSession(db, { id: `copilot:c${i}`, agent: 'copilot', project: PROJECT, startedAt: T0 + i * DAY, turns: [{ user, tools: i === 0 ? ['skill'] : ['view'] }] }));
     tagToolCalls(db, 'copilot:c0', 'skill', '{"skill":"keep-a-changelog"}', { skill: 'keep-a-changelog' });
-    await runMining(db, defaultConfig(), { now: T0 + 5 * DAY });
+    const first = await runMining(db, defaultConfig(), { now: T0 + 5 * DAY });
     expect(listTasks(db).map((t) => t.skillHint)).toEqual([null, null, null]);
+    // the run says how often the agent loaded a skill for the asks it read (here Copilot's skill tool)
+    expect(first.skillLoads).toEqual({ asks: 3, loaded: 1, bySkill: { 'keep-a-changelog': 1 } });
     addSession(db, {
       id: 'copilot:c3',
       agent: 'copilot',
@@ -197,7 +199,8 @@ describe('runMining sets skillHint from the transcripts, and the night routes it
       turns: [{ user: 'write the changelog entry for the csv export fix (#93)', tools: ['skill'] }],
     });
     tagToolCalls(db, 'copilot:c3', 'skill', '{"skill":"keep-a-changelog"}', { skill: 'keep-a-changelog' });
-    await runMining(db, defaultConfig(), { now: T0 + 7 * DAY });
+    const second = await runMining(db, defaultConfig(), { now: T0 + 7 * DAY });
+    expect(second.skillLoads).toEqual({ asks: 1, loaded: 1, bySkill: { 'keep-a-changelog': 1 } });
     const tasks = listTasks(db);
     expect(tasks.length).toBe(4);
     expect(tasks.every((t) => t.skillHint === 'keep-a-changelog')).toBe(true);

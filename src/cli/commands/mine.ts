@@ -27,6 +27,10 @@ export function renderSummary(ctx: CliContext, s: MineSummary): void {
   ctx.print(`mined ${s.sessions} session(s), ${s.prompts} ask(s) in ${(s.durationMs / 1000).toFixed(1)} s`);
   ctx.print(`clusters ${s.clusters}, of which recurring ${s.recurringTasks}`);
   ctx.print(`splits: train ${s.bySplit.train}, val ${s.bySplit.val}, test ${s.bySplit.test}`);
+  if (s.skillLoads.loaded) {
+    const top = Object.entries(s.skillLoads.bySkill).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5);
+    ctx.print(`skills loaded by the agent: in ${s.skillLoads.loaded} of ${s.skillLoads.asks} ask(s) read (${top.map(([k, n]) => `${k} ${n}`).join(', ')})`);
+  }
   for (const t of s.thin) {
     ctx.print(
       `thin data: ${t.project ?? '(cross-project)'} has ${t.valTasks} validation task(s); needs ${t.needed} more (about ${t.moreTasks} more recurring tasks), tasks keep accumulating across nights`,

@@ -34,7 +34,8 @@ const JOBS: Array<{ job: string; re: RegExp }> = [
 const TOOL_AS_PACKAGE =
   /\b(update|upgrade|bump|pin|install|migrate to)\s+(the |our )?(vitest|jest|mocha|eslint|prettier|typescript|biome)\b(?!\s+(config|configuration|rules?|errors?|warnings?|types?|tests?|cases?|specs?))|\b(vitest|jest|mocha|eslint|prettier|typescript|biome)\s+(to|@)\s*v?\d/i;
 
-function jobOf(ask: string): string | null {
+/** The job a careful reader sees in a text (an ask, or a job named in a skill's description), or null. */
+export function jobOf(ask: string): string | null {
   if (TOOL_AS_PACKAGE.test(ask)) return 'upgrading a dependency';
   for (const j of JOBS) if (j.re.test(ask)) return j.job;
   return null;

@@ -115,6 +115,9 @@ export interface MemberWrite {
   prompt: string;
   /** JSON Outcome */
   outcome: string;
+  /** the prompt's normalised and near-duplicate keys (migration 011; null: computed on a later run) */
+  askKey: string | null;
+  dedupeKey: string | null;
 }
 
 /**
@@ -147,11 +150,12 @@ export function writeMiningState(
   }
   mergeClusters(db, w.merges);
   const addMember = db.prepare(
-    `INSERT INTO cluster_members(session_id, event_seq, cluster_id, project, agent, ts, similarity, prompt, outcome)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(session_id, event_seq) DO UPDATE SET outcome = excluded.outcome`,
+    `INSERT INTO cluster_members(session_id, event_seq, cluster_id, project, agent, ts, similarity, prompt, outcome, ask_key, dedupe_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(session_id, event_seq) DO UPDATE SET outcome = excluded.outcome,
+       ask_key = COALESCE(excluded.ask_key, cluster_members.ask_key), dedupe_key = COALESCE(excluded.dedupe_key, cluster_members.dedupe_key)`,
   );
-  for (const m of w.members) addMember.run(m.sessionId, m.seq, m.clusterId, m.project, m.agent, m.ts, m.similarity, m.prompt, m.outcome);
+  for (const m of w.members) addMember.run(m.sessionId, m.seq, m.clusterId, m.project, m.agent, m.ts, m.similarity, m.prompt, m.outcome, m.askKey, m.dedupeKey);
   const upDf = db.prepare('INSERT INTO mine_df(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = excluded.df');
   for (const [t, n] of w.df) upDf.run(t, n);
   const counts = new Map<string, number>();
@@ -189,16 +193,53 @@ export interface MemberRow {
   prompt: string;
   /** JSON Outcome */
   outcome: string;
+  /** stored keys of the prompt (null on rows mined before migration 011 and not yet backfilled) */
+  askKey: string | null;
+  dedupeKey: string | null;
 }
 
 /** Members of a cluster, most recent first (bounded: big clusters are summarised by a sample). */
 export function clusterMemberRows(db: Db, clusterId: string, limit = 500): MemberRow[] {
   return db
     .prepare(
-      `SELECT session_id AS sessionId, event_seq AS seq, project, agent, ts, similarity, prompt, outcome FROM cluster_members
+      `SELECT session_id AS sessionId, event_seq AS seq, project, agent, ts, similarity, prompt, outcome, ask_key AS askKey, dedupe_key AS dedupeKey FROM cluster_members
        WHERE cluster_id = ? ORDER BY ts DESC, session_id, event_seq LIMIT ?`,
     )
     .all(clusterId, limit) as MemberRow[];
+}
+
+/** One member as a tuple: session, seq, project, agent, ts, similarity, prompt, outcome (JSON), ask key, dedupe key. */
+export type MemberTuple = [string, number, string | null, string, number | null, number, string, string, string | null, string | null];
+
+/**
+ * Members of a cluster as tuples, most recent first: the read that re-synthesizing a family makes
+ * of every one of its asks (thousands, on every run that touches it), where building a named row
+ * object per ask only to copy it again costs more than the read.
+ */
+export function clusterMemberTuples(db: Db, clusterId: string, limit: number): MemberTuple[] {
+  return db
+    .prepare(
+      `SELECT session_id, event_seq, project, agent, ts, similarity, prompt, outcome, ask_key, dedupe_key FROM cluster_members
+       WHERE cluster_id = ? ORDER BY ts DESC, session_id, event_seq LIMIT ?`,
+    )
+    .raw()
+    .all(clusterId, limit) as MemberTuple[];
+}
+
+/**
+ * Stored asks whose keys are missing (`all`: every ask, when the key functions changed), in pages
+ * of `limit` after the given rowid, for the backfill of migration 011.
+ */
+export function membersNeedingKeys(db: Db, opts: { all: boolean; afterRowid: number; limit: number }): Array<{ rowid: number; prompt: string }> {
+  return db
+    .prepare(`SELECT rowid, prompt FROM cluster_members WHERE rowid > ? ${opts.all ? '' : 'AND (ask_key IS NULL OR dedupe_key IS NULL)'} ORDER BY rowid LIMIT ?`)
+    .all(opts.afterRowid, opts.limit) as Array<{ rowid: number; prompt: string }>;
+}
+
+/** Stores computed keys of stored asks (by rowid). Call inside a transaction. */
+export function setMemberKeys(db: Db, rows: Array<{ rowid: number; askKey: string; dedupeKey: string }>): void {
+  const stmt = db.prepare('UPDATE cluster_members SET ask_key = ?, dedupe_key = ? WHERE rowid = ?');
+  for (const r of rows) stmt.run(r.askKey, r.dedupeKey, r.rowid);
 }
 
 /** Existing member keys of a session (seq → cluster). */
@@ -290,4 +331,18 @@ export function occurrencesSharedAcrossSplits(db: Db): Array<{ a: string; b: str
        WHERE ta.split <> tb.split AND ta.status = 'active' AND tb.status = 'active' LIMIT 100`,
     )
     .all() as Array<{ a: string; b: string; sa: string; sb: string; s: string; q: number }>;
+}
+
+/**
+ * The active tasks' split facts (id, project, intent, split, origin, status, family) from the
+ * table's columns, without parsing each record: what a mining run's summary (split counts, thin
+ * projects, split integrity) needs of every task in the store. Oldest first, as listTasks.
+ */
+export function activeTaskSplitFacts(db: Db): Array<{ id: string; project: string | null; intent: string; split: 'train' | 'val' | 'test'; origin: 'real' | 'dream' | 'imported'; status: 'active'; family: string | null }> {
+  return db
+    .prepare(
+      `SELECT id, project, intent, split, origin, status, json_extract(record, '$.family') AS family FROM tasks
+       WHERE status = 'active' ORDER BY created_at, id`,
+    )
+    .all() as Array<{ id: string; project: string | null; intent: string; split: 'train' | 'val' | 'test'; origin: 'real' | 'dream' | 'imported'; status: 'active'; family: string | null }>;
 }

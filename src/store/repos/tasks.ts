@@ -152,6 +152,34 @@ export function pruneOccurrences(db: Db, taskId: string, keep: Array<{ sessionId
   return n;
 }
 
+/**
+ * Makes a task's occurrence rows the given asks: removes rows of asks no longer its members, inserts
+ * the missing ones, and rewrites only those `rewrite` names (asks read again in this run, whose
+ * outcome may have grown). A family instance of hundreds of asks that gained one is one insert,
+ * not hundreds of rewrites. Returns rows inserted or rewritten, and rows removed.
+ */
+export function syncOccurrences(db: Db, taskId: string, occurrences: TaskOccurrence[], rewrite: (o: TaskOccurrence) => boolean): { written: number; removed: number } {
+  const keyOf = (s: string, q: number) => `${s}\u0000${q}`;
+  const stored = new Set(
+    (db.prepare('SELECT session_id AS s, event_seq AS q FROM task_occurrences WHERE task_id = ?').all(taskId) as Array<{ s: string; q: number }>).map((r) => keyOf(r.s, r.q)),
+  );
+  const keep = new Set<string>();
+  const write: TaskOccurrence[] = [];
+  for (const o of occurrences) {
+    const k = keyOf(o.sessionId, o.eventSeq);
+    keep.add(k);
+    if (!stored.has(k) || rewrite(o)) write.push(o);
+  }
+  const del = db.prepare('DELETE FROM task_occurrences WHERE task_id = ? AND session_id = ? AND event_seq = ?');
+  let removed = 0;
+  for (const k of stored) {
+    if (keep.has(k)) continue;
+    const at = k.indexOf('\u0000');
+    removed += del.run(taskId, k.slice(0, at), Number(k.slice(at + 1))).changes;
+  }
+  return { written: write.length ? addOccurrences(db, write) : 0, removed };
+}
+
 export function listOccurrences(db: Db, taskId: string, limit = 1000): Array<TaskOccurrence & { agent: string | null; project: string | null }> {
   const rows = db
     .prepare(
