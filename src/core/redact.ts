@@ -45,7 +45,21 @@ const RULE_HINTS = PROVIDER_RULES.map((r) => new RegExp(r.hint));
 /** One pass that every named or prefixed shape must hit: most texts have none, and then no rule runs. */
 const ANY_HINT = new RegExp(PROVIDER_RULES.map((r) => r.hint).join('|'));
 
+/** Whether any named, prefixed or URL rule could fire on `text` (bare keys aside): the hints only. */
+export function mayHoldSecret(text: string): boolean {
+  return ANY_HINT.test(text) || KEY_VALUE_HINT.test(text);
+}
+
 export function redactSecrets(text: string): Redaction {
+  return redactWith(text, true);
+}
+
+/** The named, prefixed and URL rules only: no bare-key rule (a probe with a made-up rest would trip it). */
+export function redactNamedSecrets(text: string): Redaction {
+  return redactWith(text, false);
+}
+
+function redactWith(text: string, bareKeys: boolean): Redaction {
   const state = { count: 0, kinds: new Set<string>() };
   let out = text;
   if (ANY_HINT.test(text)) {
@@ -55,7 +69,7 @@ export function redactSecrets(text: string): Redaction {
     }
   }
   if (KEY_VALUE_HINT.test(out)) out = redactKeyValues(out, state);
-  out = redactBareKeys(out, state);
+  if (bareKeys) out = redactBareKeys(out, state);
   return { text: out, count: state.count, kinds: [...state.kinds] };
 }
 
