@@ -232,7 +232,10 @@ export class SessionBuilder {
     }
     const prev = this.st.lastText;
     if (!prev || prev.messageId !== messageId || prev.seq !== this.st.seq - 1 || !this.sessionId) return false;
-    this.appends.push({ sessionId: this.sessionId, seq: prev.seq, text: more, max: TEXT_CAP.text });
+    // several parts in this read: one append (the writer joins the whole rest at once)
+    const pending = this.appends[this.appends.length - 1];
+    if (pending && pending.seq === prev.seq && pending.sessionId === this.sessionId) pending.text += more;
+    else this.appends.push({ sessionId: this.sessionId, seq: prev.seq, text: more, max: TEXT_CAP.text });
     return true;
   }
 

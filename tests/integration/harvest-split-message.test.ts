@@ -127,6 +127,13 @@ describe('an assistant message split across two harvest passes', () => {
     expect(piecesOnDisk(r.diskBetween.join('') + r.disk, token, 8)).toEqual([]);
   });
 
+  it('two later parts in one pass join the stored part as one rest', async () => {
+    const token = 'ghp_' + 'Zq8Lm3Vt6Xw1Ry4Nb7Kc0Hd5Jf2Gs9Pa3Ue6';
+    const r = await harvestInTwoPasses(prompt('u1', 'go') + part('a1', 'First, '), part('a2', `push with ${token.slice(0, 12)}`) + part('a3', `${token.slice(12)} now, then tag v1.2.`, true));
+    expect(r.texts).toEqual(['First, push with [REDACTED:github-token] now, then tag v1.2.']);
+    expect(piecesOnDisk(r.disk, token, 8)).toEqual([]);
+  });
+
   it('an ordinary word at the end of a pass is not held back', async () => {
     const r = await harvestInTwoPasses(prompt('u1', 'go') + part('a1', 'Now run `npm test`'), line({ type: 'assistant', uuid: 'b1', timestamp: '2026-10-01T00:00:02.000Z', message: { id: 'msg_other', role: 'assistant', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn' } }));
     expect(r.texts).toEqual(['Now run `npm test`', 'done']);
