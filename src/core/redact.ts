@@ -112,11 +112,16 @@ export function redactNamedSecrets(text: string): Redaction {
   return redactWith(text, false);
 }
 
+/** The kinds of a text with nothing to redact (shared: callers only read it). */
+const NO_KINDS: string[] = Object.freeze([]) as unknown as string[];
+
 function redactWith(text: string, bareKeys: boolean): Redaction {
-  const state = { count: 0, kinds: new Set<string>() };
-  let out = text;
   // (a provider rule's placeholder cannot create a key-name hint: `]` follows its kind)
   const hints = hintsIn(text);
+  // most texts: no hint and no bare-key run, so no rule can fire (and nothing is allocated)
+  if (hints === 0 && (!bareKeys || !hasBase64Run(text, 40))) return { text, count: 0, kinds: NO_KINDS };
+  const state = { count: 0, kinds: new Set<string>() };
+  let out = text;
   if (hints & PROVIDER_START) {
     for (let i = 0; i < PROVIDER_RULES.length; i++) {
       if (!RULE_HINTS[i].test(out)) continue;
