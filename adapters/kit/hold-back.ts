@@ -4,35 +4,40 @@
  * stored part is then redacted on its own, and a secret cut by the split is only a head that no
  * rule recognises ("Push with ghp_Zq8Lm3V"). Until the join, that head would sit in the db and
  * its WAL in clear. So the trailing token of such a part is stored redacted when it could be the
- * head of a secret: when some continuation would make a rule fire on it, or when it already has
- * the shape of a bare key. The join drops the continuation's rest of that token (see
+ * head of a secret: it starts with a provider's prefix, follows a URL's `user:`, `Bearer`, `Basic`
+ * or a secret's key name, or already has the shape of a bare key. (Checks of the context, not
+ * probes with made-up rests: this runs on the last text of every pass.) The join drops the continuation's rest of that token (see
  * `continue-text.ts`), so the whole secret never reaches the disk. A message that is not
  * continued keeps the placeholder: a false positive at worst, never a leak.
  *
  * Ordinary endings (`tests.`, `file:`, `` `npm test` ``, words, paths without digits) are kept.
  */
-import { mayHoldSecret, redactNamedSecrets } from '../../src/core/redact.js';
+import { hintsIn, KEY_HINT, redactNamedSecrets } from '../../src/core/redact.js';
 import { PROVIDER_RULES } from '../../src/core/secret-rules.js';
 
 /** The kind of a held-back head no named rule claims (a bare key's head). */
 const BARE_KIND = 'bare-key';
-
 /** How much text before the tail the key-name and URL rules get to see. */
 const CONTEXT = 120;
-/** Plausible rests of a secret (each free of every rule's hint): mixed case, upper case, hex. */
-const FILLERS = [
-  'Xk3mP9qR2sT7vW4yZ8bBcDEf1Gh2Ij3Kl4Mn5Op6Qr7St8Uv9Wx0Yz1Ab2Cd3Ef4Gh5Ij6Kl7Mn8Op9Qr0St1Uv2Wx3Yz4',
-  'Q7RZ4N2LXW5K3M8PQ7RZ4N2LXW5K3M8PQ7RZ4N2LXW5K3M8PQ7RZ4N2LXW5K3M8PQ7RZ4N2LXW5K3M8PQ7RZ4N2LXW5K',
-  '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1',
-];
-/** …then the end of the token: a space, or a URL's host after a password. */
-const ENDINGS = [' ', '@db.example.internal/x '];
-/** Where a secret's value starts inside a token: after a key's `=` / `:` or a URL's `//`. */
-const VALUE_START = /.*[=:/]/;
+/** A plausible rest of a secret (free of every rule's hint), for the key-name probe. */
+const FILLER = 'Xk3mP9qR2sT7vW4yZ8bBcDEf1Gh2Ij3Kl4Mn5Op6 ';
+/** Where a secret's value starts inside a token: after a key's `=` / `:`, a URL's `//`, a quote or a bracket. */
+const VALUE_START = /.*[=:/"'`([{<,]/;
 /** A bare key's head: a trailing run of 8+ base64 characters (with upper case, lower case and a digit). */
 const BARE_HEAD = /[A-Za-z0-9/+]{8,}={0,2}$/;
-/** Each provider rule's hint, anchored nowhere: a value holding one may be that provider's key. */
-const HINTS = PROVIDER_RULES.map((r) => ({ kind: r.kind, re: new RegExp(r.hint) }));
+/** Rules found by a name or a URL around the secret, not by a prefix of it (their context is checked below). */
+const NAMED_KINDS = new Set(['private-key', 'aws-secret-key', 'azure-connection-string', 'azure-sas-signature', 'url-password', 'bearer-token', 'basic-auth', 'slack-webhook', 'discord-webhook', 'mailchimp-api-key']);
+/** A provider prefix at the start of a value: `ghp_`, `sk-ant-`, `AKIA`, `SG.`… */
+const PREFIXES = PROVIDER_RULES.filter((r) => !NAMED_KINDS.has(r.kind)).map((r) => ({ kind: r.kind, re: new RegExp(`^(?:${r.hint})`) }));
+/** A value that ends the text after its context: a URL's `user:`, `Bearer `, `Basic `, `-u user:`. */
+const CONTEXTS: Array<{ kind: string; re: RegExp }> = [
+  { kind: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{0,100}:[^\s/"'<>]*$/i },
+  { kind: 'bearer-token', re: /\bBearer\s+[A-Za-z0-9._~+/-]*$/ },
+  { kind: 'basic-auth', re: /\bAuthorization["']?\s*[:=]\s*["']?Basic\s+[A-Za-z0-9+/]*$/i },
+  { kind: 'basic-auth', re: /\s(?:-u|--user)\s+["']?[^\s:"']{1,64}:[^\s"']*$/ },
+  { kind: 'azure-sas-signature', re: /[?&]sig=[A-Za-z0-9%+/=]*$/ },
+  { kind: 'telegram-bot-token', re: /\b\d{5,16}:AA[0-9A-Za-z_-]*$/ },
+];
 
 export interface HeldText {
   text: string;
@@ -65,22 +70,17 @@ export function holdBackTail(redacted: string): HeldText {
 
 /** The kind of named or prefixed secret `value` (after `before`) could be the head of, or null. */
 function namedHeadKind(before: string, value: string): string | null {
-  const head = before + value;
-  // cheap exit for most tails: no rule's hint even with a long rest added
-  if (!mayHoldSecret(head + FILLERS[0] + ENDINGS[1])) return null;
-  // rules with exact lengths need a rest of the right length and alphabet: try each
-  for (const filler of FILLERS) {
-    for (const ending of ENDINGS) {
-      for (let n = 1; n <= filler.length; n++) {
-        const probe = redactNamedSecrets(head + filler.slice(0, n) + ending);
-        if (probe.count && firstDifference(head, probe.text) < head.length) return probe.kinds[0] ?? BARE_KIND;
-      }
-    }
+  // a provider's prefix, with some of the secret after it
+  for (const p of PREFIXES) {
+    const m = p.re.exec(value);
+    if (m && /[A-Z0-9]/.test(value.slice(m[0].length))) return p.kind;
   }
-  // a provider prefix with more than itself after it (`SG.Xk3m…`: a shape no filler completes)
-  for (const h of HINTS) {
-    const m = h.re.exec(value);
-    if (m && /[A-Z0-9]/.test(value.slice(m.index + m[0].length))) return h.kind;
+  const head = before + value;
+  for (const c of CONTEXTS) if (c.re.test(head)) return c.kind;
+  // a key name before it (`DB_PASSWORD=hun`): the rule itself decides, given a plausible rest
+  if (hintsIn(head + FILLER) & KEY_HINT) {
+    const probe = redactNamedSecrets(head + FILLER);
+    if (probe.count && firstDifference(head, probe.text) < head.length) return probe.kinds[0] ?? BARE_KIND;
   }
   return null;
 }

@@ -61,6 +61,8 @@ const PROVIDER_STARTS = [
 const KEY_STARTS = ['pa', 'pw', 'se', 'to', 'ke', 'cr'].flatMap((p) => [p, p.toUpperCase(), p[0].toUpperCase() + p[1], p[0] + p[1].toUpperCase()]);
 const PROVIDER_START = 1;
 const KEY_START = 2;
+/** The `hintsIn` bit of the key-name hint. */
+export const KEY_HINT = KEY_START;
 const STARTS = new Uint8Array(1 << 14);
 for (const p of PROVIDER_STARTS) STARTS[(p.charCodeAt(0) << 7) | p.charCodeAt(1)] |= PROVIDER_START;
 for (const p of KEY_STARTS) STARTS[(p.charCodeAt(0) << 7) | p.charCodeAt(1)] |= KEY_START;
@@ -98,10 +100,6 @@ export function hintsInByRegex(text: string): number {
   return (ANY_HINT.test(text) ? PROVIDER_START : 0) | (KEY_VALUE_HINT.test(text) ? KEY_START : 0);
 }
 
-/** Whether any named, prefixed or URL rule could fire on `text` (bare keys aside): the hints only. */
-export function mayHoldSecret(text: string): boolean {
-  return hintsIn(text) !== 0;
-}
 
 export function redactSecrets(text: string): Redaction {
   return redactWith(text, true);
