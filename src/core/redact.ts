@@ -139,27 +139,35 @@ function placeholder(kind: string, t: Tally): string {
   return `[REDACTED:${kind}]`;
 }
 
-function applyRule(text: string, rule: SecretRule, t: Tally): string {
-  rule.re.lastIndex = 0;
-  return text.replace(rule.re, (...m: unknown[]) => {
-    const whole = m[0] as string;
-    const g = rule.group ?? 0;
-    const secret = m[g] as string | undefined;
-    if (!secret || PLACEHOLDER.test(secret)) return whole;
-    if (g === 0) return placeholder(rule.kind, t);
-    const groups = m.slice(1).filter((x) => typeof x === 'string' || x === undefined).slice(0, countGroups(rule.re)) as Array<string | undefined>;
-    return groups.map((s, i) => (i + 1 === g ? placeholder(rule.kind, t) : (s ?? ''))).join('');
-  });
+/** A rule's regex with match indices (`d`), for replacing only its secret group. */
+const indexedRegexes = new WeakMap<RegExp, RegExp>();
+function indexed(re: RegExp): RegExp {
+  let r = indexedRegexes.get(re);
+  if (!r) indexedRegexes.set(re, (r = new RegExp(re.source, re.flags.includes('d') ? re.flags : `${re.flags}d`)));
+  return r;
 }
 
-const groupCounts = new WeakMap<RegExp, number>();
-function countGroups(re: RegExp): number {
-  let n = groupCounts.get(re);
-  if (n === undefined) {
-    n = (new RegExp(`${re.source}|`).exec('')?.length ?? 1) - 1;
-    groupCounts.set(re, n);
+function applyRule(text: string, rule: SecretRule, t: Tally): string {
+  const g = rule.group ?? 0;
+  if (g === 0) {
+    rule.re.lastIndex = 0;
+    return text.replace(rule.re, (whole: string) => (PLACEHOLDER.test(whole) ? whole : placeholder(rule.kind, t)));
   }
-  return n;
+  // only the secret's own span is replaced: the text around it in the match (a key's `=`, a
+  // webhook's URL) stays as it was (rebuilding the match from its groups dropped what lay between)
+  const re = indexed(rule.re);
+  re.lastIndex = 0;
+  let out = '';
+  let last = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[0] === '') re.lastIndex++;
+    const span = m.indices?.[g];
+    const secret = m[g];
+    if (!span || !secret || PLACEHOLDER.test(secret)) continue;
+    out += text.slice(last, span[0]) + placeholder(rule.kind, t);
+    last = span[1];
+  }
+  return out === '' ? text : out + text.slice(last);
 }
 
 function redactKeyValues(text: string, t: Tally): string {

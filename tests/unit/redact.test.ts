@@ -70,3 +70,14 @@ describe('redactSecrets', () => {
     expect(r.text).toBe('a [REDACTED:aws-access-key] b [REDACTED:github-token] c');
   });
 });
+
+describe('a rule that names its secret by a group', () => {
+  it('replaces only the secret: the text between the groups (`=`, a webhook URL) stays', () => {
+    expect(redactSecrets('AccountName=acme;AccountKey=Qm9vYmFyQmF6UXV4Rm9vYmFyQmF6UXV4Rm9vYmFy;EndpointSuffix=core.windows.net').text).toBe(
+      'AccountName=acme;AccountKey=[REDACTED:azure-connection-string];EndpointSuffix=core.windows.net',
+    );
+    expect(redactSecrets('POST https://discord.com/api/webhooks/123456789012345678/Xk3mP9qR2sT7vW4yZ8aBcDEf1Gh2Ij3Kl4Mn5Op6Qr7St8Uv9Wx0Yz1Ab2Cd3Ef4Gh5Ij6K now').text).toBe(
+      'POST https://discord.com/api/webhooks/123456789012345678/[REDACTED:discord-webhook] now',
+    );
+  });
+});
