@@ -56,6 +56,8 @@ const PROVIDER_STARTS = [
   'PR', 'sk', 'T3', 'AK', 'AS', 'AB', 'AC', 'A3', 'Se', 'se', 'SE', 'gh', 'gi', 'gl', 'xo', 'ho', 'di', 'rk', 'AI', 'GO', 'Ac',
   'Sh', 'Pa', 'pa', 'Pw', 'pw', 'si', 'SK', 'SG', 'ke', '-u', 'hf', 'np', 'py', 'do', 'sh', 'da', 'dp', 'li', 'NR', 'PM', 'AT',
   'AG', 'sq', ':A', 'ey', ':/', 'Be', 'Ba', 'ba', '--', ...'0123456789'.split('').map((d) => `${d}Q`),
+  // the hints of case-insensitive rules, in every case
+  'sE', 'ac', 'aC', 'SH', 'sH', 'PA', 'pA', 'PW', 'pW', 'BA', 'bA',
 ];
 /** …and those of the key-name hint (case-insensitive: every case of each pair). */
 const KEY_STARTS = ['pa', 'pw', 'se', 'to', 'ke', 'cr'].flatMap((p) => [p, p.toUpperCase(), p[0].toUpperCase() + p[1], p[0] + p[1].toUpperCase()]);

@@ -80,4 +80,12 @@ describe('a rule that names its secret by a group', () => {
       'POST https://discord.com/api/webhooks/123456789012345678/[REDACTED:discord-webhook] now',
     );
   });
+
+  it('a case-insensitive rule runs on its own match, whatever else the text holds', () => {
+    const header = 'AUTHORIZATION: BASIC YWRtaW46c3VwZXJzZWNyZXRwYXNz';
+    expect(redactSecrets(header).text).toBe('AUTHORIZATION: BASIC [REDACTED:basic-auth]');
+    expect(redactSecrets(`${header} (see basic auth)`).text).toBe('AUTHORIZATION: BASIC [REDACTED:basic-auth] (see basic auth)');
+    expect(redactSecrets('ACCOUNTKEY=Qm9vYmFyQmF6UXV4Rm9vYmFyQmF6UXV4;').text).toBe('ACCOUNTKEY=[REDACTED:azure-connection-string];');
+    expect(redactSecrets('PASSWORD=<your-password> and password=${DB_PASSWORD}').text).toBe('PASSWORD=<your-password> and password=${DB_PASSWORD}');
+  });
 });
