@@ -8,6 +8,7 @@ import type { FinalUpdate, ParseOutput, SessionSnapshot, TextAppend } from '../t
 import { isObj } from './json.js';
 import { redactSecrets } from '../../src/core/redact.js';
 import { holdBackTail } from './hold-back.js';
+import { redactForCut } from './redact-cut.js';
 
 /**
  * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
@@ -165,12 +166,24 @@ export class SessionBuilder {
     if (text.length < 8) return text;
     const r = redactSecrets(text);
     if (!r.count) return text;
-    this.redactions.count += r.count;
-    for (const k of r.kinds) this.redactions.kinds[k] = (this.redactions.kinds[k] ?? 0) + 1;
+    this.tally(r.count, r.kinds);
     return r.text;
   }
 
+  private tally(count: number, kinds: readonly string[]): void {
+    this.redactions.count += count;
+    for (const k of kinds) this.redactions.kinds[k] = (this.redactions.kinds[k] ?? 0) + 1;
+  }
+
   private clean(text: string, max: number | undefined, ends = false): string {
+    if (max !== undefined) {
+      // a long text is redacted only where the cut keeps it (`redact-cut.ts`): the same stored text
+      const w = redactForCut(text, max, ends, (n) => `\n[… ${n} more chars]`);
+      if (w) {
+        if (w.count) this.tally(w.count, w.kinds);
+        return w.cut;
+      }
+    }
     const t = this.redact(text);
     return max === undefined ? t : ends ? capEnds(t, max) : cap(t, max);
   }
