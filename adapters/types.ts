@@ -53,6 +53,8 @@ export interface TextAppend {
   text: string;
   /** the cap of the event's kind (the joined text is cut to it after redaction) */
   max: number;
+  /** the message may still continue in a later read: the join holds back a trailing secret head */
+  open?: boolean;
 }
 
 /** The output of feeding some lines to a parser, then `flush()`ing it. */

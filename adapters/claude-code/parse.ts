@@ -256,6 +256,7 @@ export class ClaudeParser implements LineParser {
         this.b.toolCall(name, str(block.id), summarizeInput(block.input), ts, skill ? { skill } : undefined);
       }
     }
+    if (typeof msg.stop_reason === 'string' && messageId) this.b.endMessage(messageId);
     if (endTurn) this.b.completeTurn();
   }
 

@@ -7,6 +7,8 @@ import type { AgentId, SessionEvent } from '../../src/core/records.js';
 import type { FinalUpdate, ParseOutput, SessionSnapshot, TextAppend } from '../types.js';
 import { isObj } from './json.js';
 import { redactSecrets } from '../../src/core/redact.js';
+import { holdBackTail } from './hold-back.js';
+import { redactForCut } from './redact-cut.js';
 
 /**
  * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
@@ -131,6 +133,8 @@ export class SessionBuilder {
   private skipped: Record<string, number> = {};
   private redactions: RedactionTally = { count: 0, kinds: {} };
   private appends: TextAppend[] = [];
+  /** the raw (unredacted, uncut) text of the last text event of this flush, for joins and the hold-back */
+  private lastRaw: { seq: number; text: string } | null = null;
 
   constructor(
     readonly agent: AgentId,
@@ -162,12 +166,24 @@ export class SessionBuilder {
     if (text.length < 8) return text;
     const r = redactSecrets(text);
     if (!r.count) return text;
-    this.redactions.count += r.count;
-    for (const k of r.kinds) this.redactions.kinds[k] = (this.redactions.kinds[k] ?? 0) + 1;
+    this.tally(r.count, r.kinds);
     return r.text;
   }
 
+  private tally(count: number, kinds: readonly string[]): void {
+    this.redactions.count += count;
+    for (const k of kinds) this.redactions.kinds[k] = (this.redactions.kinds[k] ?? 0) + 1;
+  }
+
   private clean(text: string, max: number | undefined, ends = false): string {
+    if (max !== undefined) {
+      // a long text is redacted only where the cut keeps it (`redact-cut.ts`): the same stored text
+      const w = redactForCut(text, max, ends, (n) => `\n[… ${n} more chars]`);
+      if (w) {
+        if (w.count) this.tally(w.count, w.kinds);
+        return w.cut;
+      }
+    }
     const t = this.redact(text);
     return max === undefined ? t : ends ? capEnds(t, max) : cap(t, max);
   }
@@ -204,6 +220,7 @@ export class SessionBuilder {
     const ev = this.emit({ role: 'assistant', kind: 'text', text, max: TEXT_CAP.text, ts, meta: opts.meta });
     const messageId = opts.meta?.messageId;
     this.st.lastText = typeof messageId === 'string' && messageId ? { messageId, seq: ev.seq } : null;
+    this.lastRaw = this.st.lastText ? { seq: ev.seq, text } : null;
     if (opts.candidate !== false) {
       this.st.turnLast = ev.seq;
       if (opts.complete) this.markFinal(ev.seq);
@@ -220,14 +237,44 @@ export class SessionBuilder {
     const last = this.out[this.out.length - 1];
     if (last) {
       if (last.kind !== 'text' || last.meta.messageId !== messageId) return false;
-      // the join is redacted as a whole: a secret split across the two parts is caught here
-      last.text = this.clean(last.text + more, TEXT_CAP.text);
+      // the join is redacted as a whole (from the raw parts): a secret split across them is caught here
+      const raw = this.lastRaw?.seq === last.seq ? this.lastRaw.text + more : last.text + more;
+      this.lastRaw = { seq: last.seq, text: raw };
+      last.text = this.clean(raw, TEXT_CAP.text);
       return true;
     }
     const prev = this.st.lastText;
     if (!prev || prev.messageId !== messageId || prev.seq !== this.st.seq - 1 || !this.sessionId) return false;
-    this.appends.push({ sessionId: this.sessionId, seq: prev.seq, text: more, max: TEXT_CAP.text });
+    // several parts in this read: one append (the writer joins the whole rest at once)
+    const pending = this.appends[this.appends.length - 1];
+    if (pending && pending.seq === prev.seq && pending.sessionId === this.sessionId) pending.text += more;
+    else this.appends.push({ sessionId: this.sessionId, seq: prev.seq, text: more, max: TEXT_CAP.text });
     return true;
+  }
+
+  /** The vendor says this message is complete (a stop reason): no later part continues it. */
+  endMessage(messageId: string): void {
+    if (this.st.lastText?.messageId === messageId) this.st.lastText = null;
+  }
+
+  /**
+   * The text a later read may still continue (the last event, an open message) keeps a trailing
+   * secret head redacted (`hold-back.ts`): it is on disk until the join, and the join never sees
+   * the head again. Appends to an event stored earlier are marked; the writer holds theirs back.
+   */
+  private holdBackOpenText(): void {
+    const open = this.st.lastText;
+    if (!open || open.seq !== this.st.seq - 1) return;
+    for (const a of this.appends) if (a.seq === open.seq) a.open = true;
+    const last = this.out[this.out.length - 1];
+    if (!last || last.seq !== open.seq || this.lastRaw?.seq !== open.seq) return;
+    const redacted = redactSecrets(this.lastRaw.text).text;
+    if (redacted.length > TEXT_CAP.text) return; // the tail is cut away anyway
+    const held = holdBackTail(redacted);
+    if (!held.held) return;
+    last.text = held.text;
+    this.redactions.count++;
+    this.redactions.kinds[held.held] = (this.redactions.kinds[held.held] ?? 0) + 1;
   }
 
   toolCall(name: string, callId: string | undefined, input: string, ts: number | null, meta?: Record<string, unknown>): void {
@@ -303,6 +350,8 @@ export class SessionBuilder {
   /** `provisional`: formats with no end-of-turn signal treat the last candidate so far as final. */
   flush(provisional = false): ParseOutput {
     if (provisional) this.completeTurn();
+    this.holdBackOpenText();
+    this.lastRaw = null;
     const sid = this.sessionId;
     // events emitted before the session id was known get it now
     if (sid) for (const e of this.out) e.sessionId = sid;

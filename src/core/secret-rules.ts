@@ -18,6 +18,15 @@ export interface SecretRule {
   hint: string;
 }
 
+/**
+ * The hint of a case-insensitive rule, in every case (`[Ss][Ee]…`): a hint must hold in every
+ * match, or whether a rule runs depends on text elsewhere (an upper-case `AUTHORIZATION: BASIC`
+ * was redacted only when a `basic` stood somewhere else in the text).
+ */
+function anyCase(word: string): string {
+  return [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c)).join('');
+}
+
 export const PROVIDER_RULES: SecretRule[] = [
   {
     kind: 'private-key',
@@ -33,7 +42,7 @@ export const PROVIDER_RULES: SecretRule[] = [
     kind: 'aws-secret-key',
     re: /\b(aws_?secret_?access_?key|SecretAccessKey|aws_?secret)(["']?\s*[:=]\s*["']?)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
     group: 3,
-    hint: '[Ss]ecret|SECRET',
+    hint: anyCase('secret'),
   },
   { kind: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, hint: 'gh[pousr]_' },
   { kind: 'github-token', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, hint: 'github_pat_' },
@@ -46,9 +55,10 @@ export const PROVIDER_RULES: SecretRule[] = [
   { kind: 'google-oauth-secret', re: /\bGOCSPX-[A-Za-z0-9_-]{28}\b/g, hint: 'GOCSPX-' },
   {
     kind: 'azure-connection-string',
-    re: /\b(AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd)=([^;"'\s]{6,}?)(?=;|"|'|\s|$)/gi,
+    // (not a `<placeholder>`, `${VAR}` or `%VAR%`: those are references, and the key-name rule decides them)
+    re: /\b(AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd)=((?![<${%])[^;"'\s]{6,}?)(?=;|"|'|\s|$)/gi,
     group: 2,
-    hint: 'AccountKey|SharedAccess|[Pp]assword=|[Pp]wd=',
+    hint: [anyCase('AccountKey'), anyCase('SharedAccess'), `${anyCase('password')}=`, `${anyCase('pwd')}=`].join('|'),
   },
   { kind: 'azure-sas-signature', re: /([?&]sig=)([A-Za-z0-9%+/=]{20,})/g, group: 2, hint: 'sig=' },
   { kind: 'azure-ad-client-secret', re: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g, hint: '\\dQ~' },
@@ -81,6 +91,6 @@ export const PROVIDER_RULES: SecretRule[] = [
     hint: ':\\/\\/[^\\s/"\'<>]*:[^\\s/"\'<>]*@',
   },
   { kind: 'bearer-token', re: /\b(Bearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/g, group: 2, hint: 'Bearer' },
-  { kind: 'basic-auth', re: /\b(Authorization["']?\s*[:=]\s*["']?Basic\s+)([A-Za-z0-9+/]{8,}={0,2})/gi, group: 2, hint: '[Bb]asic' },
+  { kind: 'basic-auth', re: /\b(Authorization["']?\s*[:=]\s*["']?Basic\s+)([A-Za-z0-9+/]{8,}={0,2})/gi, group: 2, hint: anyCase('basic') },
   { kind: 'basic-auth', re: /(\s(?:-u|--user)\s+["']?[^\s:"']{1,64}:)([^\s"']{3,})/g, group: 2, hint: '-u |--user ' },
 ];

@@ -154,6 +154,10 @@ export class NightRunner {
     } else if (code === 0) {
       const summary = typeof r.summary === 'string' ? r.summary : typeof r.reason === 'string' ? r.reason : 'night finished';
       outcome = { trigger, status: 'done', reason: summary, startedAt, endedAt, exitCode: code, signal: sig, runId, report };
+    } else if (typeof r.summary === 'string' && r.summary && !sig) {
+      // a night that failed on its own terms (an infrastructure failure, nothing staged) exits
+      // non-zero with its one-line reason in the report: that line is the log's reason, not the exit code
+      outcome = { trigger, status: 'failed', reason: `${r.summary.slice(0, 500)} (exit code ${code})`, startedAt, endedAt, exitCode: code, signal: sig, runId, report };
     } else {
       const why = sig ? `killed by ${sig}` : `exit code ${code}`;
       const last = stderrTail.filter((l) => /error/i.test(l)).pop() ?? stderrTail[stderrTail.length - 1] ?? '';

@@ -371,7 +371,7 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     const target = a.sessionId === snap.id ? sid : sessionSid(db, a.sessionId);
     const stored = target === undefined ? undefined : storedEventText(db, target, a.seq);
     if (target === undefined || stored === undefined) continue; // (history kept elsewhere: nothing to continue)
-    const joined = joinContinuation(stored, a.text, a.max);
+    const joined = joinContinuation(stored, a.text, a.max, a.open);
     setEventText(db, target, a.seq, joined.text);
     summary.redactions += joined.redactions;
     for (const k of joined.kinds) summary.redactionsByKind[k] = (summary.redactionsByKind[k] ?? 0) + 1;

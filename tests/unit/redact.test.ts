@@ -70,3 +70,22 @@ describe('redactSecrets', () => {
     expect(r.text).toBe('a [REDACTED:aws-access-key] b [REDACTED:github-token] c');
   });
 });
+
+describe('a rule that names its secret by a group', () => {
+  it('replaces only the secret: the text between the groups (`=`, a webhook URL) stays', () => {
+    expect(redactSecrets('AccountName=acme;AccountKey=Qm9vYmFyQmF6UXV4Rm9vYmFyQmF6UXV4Rm9vYmFy;EndpointSuffix=core.windows.net').text).toBe(
+      'AccountName=acme;AccountKey=[REDACTED:azure-connection-string];EndpointSuffix=core.windows.net',
+    );
+    expect(redactSecrets('POST https://discord.com/api/webhooks/123456789012345678/Xk3mP9qR2sT7vW4yZ8aBcDEf1Gh2Ij3Kl4Mn5Op6Qr7St8Uv9Wx0Yz1Ab2Cd3Ef4Gh5Ij6K now').text).toBe(
+      'POST https://discord.com/api/webhooks/123456789012345678/[REDACTED:discord-webhook] now',
+    );
+  });
+
+  it('a case-insensitive rule runs on its own match, whatever else the text holds', () => {
+    const header = 'AUTHORIZATION: BASIC YWRtaW46c3VwZXJzZWNyZXRwYXNz';
+    expect(redactSecrets(header).text).toBe('AUTHORIZATION: BASIC [REDACTED:basic-auth]');
+    expect(redactSecrets(`${header} (see basic auth)`).text).toBe('AUTHORIZATION: BASIC [REDACTED:basic-auth] (see basic auth)');
+    expect(redactSecrets('ACCOUNTKEY=Qm9vYmFyQmF6UXV4Rm9vYmFyQmF6UXV4;').text).toBe('ACCOUNTKEY=[REDACTED:azure-connection-string];');
+    expect(redactSecrets('PASSWORD=<your-password> and password=${DB_PASSWORD}').text).toBe('PASSWORD=<your-password> and password=${DB_PASSWORD}');
+  });
+});
