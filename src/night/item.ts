@@ -16,7 +16,7 @@ import { scaffoldSkill } from '../../adapters/skills-registry.js';
 import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
 import { resolveTrainOptions, splitFinishSlice, trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
-import { correctionsDraft } from './corrections-draft.js';
+import { correctionsDraft } from '../trainer/start-draft.js';
 import { makeMeasurer, splitScoresFrom as scoresOf } from '../trainer/measure.js';
 import { UsageMeter } from '../trainer/optimizer.js';
 import { gateOnVal } from '../trainer/val-gate.js';
@@ -98,7 +98,8 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
       skill: { name: item.target.name, content: floor?.content ?? start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
       tasks,
       backends: a.backends,
-      options: trainOptionsFromConfig(a.config.training),
+      // the night weighed the draft itself above (it keeps the starting skill's figures for the proposal)
+      options: { ...trainOptionsFromConfig(a.config.training), startDraft: false },
       budget: a.budget,
       signal: a.signal,
       progress: a.progress,

@@ -29,6 +29,7 @@ import type { LineageOp } from './attribution.js';
 import type { StepReport, TrainOptions } from './types.js';
 import type { StageUsage } from './optimizer.js';
 import type { EditRecord } from '../core/records.js';
+import type { StartDraftOutcome } from './start-gate.js';
 
 export interface SkillState {
   content: string;
@@ -63,6 +64,8 @@ export interface RunState {
   usage: Record<string, StageUsage>;
   /** validation comparisons made, per stage (gate, rescue, attribution, prune, simplify, slow_update) */
   valComparisons?: Record<string, number>;
+  /** the start draft training began from (start-gate.ts), when it won on val */
+  startDraft?: StartDraftOutcome | null;
 }
 
 const pad = (n: number, w = 4) => String(n).padStart(w, '0');

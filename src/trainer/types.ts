@@ -1,4 +1,5 @@
 /** Public types of the training loop (re-exported by train.ts). */
+import type { StartDraftOutcome } from './start-gate.js';
 import type { ReplayWorkspaceSummary } from '../replay/index.js';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
@@ -75,6 +76,8 @@ export interface TrainOptions {
   skillAware: boolean;
   /** a PR number or version an edit copied from its evidence tasks' asks becomes a placeholder (instance-values.ts) */
   deinstance: boolean;
+  /** weigh a draft of the task data's visible checks and the user's corrections (start-gate.ts) against the starting skill, and train from it when it wins */
+  startDraft: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -125,6 +128,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   preScreen: true,
   skillAware: true,
   deinstance: false,
+  startDraft: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -189,6 +193,8 @@ export interface TrainResult {
   runDir: string;
   baselineSkill: string;
   bestSkill: string;
+  /** set when training started from the start draft: then `baselineSkill` is the draft, and this holds the starting skill's figures */
+  startDraft?: StartDraftOutcome | null;
   baseline: { val: number; test: number | null };
   /**
    * val: the score the run selected the best skill on (optimistic: every decision reused those

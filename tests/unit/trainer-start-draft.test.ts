@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asRule, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB } from '../../src/night/corrections-draft.js';
+import { asRule, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB } from '../../src/trainer/start-draft.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import type { Task } from '../../src/core/records.js';
 import { makeTask } from '../helpers/tasks.js';
