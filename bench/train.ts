@@ -52,6 +52,7 @@ export const ARMS: Arm[] = [
   { name: 'trained, gated (full system)', noisy: true, options: {}, main: true, audit: true },
   { name: 'trained, gate off', noisy: true, options: { gateEnabled: false }, main: true },
   { name: 'trained, no start draft', noisy: true, options: { startDraft: false }, main: true },
+  { name: 'trained, gate off, no start draft', noisy: true, options: { gateEnabled: false, startDraft: false }, main: true },
   { name: 'trained, no lr cap', noisy: true, options: { lrCap: false } },
   { name: 'trained, no rejected-edit buffer', noisy: true, options: { useBuffer: false } },
   { name: 'trained, no slow update', noisy: true, options: { slowUpdate: false } },
@@ -201,7 +202,8 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   }
   const noDraft = by('trained, no start draft');
   out.write(`full system − no start draft: ${ci(pairedBootstrap(scores(gated.arm.name), scores(noDraft.arm.name)))}\n`);
-  out.write(`gate on − gate off (default harm, 15% scope-dropped): ${ci(gateEffect)}\n`);
+  const noDraftOff = by('trained, gate off, no start draft');
+  out.write(`gate on − gate off (default harm, 15% scope-dropped): ${ci(gateEffect)}; both without the start draft (training from empty): ${ci(pairedBootstrap(scores(noDraft.arm.name), scores(noDraftOff.arm.name)))}\n`);
   out.write(
     `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
       ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds})\n`,

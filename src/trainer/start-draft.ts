@@ -61,6 +61,29 @@ export function withPlaceholders(rule: string, tasks: Task[]): string {
   return rule.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
 }
 
+/** Below this many words a common opening says too little to name a job. */
+const MIN_COMMON_WORDS = 3;
+
+/**
+ * What every ask of a job says alike, word by word from the start ("Fix the bug reported in
+ * issue #12: the importer is broken" and "… issue #40: the watcher is broken" → "Fix the bug
+ * reported in issue"): the job without one occurrence's specifics, so a heading drawn from it
+ * names the job for every new ask, not the first one's details. Null with fewer than two asks.
+ */
+export function commonAsk(intents: string[]): string | null {
+  if (intents.length < 2) return null;
+  const words = intents.map((i) => i.split(/\s+/).filter(Boolean));
+  const out: string[] = [];
+  for (let k = 0; k < words[0].length; k++) {
+    const w = words[0][k];
+    if (!words.every((ws) => ws[k] === w)) break;
+    out.push(w);
+  }
+  // a trailing instance value or dangling connective is not part of the job's name
+  while (out.length && /^(?:#\d+\S*|the|a|an|for|of|in|on|to|and|with|v?\d+(?:\.\d+)*\S*)$/i.test(out[out.length - 1])) out.pop();
+  return out.length >= MIN_COMMON_WORDS ? out.join(' ') : null;
+}
+
 /** The descriptions of a family's visible checks, most often carried first (sealed checks never). */
 function visibleCheckRules(list: Task[]): string[] {
   const counts = new Map<string, { text: string; n: number }>();
@@ -127,7 +150,8 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
     if (!mine.length && !checks.length) continue;
     // most often carried first: the corrections that recur are the preferences that hold
     mine.sort((a, b) => (counts.get(b)!.get(key) ?? 0) - (counts.get(a)!.get(key) ?? 0));
-    const phrase = familyPhrase({ intents: list.map((t) => t.intent) });
+    const common = commonAsk(list.map((t) => t.intent));
+    const phrase = familyPhrase({ intents: [...(common ? [common] : []), ...list.map((t) => t.intent)] });
     if (!phrase) continue;
     const twin = phrases.get(phrase);
     const corrections = mine.map((n) => said.get(n)!);
