@@ -26,10 +26,9 @@ function writeRenamed(file: string, data: string): void {
 import type { SplitScores } from './gate.js';
 import type { LrState } from './lr.js';
 import type { LineageOp } from './attribution.js';
-import type { StepReport, TrainOptions } from './types.js';
+import type { StartDraftOutcome, StepReport, TrainOptions } from './types.js';
 import type { StageUsage } from './optimizer.js';
 import type { EditRecord } from '../core/records.js';
-import type { StartDraftOutcome } from './start-gate.js';
 
 export interface SkillState {
   content: string;

@@ -6,29 +6,15 @@
  * starting skill's figures are kept so a caller can report the whole change. Every caller of the
  * trainer gets this (the night, the persona bench); `options.startDraft: false` switches it off.
  */
-import type { Edit, Task } from '../core/records.js';
+import type { Task } from '../core/records.js';
 import type { ApplyOptions } from './edits.js';
 import { correctionsDraft } from './start-draft.js';
 import { gateOnVal } from './val-gate.js';
 import { metricScore, splitScore } from './gate.js';
 import type { Measurer } from './measure.js';
 import type { RunState } from './run-files.js';
-import type { TrainOptions } from './types.js';
+import type { StartDraftOutcome, TrainOptions } from './types.js';
 
-export interface StartDraftOutcome {
-  /** the draft's content (what training started from) */
-  content: string;
-  /** the edits that drafted it onto the starting skill (a proposal lists them first) */
-  edits: Edit[];
-  /** the starting skill's val score, and per task on val (the gate's metric) */
-  startVal: number;
-  startPerTask: Array<{ taskId: string; score: number }>;
-  draftVal: number;
-  /** rules drafted, and the jobs they went to */
-  rules: number;
-  jobs: string[];
-  note: string;
-}
 
 export async function weighStartDraft(args: {
   start: string;

@@ -24,8 +24,8 @@ import { stopReason, type TrainContext } from './context.js';
 import { runStep } from './step.js';
 import { epochBoundary } from './boundary.js';
 import { finishRun } from './finish.js';
-import { weighStartDraft, type StartDraftOutcome } from './start-gate.js';
-import { DEFAULT_TRAIN_OPTIONS, type TrainInput, type TrainOptions, type TrainResult } from './types.js';
+import { weighStartDraft } from './start-gate.js';
+import { DEFAULT_TRAIN_OPTIONS, type StartDraftOutcome, type TrainInput, type TrainOptions, type TrainResult } from './types.js';
 
 export type { TrainOptions, TrainResult, StepReport, TrainInput, StepAction, TrainUsage } from './types.js';
 export { DEFAULT_TRAIN_OPTIONS } from './types.js';

@@ -1,9 +1,8 @@
 /** Public types of the training loop (re-exported by train.ts). */
-import type { StartDraftOutcome } from './start-gate.js';
 import type { ReplayWorkspaceSummary } from '../replay/index.js';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
-import type { EditRecord, Split, Task } from '../core/records.js';
+import type { Edit, EditRecord, Split, Task } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import type { Progress } from '../core/progress.js';
@@ -186,6 +185,22 @@ export interface TrainUsage {
   budget: { usd: number; tokens: number; calls: number } | null;
   /** where the fresh replays ran (agent-CLI targets): commits, reuse, empty workspaces and why */
   replays?: ReplayWorkspaceSummary;
+}
+
+/** The start draft training began from (start-gate.ts), with the starting skill's figures. */
+export interface StartDraftOutcome {
+  /** the draft's content (what training started from) */
+  content: string;
+  /** the edits that drafted it onto the starting skill (a proposal lists them first) */
+  edits: Edit[];
+  /** the starting skill's val score, and per task on val (the gate's metric) */
+  startVal: number;
+  startPerTask: Array<{ taskId: string; score: number }>;
+  draftVal: number;
+  /** rules drafted, and the jobs they went to */
+  rules: number;
+  jobs: string[];
+  note: string;
 }
 
 export interface TrainResult {
