@@ -16,7 +16,7 @@ import { scaffoldSkill } from '../../adapters/skills-registry.js';
 import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
 import { resolveTrainOptions, splitFinishSlice, trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
-import { correctionsDraft } from '../trainer/start-draft.js';
+import { correctionsDraft, DRAFT_EDIT_ID } from '../trainer/start-draft.js';
 import { makeMeasurer, splitScoresFrom as scoresOf } from '../trainer/measure.js';
 import { UsageMeter } from '../trainer/optimizer.js';
 import { gateOnVal } from '../trainer/val-gate.js';
@@ -187,8 +187,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   await scoreAudit(a, audit, start, result.bestSkill);
 }
 
-/** The proposal's edit ids of the corrections draft: corrections-draft-1, -2, … */
-export const DRAFT_EDIT_ID = 'corrections-draft';
+export { DRAFT_EDIT_ID };
 
 interface DraftFloor {
   /** the starting document with the user's corrections drafted in, per job */

@@ -20,6 +20,9 @@ import { familyPhrase } from '../mine/skill-description.js';
 import { applyEdits } from './edits.js';
 import type { EditScope } from './skilldoc.js';
 
+/** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
+export const DRAFT_EDIT_ID = 'corrections-draft';
+
 /** A job section stops after this many corrections (the rest repeat them; length dilutes rules). */
 export const MAX_CORRECTIONS_PER_JOB = 12;
 /** … and after this many visible check descriptions. */

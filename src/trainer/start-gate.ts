@@ -21,6 +21,8 @@ export async function weighStartDraft(args: {
   /** train + val tasks: what the draft may read (never test) */
   tasks: Task[];
   val: Task[];
+  /** the test split: the starting skill is scored on it only when the draft is taken (for a caller's "before" figure) */
+  test: Task[];
   options: TrainOptions;
   applyOpts: ApplyOptions;
   measure: Measurer;
@@ -42,6 +44,9 @@ export async function weighStartDraft(args: {
     return { taken: null, line: `start draft (${rules} rules in ${jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)} (${settled.decision.outcome})` };
   }
   const note = `training started from a draft of your own corrections and the tasks' visible checks (${rules} rules, in ${jobs.length} job sections: ${jobs.join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
-  const startPerTask = startOn.scores.perTask.map((t) => ({ taskId: t.taskId, score: metricScore(t.hard, t.soft, options.gateMetric, options.mixedWeight) }));
-  return { taken: { content: draft.content, edits: draft.edits, startVal, startPerTask, draftVal, rules, jobs, note }, line: note };
+  const startOnTest = args.test.length ? await measure(args.test, start, 'test') : null;
+  const perTask = (split: 'val' | 'test', s: typeof startOn.scores) => s.perTask.map((t) => ({ taskId: t.taskId, split, score: metricScore(t.hard, t.soft, options.gateMetric, options.mixedWeight) }));
+  const startPerTask = [...perTask('val', startOn.scores), ...(startOnTest ? perTask('test', startOnTest.scores) : [])];
+  const startTest = startOnTest ? score(startOnTest.scores) : null;
+  return { taken: { content: draft.content, edits: draft.edits, startSkill: start, startVal, startTest, startPerTask, draftVal, rules, jobs, note }, line: note };
 }

@@ -132,7 +132,7 @@ export async function trainSkill(input: TrainInput): Promise<TrainResult> {
     let startDraft: StartDraftOutcome | null = null;
     try {
       if (options.startDraft) {
-        const weighed = await weighStartDraft({ start: input.skill.content, tasks: [...train, ...input.tasks.val], val, options, applyOpts, measure, st: { valComparisons } });
+        const weighed = await weighStartDraft({ start: input.skill.content, tasks: [...train, ...input.tasks.val], val, test, options, applyOpts, measure, st: { valComparisons } });
         startDraft = weighed.taken;
         if (weighed.line) input.onNote?.(weighed.line);
       }

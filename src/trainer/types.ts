@@ -193,9 +193,12 @@ export interface StartDraftOutcome {
   content: string;
   /** the edits that drafted it onto the starting skill (a proposal lists them first) */
   edits: Edit[];
-  /** the starting skill's val score, and per task on val (the gate's metric) */
+  /** the skill the caller passed in */
+  startSkill: string;
+  /** the starting skill's val and test scores, and per task on both (the gate's metric) */
   startVal: number;
-  startPerTask: Array<{ taskId: string; score: number }>;
+  startTest: number | null;
+  startPerTask: Array<{ taskId: string; split: 'val' | 'test'; score: number }>;
   draftVal: number;
   /** rules drafted, and the jobs they went to */
   rules: number;
