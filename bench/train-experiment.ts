@@ -70,6 +70,8 @@ export interface ExperimentOutcome {
   /** accepted steps, and those whose candidate is truly worse on test than the skill it replaced (noise-free referee) */
   acceptedSteps: number;
   acceptedTrulyWorse: number;
+  /** the start draft training began from (start-gate.ts), scored on test like the shipped skill; null when not taken */
+  start: { mean: number; perKind: Record<PreferenceKind, number> } | null;
 }
 
 export function personaSplits(seed: number, n: number): { train: Task[]; val: Task[]; test: Task[] } {
@@ -179,7 +181,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
 
   if (cfg.train === false) {
     const t = await scoreOnTest(tasks.test, start, tester, tester);
-    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0 };
+    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0, start: null };
   }
 
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-train-'));
@@ -210,6 +212,8 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
       // harmful = the noise-free referee scores the skill higher without its global rules (one definition, printed once)
       const keepsGlobalHarm = keepsGlobalRule && (await trueTest(tasks.test, withoutGlobalRules(shipped), cfg.seed)) > (await trueTest(tasks.test, shipped, cfg.seed)) + TRUE_DROP;
       const audit = cfg.auditAcceptances ? await auditAcceptances(result, tasks.test, cfg.seed) : { accepted: 0, worse: 0 };
+      const draft = result.startDraft?.content;
+      const startScore = draft === undefined ? null : draft === shipped ? t : await scoreOnTest(tasks.test, draft, tester, tester);
       return {
         result,
         acceptedDrops,
@@ -225,6 +229,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
         finalTest,
         acceptedSteps: audit.accepted,
         acceptedTrulyWorse: audit.worse,
+        start: startScore,
       };
     } finally {
       db.close();

@@ -51,6 +51,8 @@ export const ARMS: Arm[] = [
   { name: 'trained, clean optimizer, gated', noisy: false, harm: NO_HARM, options: {}, main: true },
   { name: 'trained, gated (full system)', noisy: true, options: {}, main: true, audit: true },
   { name: 'trained, gate off', noisy: true, options: { gateEnabled: false }, main: true },
+  { name: 'trained, no start draft', noisy: true, options: { startDraft: false }, main: true },
+  { name: 'trained, gate off, no start draft', noisy: true, options: { gateEnabled: false, startDraft: false }, main: true },
   { name: 'trained, no lr cap', noisy: true, options: { lrCap: false } },
   { name: 'trained, no rejected-edit buffer', noisy: true, options: { useBuffer: false } },
   { name: 'trained, no slow update', noisy: true, options: { slowUpdate: false } },
@@ -185,7 +187,23 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const kinds = ['visible', 'correction', 'instance'] as const;
   const kindGain = (a: ArmResult) => kinds.map((k) => `${k} ${ci(pairedBootstrap(a.runs.map((r) => r.perKind[k]), verbatim.runs.map((r) => r.perKind[k])))}`).join(', ');
   out.write(`  gain per preference type, full system − checks verbatim: ${kindGain(gated)}\n  gain per preference type, clean optimizer − checks verbatim: ${kindGain(clean)}\n`);
-  out.write(`gate on − gate off (default harm, 15% scope-dropped): ${ci(gateEffect)}\n`);
+  // what the optimizer adds on top of the start draft (checks + corrections per job, no optimizer call)
+  for (const a of [gated, clean]) {
+    const withStart = a.runs.filter((r) => r.start !== null);
+    if (!withStart.length) {
+      out.write(`${a.arm.name}: the start draft was never taken\n`);
+      continue;
+    }
+    const startScores = withStart.map((r) => r.start?.mean ?? 0);
+    const kindsOfStart = kinds.map((k) => `${k} ${f3(mean(withStart.map((r) => r.start?.perKind[k] ?? 0)))}`).join(', ');
+    out.write(
+      `${a.arm.name}: start draft taken in ${withStart.length}/${a.runs.length} seeds; its start, no optimizer ${f3(mean(startScores))} (${kindsOfStart}); trained ${f3(mean(withStart.map((r) => r.shippedTest)))}; trained − its start ${ci(pairedBootstrap(withStart.map((r) => r.shippedTest), startScores))}\n`,
+    );
+  }
+  const noDraft = by('trained, no start draft');
+  out.write(`full system − no start draft: ${ci(pairedBootstrap(scores(gated.arm.name), scores(noDraft.arm.name)))}\n`);
+  const noDraftOff = by('trained, gate off, no start draft');
+  out.write(`gate on − gate off (default harm, 15% scope-dropped): ${ci(gateEffect)}; both without the start draft (training from empty): ${ci(pairedBootstrap(scores(noDraft.arm.name), scores(noDraftOff.arm.name)))}\n`);
   out.write(
     `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
       ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds})\n`,

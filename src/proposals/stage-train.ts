@@ -9,10 +9,30 @@ import type { RoleBackends } from '../core/protocol.js';
 import { stageProposal } from './staging.js';
 import type { TrainResult } from '../trainer/types.js';
 import type { EditScope } from '../trainer/skilldoc.js';
+import { DRAFT_EDIT_ID } from '../trainer/start-draft.js';
 
-/** The best skill differs from the start and strictly beat it on validation. */
+/**
+ * The best skill differs from the start and strictly beat it on validation. A run that started from
+ * the start draft (which itself beat the starting skill on val) is measured from the starting skill.
+ */
 export function trainingImproved(result: TrainResult): boolean {
+  const d = result.startDraft;
+  if (d) return result.bestSkill !== d.startSkill && result.best.val > d.startVal;
   return result.bestSkill !== result.baselineSkill && result.best.val > result.baseline.val;
+}
+
+/** The run's figures measured from the skill the caller passed in (the draft's edits first, when it started from one). */
+function fromStart(result: TrainResult): { startContent: string; baseline: { val: number; test: number | null }; perTask: TrainResult['perTask']; edits: TrainResult['edits'] } {
+  const d = result.startDraft;
+  if (!d) return { startContent: result.baselineSkill, baseline: result.baseline, perTask: result.perTask, edits: result.edits };
+  const before = new Map(d.startPerTask.map((t) => [`${t.split}:${t.taskId}`, t.score]));
+  return {
+    startContent: d.startSkill,
+    baseline: { val: d.startVal, test: d.startTest },
+    perTask: result.perTask.map((t) => ({ ...t, before: before.get(`${t.split}:${t.taskId}`) ?? t.before })),
+    // the draft first: the edits training accepted were made on top of it (partial apply replays them in order)
+    edits: [...d.edits.map((e, i) => ({ ...e, id: `${DRAFT_EDIT_ID}-${i + 1}`, status: 'accepted' as const, effect: null, scoreDrop: null })), ...result.edits],
+  };
 }
 
 export function stageTrainResult(
@@ -33,30 +53,32 @@ export function stageTrainResult(
 ): Proposal | null {
   const { result } = input;
   if (!trainingImproved(result)) return null;
-  const testPer = result.perTask.filter((t) => t.split === 'test').map((t) => ({ taskId: t.taskId, before: t.before, after: t.after }));
+  const start = fromStart(result);
+  const testPer = start.perTask.filter((t) => t.split === 'test').map((t) => ({ taskId: t.taskId, before: t.before, after: t.after }));
   const b = input.backends;
   return stageProposal(db, paths, {
     target: input.target,
     userSkillPath: input.userSkillPath,
     baseContent: input.baseContent,
-    startContent: result.baselineSkill,
+    startContent: start.startContent,
     candidate: result.bestSkill,
     editScope: input.editScope,
     result: {
       accepted: true,
-      baselineScore: result.baseline.val,
+      baselineScore: start.baseline.val,
       candidateScore: result.best.val,
-      perTask: result.perTask.filter((t) => t.split === 'val'),
-      edits: result.edits,
+      perTask: start.perTask.filter((t) => t.split === 'val'),
+      edits: start.edits,
       gateTrials: result.steps.map((s) => ({ step: s.globalStep, action: s.action, valBefore: s.valBefore, valAfter: s.valAfter, reason: s.reason })),
       notes: [
         `trained ${result.steps.length} step(s) over ${result.epochs.length} epoch(s); best from step ${result.bestStep}; stopped: ${result.stoppedBy}`,
+        ...(result.startDraft ? [result.startDraft.note] : []),
         ...(input.notes ?? []),
       ],
     },
     runId: result.runId,
     nightId: input.nightId ?? null,
-    test: result.baseline.test !== null && result.best.test !== null ? { before: result.baseline.test, after: result.best.test, perTask: testPer } : null,
+    test: start.baseline.test !== null && result.best.test !== null ? { before: start.baseline.test, after: result.best.test, perTask: testPer } : null,
     budget: result.usage.budget,
     backends: b
       ? {

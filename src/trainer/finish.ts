@@ -152,6 +152,7 @@ const result: TrainResult = {
   runDir,
   baselineSkill: st.baseline.content,
   bestSkill: st.best.content,
+  startDraft: st.startDraft ?? null,
   baseline: { val: st.baseline.score, test: testBaseline ? score(testBaseline) : null },
   best: { val: st.best.score, valFresh, test: testBest ? score(testBest) : null },
   perTask,

@@ -26,7 +26,7 @@ function writeRenamed(file: string, data: string): void {
 import type { SplitScores } from './gate.js';
 import type { LrState } from './lr.js';
 import type { LineageOp } from './attribution.js';
-import type { StepReport, TrainOptions } from './types.js';
+import type { StartDraftOutcome, StepReport, TrainOptions } from './types.js';
 import type { StageUsage } from './optimizer.js';
 import type { EditRecord } from '../core/records.js';
 
@@ -63,6 +63,8 @@ export interface RunState {
   usage: Record<string, StageUsage>;
   /** validation comparisons made, per stage (gate, rescue, attribution, prune, simplify, slow_update) */
   valComparisons?: Record<string, number>;
+  /** the start draft training began from (start-gate.ts), when it won on val */
+  startDraft?: StartDraftOutcome | null;
 }
 
 const pad = (n: number, w = 4) => String(n).padStart(w, '0');

@@ -24,7 +24,8 @@ import { stopReason, type TrainContext } from './context.js';
 import { runStep } from './step.js';
 import { epochBoundary } from './boundary.js';
 import { finishRun } from './finish.js';
-import { DEFAULT_TRAIN_OPTIONS, type TrainInput, type TrainOptions, type TrainResult } from './types.js';
+import { weighStartDraft } from './start-gate.js';
+import { DEFAULT_TRAIN_OPTIONS, type StartDraftOutcome, type TrainInput, type TrainOptions, type TrainResult } from './types.js';
 
 export type { TrainOptions, TrainResult, StepReport, TrainInput, StepAction, TrainUsage } from './types.js';
 export { DEFAULT_TRAIN_OPTIONS } from './types.js';
@@ -127,14 +128,22 @@ export async function trainSkill(input: TrainInput): Promise<TrainResult> {
     }
     files.writeConfig({ runId, skill: { name: input.skill.name, path: input.skill.path ?? null, handWritten: input.skill.handWritten }, options, scope, tasks: { train: train.map((t) => t.id), val: val.map((t) => t.id), test: test.map((t) => t.id) } });
     let base: Awaited<ReturnType<typeof measure>>;
+    const valComparisons: Record<string, number> = {};
+    let startDraft: StartDraftOutcome | null = null;
     try {
-      base = await measure(val, input.skill.content, 'baseline');
+      if (options.startDraft) {
+        const weighed = await weighStartDraft({ start: input.skill.content, tasks: [...train, ...input.tasks.val], val, test, options, applyOpts, measure, st: { valComparisons } });
+        startDraft = weighed.taken;
+        if (weighed.line) input.onNote?.(weighed.line);
+      }
+      base = await measure(val, startDraft?.content ?? input.skill.content, 'baseline');
     } catch (err) {
       // nothing to keep yet: the run ends here and the caller hears why (budget, abort, backend)
       updateRun(db, runId, { status: stopReason(err, signal) === 'aborted' ? 'aborted' : 'failed', endedAt: Date.now(), record: { ...(getRun(db, runId)?.record ?? {}), error: (err as Error).message } });
       throw err;
     }
-    const baseState = { content: input.skill.content, scores: base.scores, score: score(base.scores), origin: 'initial_skill' };
+    const startContent = startDraft?.content ?? input.skill.content;
+    const baseState = { content: startContent, scores: base.scores, score: score(base.scores), origin: startDraft ? 'start_draft' : 'initial_skill' };
     state = {
       version: 1,
       runId,
@@ -146,16 +155,18 @@ export async function trainSkill(input: TrainInput): Promise<TrainResult> {
       baseline: baseState,
       current: { ...baseState },
       best: { ...baseState, step: 0, lineageLength: 0 },
-      epochStart: { content: input.skill.content, score: baseState.score, scores: base.scores },
+      epochStart: { content: startContent, score: baseState.score, scores: base.scores },
       metaSkill: '',
       lineage: [],
       edits: [],
       steps: [],
       epochs: [],
       usage: meter.snapshot(),
+      valComparisons,
+      startDraft,
     };
-    files.writeSkill(0, input.skill.content);
-    files.writeBest(input.skill.content);
+    files.writeSkill(0, startContent);
+    files.writeBest(startContent);
     files.saveState(state);
   }
   const st: RunState = state;

@@ -2,7 +2,7 @@
 import type { ReplayWorkspaceSummary } from '../replay/index.js';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
-import type { EditRecord, Split, Task } from '../core/records.js';
+import type { Edit, EditRecord, Split, Task } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import type { Progress } from '../core/progress.js';
@@ -75,6 +75,8 @@ export interface TrainOptions {
   skillAware: boolean;
   /** a PR number or version an edit copied from its evidence tasks' asks becomes a placeholder (instance-values.ts) */
   deinstance: boolean;
+  /** weigh a draft of the task data's visible checks and the user's corrections (start-gate.ts) against the starting skill, and train from it when it wins */
+  startDraft: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -125,6 +127,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   preScreen: true,
   skillAware: true,
   deinstance: false,
+  startDraft: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
@@ -184,11 +187,32 @@ export interface TrainUsage {
   replays?: ReplayWorkspaceSummary;
 }
 
+/** The start draft training began from (start-gate.ts), with the starting skill's figures. */
+export interface StartDraftOutcome {
+  /** the draft's content (what training started from) */
+  content: string;
+  /** the edits that drafted it onto the starting skill (a proposal lists them first) */
+  edits: Edit[];
+  /** the skill the caller passed in */
+  startSkill: string;
+  /** the starting skill's val and test scores, and per task on both (the gate's metric) */
+  startVal: number;
+  startTest: number | null;
+  startPerTask: Array<{ taskId: string; split: 'val' | 'test'; score: number }>;
+  draftVal: number;
+  /** rules drafted, and the jobs they went to */
+  rules: number;
+  jobs: string[];
+  note: string;
+}
+
 export interface TrainResult {
   runId: string;
   runDir: string;
   baselineSkill: string;
   bestSkill: string;
+  /** set when training started from the start draft: then `baselineSkill` is the draft, and this holds the starting skill's figures */
+  startDraft?: StartDraftOutcome | null;
   baseline: { val: number; test: number | null };
   /**
    * val: the score the run selected the best skill on (optimistic: every decision reused those

@@ -50,7 +50,9 @@ describe('skillopt-sleep train', () => {
     const { project, tasksFile } = setup();
     const r = runCli(['train', '--tasks', tasksFile, '--project', project, '--backend', 'sim', '--epochs', '2', '--batch-size', '5', '--seed', '3'], sb.env);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^\[epoch 1 step 1\/4\] rollout 5 tasks · \d+ edits proposed · \d+ selected \(lr 4\) · val \d\.\d\d → \d\.\d\d (ACCEPT|REJECT)/m);
+    expect(r.stdout).toMatch(/^\[epoch 1 step 1\/4\] rollout 5 tasks · (\d+ edits proposed · \d+ selected \(lr 4\) · .*val \d\.\d\d → (\d\.\d\d|—) (ACCEPT|REJECT)|no edits proposed · SKIP)/m);
+    // the run started from the start draft (checks + corrections per job), and reports from the skill it was given
+    expect(r.stdout).toMatch(/^training started from a draft of your own corrections and the tasks' visible checks/m);
     expect(r.stdout).toMatch(/\[epoch 2 step 4\/4\]/);
     expect(r.stdout).toMatch(/validation: 0\.\d+ → 0\.\d+/);
     const id = /staged proposal (p_\w+)/.exec(r.stdout)?.[1];
@@ -63,6 +65,8 @@ describe('skillopt-sleep train', () => {
     expect(p.proposal.candidateScore).toBeGreaterThan(p.proposal.baselineScore);
     expect(p.proposal.skillTarget.path).toBe(live);
     expect(p.proposal.edits.some((e) => e.status === 'accepted')).toBe(true);
+    // the draft is the proposal's first accepted edits (a partial apply can keep or drop them)
+    expect((p.proposal.edits[0] as { id?: string }).id).toMatch(/^corrections-draft-1$/);
   });
 
   it('--json emits one parseable result; bad flags and thin task sets fail with a hint', () => {

@@ -81,7 +81,7 @@ describe('run record, resume and reproducibility', () => {
 
   it('records the run in the store and in runs/<id>/, and persists rejected edits', async () => {
     const { db, paths } = store();
-    const r = await trainSkill({ db, paths, skill, tasks, backends: sims(5, true), options: opts({ epochs: 2, metaSkill: true }) }); // the meta skill is off by default; its record is checked here
+    const r = await trainSkill({ db, paths, skill, tasks, backends: sims(5, true), options: opts({ epochs: 2, metaSkill: true, startDraft: false }) }); // the meta skill is off by default; its record is checked here (and the loop's own edits: no start draft)
     expect(r.stoppedBy).toBe('done');
     expect(getRun(db, r.runId)?.status).toBe('done');
     expect(listSteps(db, r.runId).map((s) => s.step)).toEqual(r.steps.map((s) => s.globalStep));
@@ -205,7 +205,8 @@ describe('hand-written skills', () => {
       backends: sims(2, true),
       options: opts({ epochs: 1 }),
     });
-    expect(r.best.val).toBeGreaterThan(r.baseline.val);
+    // the start draft (when taken) is the run's baseline: the gain is measured from the hand-written skill
+    expect(r.best.val).toBeGreaterThan(r.startDraft?.startVal ?? r.baseline.val);
     expect(r.bestSkill.startsWith(original)).toBe(true);
     expect(r.bestSkill).toContain(LEARNED_START);
     expect(learnedText(r.bestSkill).length).toBeGreaterThan(20);
@@ -213,5 +214,25 @@ describe('hand-written skills', () => {
       const cand = path.join(r.runDir, `steps/step_${String(s.globalStep).padStart(4, '0')}/candidate_skill.md`);
       if (fs.existsSync(cand)) expect(fs.readFileSync(cand, 'utf8').startsWith(original)).toBe(true);
     }
+  });
+});
+
+describe('the start draft (the task data as a floor)', () => {
+  it('trains from a draft of the visible checks and corrections per job when it wins on val, reading no test task', async () => {
+    const { db, paths } = store();
+    const tasks = personaSplits(4, 40);
+    const r = await trainSkill({ db, paths, skill: { name: 'team-conventions', content: '', handWritten: false }, tasks, backends: sims(4, false), options: opts({ epochs: 1 }) });
+    const d = r.startDraft;
+    expect(d).toBeTruthy();
+    expect(r.baselineSkill).toBe(d?.content);
+    expect(d?.draftVal).toBeGreaterThan(d?.startVal ?? 1);
+    expect(r.baselineSkill).toMatch(/## When writing a commit message\n\n- Start commit messages with a Conventional Commits type prefix/);
+    expect(r.baselineSkill).toContain("do not write 'WIP' in commit messages");
+    // the sealed test verifiers carry instance values (this PR's number); none reaches the draft
+    for (const t of tasks.test) for (const m of t.intent.matchAll(/#(\d+)/g)) expect(r.baselineSkill).not.toContain(`#${m[1]}`);
+    // off: the run starts from the skill it was given
+    const off = await trainSkill({ db, paths, skill: { name: 'team-conventions', content: '', handWritten: false }, tasks, backends: sims(4, false), options: opts({ epochs: 1, startDraft: false }) });
+    expect(off.startDraft).toBeNull();
+    expect(off.baselineSkill).toBe('');
   });
 });

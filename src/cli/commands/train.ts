@@ -84,8 +84,11 @@ function renderSummary(ctx: CliContext, r: TrainResult, proposalId: string | nul
   ctx.print('');
   ctx.print(`run ${r.runId} (${r.runDir})`);
   ctx.print(`stopped: ${r.stoppedBy} after ${r.steps.length} step(s); best from step ${r.bestStep}`);
-  ctx.print(`validation: ${f(r.baseline.val)} → ${f(r.best.val)}`);
-  ctx.print(`test:       ${f(r.baseline.test)} → ${f(r.best.test)}`);
+  // a run that started from the start draft is reported from the skill it was given
+  const before = r.startDraft ? { val: r.startDraft.startVal, test: r.startDraft.startTest } : r.baseline;
+  if (r.startDraft) ctx.print(r.startDraft.note);
+  ctx.print(`validation: ${f(before.val)} → ${f(r.best.val)}`);
+  ctx.print(`test:       ${f(before.test)} → ${f(r.best.test)}`);
   ctx.print(`edits: ${accepted.length} accepted, ${r.edits.filter((e) => e.status === 'rejected').length} rejected, ${r.edits.filter((e) => e.status === 'unmatched').length} unmatched`);
   for (const e of accepted) {
     const effect = e.effect === null || e.effect === undefined ? '' : ` (effect ${e.effect >= 0 ? '+' : ''}${e.effect.toFixed(3)})`;
@@ -207,7 +210,9 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
       runId: result.runId,
       runDir: result.runDir,
       stoppedBy: result.stoppedBy,
-      baseline: result.baseline,
+      // the skill the user passed in, also when training started from the start draft
+      baseline: result.startDraft ? { val: result.startDraft.startVal, test: result.startDraft.startTest } : result.baseline,
+      startDraft: result.startDraft ? { val: result.startDraft.draftVal, rules: result.startDraft.rules, jobs: result.startDraft.jobs } : null,
       best: result.best,
       bestStep: result.bestStep,
       steps: result.steps,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asRule, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB } from '../../src/night/corrections-draft.js';
+import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections, withPlaceholders } from '../../src/trainer/start-draft.js';
+import { personaWorld } from '../../src/llm/sim/persona.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import type { Task } from '../../src/core/records.js';
 import { makeTask } from '../helpers/tasks.js';
@@ -87,5 +88,38 @@ describe('the corrections draft (the notepad as a floor)', () => {
     const d = correctionsDraft(hand, tasks, 'learned')!;
     expect(d.content).toContain('- Use two spaces.');
     expect(d.content).toMatch(/skillopt:learned:start[\s\S]*## When writing a commit message[\s\S]*skillopt:learned:end/);
+  });
+
+  it("drafts each job's visible check descriptions beside its corrections, never a sealed check", () => {
+    const checked: Task[] = [
+      makeTask({ id: 'p1', family: 'fp', intent: 'Summarize pull request #412 (the cache fix) for the reviewers.', split: 'train', corrections: [], judge: { checks: [{ id: 'n', op: 'regex', value: 'PR #\\d+', weight: 1, sealed: false, description: 'Name the pull request as `PR #412` in PR summaries' }, { id: 's', op: 'contains', value: 'secret', weight: 1, sealed: true, description: 'the hidden verifier' }], reference: { kind: 'rubric', rubric: '- The user said: "way too long, keep PR summaries under 500 characters"', passThreshold: 0.9 } } }),
+      makeTask({ id: 'p2', family: 'fp', intent: 'Summarize pull request #87 (the sync rename) for the reviewers.', split: 'val', corrections: [], judge: { checks: [], reference: { kind: 'rule' } } }),
+    ];
+    const [job] = draftJobs(checked);
+    // the PR number one ask states is that instance's: a placeholder, never #412
+    expect(job.checks).toEqual(['Name the pull request as `PR #<number>` in PR summaries.']);
+    // the rubric's quote is the user's correction (the task carries no list of its own)
+    expect(job.corrections).toEqual(['way too long, keep PR summaries under 500 characters']);
+    expect(draftText([job])).not.toContain('hidden verifier');
+    expect(draftJobs(checked, { withChecks: false })[0].checks).toBeUndefined();
+  });
+
+  it('names a job by what all its asks say alike, and keeps instance values out of rules', () => {
+    expect(commonAsk(['Fix the bug reported in issue #12: the importer is broken.', 'Fix the bug reported in issue #40: the watcher is broken.'])).toBe('Fix the bug reported in issue');
+    expect(commonAsk(['write a commit', 'draft notes'])).toBeNull();
+    expect(withPlaceholders('cite `(#412)` and `v1.2.3`, not #7', [task('x', 'f', 'for PR #412 in v1.2.3', [])])).toBe('cite `(#<number>)` and `vX.Y.Z`, not #7');
+    expect(taskCorrections(task('y', 'f', 'x', ['keep it short']))).toEqual(['keep it short']);
+  });
+
+  it('on the persona world: one section per job, each scoped by the sim reader to that job only, no test task read', () => {
+    const w = personaWorld(3, { train: 16, val: 8, test: 8 });
+    const d = correctionsDraft('', [...w.train, ...w.val], 'document')!;
+    expect(d.jobs).toHaveLength(8);
+    const rules = parseSkill(d.content).rules;
+    // every drafted rule is scoped to exactly one job (none leaks to every reply)
+    expect(rules.length).toBeGreaterThan(16);
+    for (const r of rules) expect(r.scope?.length, r.text).toBe(1);
+    // no instance literal of a train/val ask in the draft
+    for (const t of [...w.train, ...w.val]) for (const m of `${t.intent} ${t.context}`.matchAll(/#(\d+)/g)) expect(d.content).not.toContain(`#${m[1]}`);
   });
 });

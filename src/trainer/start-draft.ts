@@ -1,0 +1,227 @@
+/**
+ * The start draft (the notepad as a floor): a candidate skill drafted from the product's own task
+ * data, before any optimizer call. Each job (task family) gets a section named the way a new ask
+ * of that job would name it ("## When writing a commit message"), holding what the task data says
+ * the user wants of that job: the descriptions of its visible checks and the corrections the user
+ * typed in its sessions (from `task.corrections`, or quoted in its rubric as rendered for judges),
+ * verbatim. A correction said of a commit message ("keep it under 300 characters") then stays a
+ * rule for commit messages, instead of applying to every reply as it does in a flat list.
+ * Sealed checks, hidden verifiers and test tasks never reach it (the caller passes train + val).
+ * A PR/issue number or a version that one of the job's asks states is that instance's value, not
+ * the convention: it is written as a placeholder (`#<number>`, `X.Y.Z`).
+ *
+ * The trainer weighs this draft against the starting skill on validation (the paired gate
+ * decides, as for any candidate) and, when it wins, trains on top of it (`start-gate.ts`):
+ * learning resolves collisions, scopes and instance values from there. A trailing section for
+ * every job keeps the optimizer's later additions (appended at the end) out of the last job's section.
+ */
+import type { Edit, Task } from '../core/records.js';
+import { familyPhrase } from '../mine/skill-description.js';
+import { applyEdits } from './edits.js';
+import type { EditScope } from './skilldoc.js';
+
+/** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
+export const DRAFT_EDIT_ID = 'corrections-draft';
+
+/** A job section stops after this many corrections (the rest repeat them; length dilutes rules). */
+export const MAX_CORRECTIONS_PER_JOB = 12;
+/** … and after this many visible check descriptions. */
+export const MAX_CHECKS_PER_JOB = 8;
+/** Where the optimizer's own rules go: a heading that names no job, so a rule there keeps its own scope. */
+export const GENERAL_SECTION = '## Rules for every job';
+
+export interface DraftJob {
+  /** "writing a commit message" */
+  phrase: string;
+  /** what the job's visible checks say they enforce (their descriptions), placeholders for instance values */
+  checks?: string[];
+  corrections: string[];
+}
+
+/**
+ * The corrections a task carries: its own list, or (for a task that only has a rubric) the quotes
+ * the rubric renders as what the user said (`The user said: "…"`).
+ */
+export function taskCorrections(t: Task): string[] {
+  if (t.corrections.length) return t.corrections;
+  const ref = t.judge.reference;
+  if (ref.kind !== 'rubric') return [];
+  return [...ref.rubric.matchAll(/\bsaid:?\s*"([^"\n]+)"/gi)].map((m) => m[1]);
+}
+
+const NUMBER = /#(\d+)\b/g;
+const VERSION = /\bv?(\d+\.\d+\.\d+)\b/g;
+
+/** A rule's text with the instance values the job's asks state (PR/issue numbers, versions) as placeholders. */
+export function withPlaceholders(rule: string, tasks: Task[]): string {
+  const numbers = new Set<string>();
+  const versions = new Set<string>();
+  for (const t of tasks) {
+    const text = `${t.intent}\n${t.context ?? ''}`;
+    for (const m of text.matchAll(NUMBER)) numbers.add(m[1]);
+    for (const m of text.matchAll(VERSION)) versions.add(m[1]);
+  }
+  return rule.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
+}
+
+/** Below this many words a common opening says too little to name a job. */
+const MIN_COMMON_WORDS = 3;
+
+/**
+ * What every ask of a job says alike, word by word from the start ("Fix the bug reported in
+ * issue #12: the importer is broken" and "… issue #40: the watcher is broken" → "Fix the bug
+ * reported in issue"): the job without one occurrence's specifics, so a heading drawn from it
+ * names the job for every new ask, not the first one's details. Null with fewer than two asks.
+ */
+export function commonAsk(intents: string[]): string | null {
+  if (intents.length < 2) return null;
+  const words = intents.map((i) => i.split(/\s+/).filter(Boolean));
+  const out: string[] = [];
+  for (let k = 0; k < words[0].length; k++) {
+    const w = words[0][k];
+    if (!words.every((ws) => ws[k] === w)) break;
+    out.push(w);
+  }
+  // a trailing instance value or dangling connective is not part of the job's name
+  while (out.length && /^(?:#\d+\S*|the|a|an|for|of|in|on|to|and|with|v?\d+(?:\.\d+)*\S*)$/i.test(out[out.length - 1])) out.pop();
+  return out.length >= MIN_COMMON_WORDS ? out.join(' ') : null;
+}
+
+/** The descriptions of a family's visible checks, most often carried first (sealed checks never). */
+function visibleCheckRules(list: Task[]): string[] {
+  const counts = new Map<string, { text: string; n: number }>();
+  for (const t of list) {
+    for (const c of t.judge.checks) {
+      if (c.sealed || !c.description?.trim()) continue;
+      const text = withPlaceholders(c.description.trim().replace(/\s+/g, ' ').replace(/[.\s]*$/, '.'), list);
+      const n = normalized(text);
+      counts.set(n, { text, n: (counts.get(n)?.n ?? 0) + 1 });
+    }
+  }
+  return [...counts.values()].sort((a, b) => b.n - a.n).map((c) => c.text).slice(0, MAX_CHECKS_PER_JOB);
+}
+
+/**
+ * A correction as a rule: the conversational interjection it opened with goes ("no, new entries
+ * go under …" reads as a prohibition once it stands alone in a skill); the rest stays verbatim.
+ */
+export function asRule(correction: string): string {
+  return correction
+    .trim()
+    .replace(/^(?:(?:no|nope|nah|not quite|hmm+|ugh|actually|wait|sorry|oops)\b\s*[,.!:;-]+\s*)+/i, '')
+    .replace(/\s+/g, ' ');
+}
+
+const normalized = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').replace(/[.!\s]+$/, '').trim();
+
+/**
+ * The jobs of these tasks with their corrections. A correction that several families carry goes
+ * to the one whose tasks carry it most often (a correction is said of one job); families are
+ * ordered by size, and a family with no correction has no section.
+ */
+export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): DraftJob[] {
+  const families = new Map<string, Task[]>();
+  for (const t of tasks) families.set(t.family ?? t.id, [...(families.get(t.family ?? t.id) ?? []), t]);
+  const ordered = [...families.entries()].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+  // how often each family's tasks carry each correction
+  const counts = new Map<string, Map<string, number>>();
+  const said = new Map<string, string>();
+  for (const [key, list] of ordered) {
+    for (const t of list) {
+      for (const c of taskCorrections(t)) {
+        const rule = withPlaceholders(asRule(c), list);
+        const n = normalized(rule);
+        if (!n) continue;
+        if (!said.has(n)) said.set(n, rule);
+        const per = counts.get(n) ?? new Map<string, number>();
+        per.set(key, (per.get(key) ?? 0) + 1);
+        counts.set(n, per);
+      }
+    }
+  }
+  const owner = new Map<string, string>();
+  for (const [n, per] of counts) {
+    // the first family (by size) among those that carry it most
+    const best = Math.max(...per.values());
+    owner.set(n, ordered.find(([key]) => per.get(key) === best)![0]);
+  }
+  const jobs: DraftJob[] = [];
+  const phrases = new Map<string, DraftJob>();
+  for (const [key, list] of ordered) {
+    const mine = [...counts.keys()].filter((n) => owner.get(n) === key);
+    const checks = (opts.withChecks === false ? [] : visibleCheckRules(list)).filter((c) => !mine.includes(normalized(c)));
+    if (!mine.length && !checks.length) continue;
+    // most often carried first: the corrections that recur are the preferences that hold
+    mine.sort((a, b) => (counts.get(b)!.get(key) ?? 0) - (counts.get(a)!.get(key) ?? 0));
+    const common = commonAsk(list.map((t) => t.intent));
+    const phrase = familyPhrase({ intents: [...(common ? [common] : []), ...list.map((t) => t.intent)] });
+    if (!phrase) continue;
+    const twin = phrases.get(phrase);
+    const corrections = mine.map((n) => said.get(n)!);
+    if (twin) {
+      twin.corrections.push(...corrections.filter((c) => !twin.corrections.includes(c)));
+      if (checks.length) twin.checks = [...(twin.checks ?? []), ...checks.filter((c) => !twin.checks?.includes(c))];
+      continue;
+    }
+    const job: DraftJob = checks.length ? { phrase, checks, corrections } : { phrase, corrections };
+    phrases.set(phrase, job);
+    jobs.push(job);
+  }
+  for (const j of jobs) {
+    j.corrections = j.corrections.slice(0, MAX_CORRECTIONS_PER_JOB);
+    if (j.checks) j.checks = j.checks.slice(0, MAX_CHECKS_PER_JOB);
+  }
+  return jobs;
+}
+
+/** A job's rules in the order they are written: its checks' descriptions, then the user's corrections. */
+export const jobRules = (j: DraftJob): string[] => [...(j.checks ?? []), ...j.corrections];
+
+/** The draft's text: one section per job, then the section for every job. */
+export function draftText(jobs: DraftJob[]): string {
+  const sections = jobs.map((j) => `## When ${j.phrase}\n\n${jobRules(j).map((c) => `- ${c}`).join('\n')}`);
+  return `${sections.join('\n\n')}\n\n${GENERAL_SECTION}`;
+}
+
+const sectionHeading = (j: DraftJob): string => `## When ${j.phrase}`;
+const hasLine = (doc: string, line: string): boolean => doc.split(/\r?\n/).some((l) => l.trim() === line);
+
+/**
+ * The edits that add the draft to `start`: on a first night one edit (every section, then the
+ * section for every job). When an earlier night's draft is already in the document, only the
+ * corrections it does not hold yet: under their job's existing section, and sections for new
+ * jobs just before the section for every job (so the optimizer's rules stay below them all).
+ */
+export function draftEdits(start: string, jobs: DraftJob[], evidence: string[]): Edit[] {
+  const rationale = "your own corrections and the tasks' visible checks, one section per job they were said of";
+  const known = new Set(start.split(/\r?\n/).map((l) => normalized(l.replace(/^\s*[-*+]\s+/, ''))));
+  const unknown = (xs: string[] | undefined) => (xs ?? []).filter((c) => !known.has(normalized(c)));
+  const fresh = jobs.map((j) => ({ ...j, checks: unknown(j.checks), corrections: unknown(j.corrections) })).filter((j) => jobRules(j).length);
+  if (!fresh.length) return [];
+  const bullets = (j: DraftJob) => jobRules(j).map((c) => `- ${c}`).join('\n');
+  const edits: Edit[] = [];
+  for (const j of fresh.filter((x) => hasLine(start, sectionHeading(x)))) edits.push({ op: 'add', anchor: sectionHeading(j), content: bullets(j), rationale, evidence });
+  const added = fresh.filter((x) => !hasLine(start, sectionHeading(x)));
+  if (added.length) {
+    const text = draftText(added);
+    edits.push(hasLine(start, GENERAL_SECTION) ? { op: 'replace', anchor: GENERAL_SECTION, content: text, rationale, evidence } : { op: 'add', content: text, rationale, evidence });
+  }
+  return edits;
+}
+
+/**
+ * The start document with the draft added (in the part of the document training may edit), or
+ * null when the tasks carry no correction or check description the document does not already hold.
+ * `withChecks: false` drafts the corrections only.
+ */
+export function correctionsDraft(start: string, tasks: Task[], scope: EditScope, opts: { withChecks?: boolean } = {}): { content: string; jobs: DraftJob[]; edits: Edit[] } | null {
+  const jobs = draftJobs(tasks, opts);
+  if (!jobs.length) return null;
+  // the review lists the draft as edits, and a partial apply can keep or drop them like any other
+  const evidence = tasks.filter((t) => taskCorrections(t).length || t.judge.checks.some((c) => !c.sealed && c.description)).map((t) => t.id);
+  const edits = draftEdits(start, jobs, evidence);
+  if (!edits.length) return null;
+  const { content, results } = applyEdits(start, edits, { scope });
+  if (results.some((r) => r.status !== 'applied')) return null;
+  return { content, jobs, edits };
+}
