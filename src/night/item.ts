@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { Config } from '../core/config.js';
 import { Role, type RoleBackends } from '../core/protocol.js';
-import type { Edit, Task } from '../core/records.js';
+import type { Task } from '../core/records.js';
 import type { Progress } from '../core/progress.js';
 import { errorMessage, isSleepError } from '../core/errors.js';
 import { readIfExists } from '../core/fsutil.js';
@@ -15,18 +15,14 @@ import type { BudgetTracker } from '../llm/budget.js';
 import { scaffoldSkill } from '../../adapters/skills-registry.js';
 import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
-import { resolveTrainOptions, splitFinishSlice, trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
-import { correctionsDraft, DRAFT_EDIT_ID } from '../trainer/start-draft.js';
-import { makeMeasurer, splitScoresFrom as scoresOf } from '../trainer/measure.js';
-import { UsageMeter } from '../trainer/optimizer.js';
-import { gateOnVal } from '../trainer/val-gate.js';
-import type { RunState } from '../trainer/run-files.js';
+import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import type { TrainResult } from '../trainer/types.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
 import { scoreSkill } from '../replay/index.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
+import { fromStart, trainingImproved } from '../proposals/stage-train.js';
 import { applyProposal } from '../proposals/apply.js';
 
 /** Backend names that drive an agent CLI (from the agent registry). */
@@ -89,17 +85,17 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.audit = { slot, ids: audit.map((t) => t.id), before: null, after: null };
   a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${open.length} test, ${audit.length} sealed for the audit)`);
   let result: TrainResult;
-  let floor: DraftFloor | null = null;
   try {
-    floor = await weighCorrectionsDraft(a, start, tasks.test);
     result = await trainSkill({
       db: a.db,
       paths: a.paths,
-      skill: { name: item.target.name, content: floor?.content ?? start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
+      skill: { name: item.target.name, content: start, path: item.target.path, handWritten: item.target.kind !== 'managed' },
       tasks,
       backends: a.backends,
-      // the night weighed the draft itself above (it keeps the starting skill's figures for the proposal)
-      options: { ...trainOptionsFromConfig(a.config.training), startDraft: false },
+      // the start draft holds the user's corrections only: a mined task's checks are the miner's
+      // restatement of those same corrections, and pasting both dilutes the section (e2e, 10 seeds:
+      // night 0.893 with them vs 0.948 without; commit 0.738 vs 0.860 verbatim)
+      options: { ...trainOptionsFromConfig(a.config.training), startDraftChecks: false },
       budget: a.budget,
       signal: a.signal,
       progress: a.progress,
@@ -118,19 +114,17 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   ir.stoppedBy = result.stoppedBy;
   if (result.usage.replays?.withWorkspace) ir.replays = result.usage.replays;
   // the figures before the night are the starting skill's, also when training started from the draft
-  const before = floor ? { val: floor.startVal, test: floor.startTest } : result.baseline;
-  const startPerTask = floor?.startPerTask ?? new Map<string, number>();
+  const fromNight = fromStart(result);
+  const before = fromNight.baseline;
   ir.val = { before: before.val, after: result.best.val };
   ir.test = { before: before.test, after: result.best.test };
   ir.edits = {
-    accepted: result.edits.filter((e) => e.status === 'accepted').length + (floor?.edits.length ?? 0),
+    accepted: fromNight.edits.filter((e) => e.status === 'accepted').length,
     rejected: result.edits.filter((e) => e.status === 'rejected').length,
     unmatched: result.edits.filter((e) => e.status === 'unmatched').length,
   };
   // from the draft, the draft itself already beat the starting skill on val (it may stand alone)
-  const passed = floor
-    ? result.bestSkill !== start && result.best.val > floor.startVal
-    : result.bestStep > 0 && result.bestSkill !== result.baselineSkill && result.best.val > result.baseline.val;
+  const passed = trainingImproved(result);
   if (result.stoppedBy === 'aborted') {
     ir.status = 'stopped';
     ir.reason = 'the night was stopped during training; nothing staged for this skill';
@@ -160,12 +154,11 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
       accepted: true,
       baselineScore: before.val,
       candidateScore: result.best.val,
-      // per task, "before" is the starting skill's too (the trainer's baseline was the draft)
-      perTask: floor ? result.perTask.map((t) => ({ ...t, before: startPerTask.get(t.taskId) ?? t.before })) : result.perTask,
-      // the draft first: the edits training accepted were made on top of it (partial apply replays them in order)
-      edits: floor ? [...floor.edits.map((e, i) => ({ ...e, id: `${DRAFT_EDIT_ID}-${i + 1}`, status: 'accepted' as const, effect: null, scoreDrop: null })), ...result.edits] : result.edits,
+      // per task, "before" is the starting skill's; the draft's edits come first (fromStart)
+      perTask: fromNight.perTask,
+      edits: fromNight.edits,
       notes: [
-        ...(floor ? [floor.note] : []),
+        ...(result.startDraft ? [result.startDraft.note] : []),
         ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
       ],
     },
@@ -185,71 +178,6 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);
-}
-
-export { DRAFT_EDIT_ID };
-
-interface DraftFloor {
-  /** the starting document with the user's corrections drafted in, per job */
-  content: string;
-  /** the edits that drafted them (staged as the proposal's first accepted edits) */
-  edits: Edit[];
-  /** the starting skill's figures, measured the way the trainer measures its baseline */
-  startVal: number;
-  startTest: number | null;
-  /** the starting skill's per-task scores on val and test */
-  startPerTask: Map<string, number>;
-  note: string;
-}
-
-/**
- * The corrections draft (corrections-draft.ts) weighed against the starting skill on the gate's
- * val slice, measured as the trainer measures (same samples and metric, so its baseline rollouts
- * come from the cache). It becomes training's starting point only when it scores strictly higher;
- * the starting skill's test figure is kept for the proposal and autoApply.
- */
-async function weighCorrectionsDraft(a: TrainItemArgs, start: string, test: Task[]): Promise<DraftFloor | null> {
-  const { item } = a;
-  const options = resolveTrainOptions(trainOptionsFromConfig(a.config.training));
-  const scope = item.target.kind !== 'managed' && !options.fullDocument ? 'learned' : 'document';
-  // corrections only: a mined task's checks are the miner's restatement of those same corrections,
-  // and pasting both dilutes the section (e2e, 10 seeds: night 0.893 with them vs 0.948 without;
-  // commit 0.738 vs 0.860 verbatim)
-  const draft = correctionsDraft(start, [...item.tasks.train, ...item.tasks.val], scope, { withChecks: false });
-  if (!draft) return null;
-  const val = splitFinishSlice(item.tasks.val, options.finishSlice).gate;
-  const score = async (content: string, tasks: Task[]) =>
-    scoreSkill({
-      db: a.db,
-      tasks,
-      skill: { name: item.target.name, content },
-      target: a.backends.target,
-      judge: a.backends.judge,
-      samples: options.samples,
-      metric: options.gateMetric,
-      mixedWeight: options.mixedWeight,
-      signal: a.signal,
-      label: 'corrections draft',
-    });
-  const startOnVal = await score(start, val);
-  const startVal = startOnVal.mean;
-  const draftOnVal = await score(draft.content, val);
-  const draftVal = draftOnVal.mean;
-  const corrections = draft.jobs.reduce((n, j) => n + j.corrections.length, 0);
-  // the trainer's paired gate decides, with its extra sample rounds for an indecisive draft
-  const measure = makeMeasurer({ db: a.db, backends: a.backends, skillName: item.target.name, samples: options.samples, concurrency: options.concurrency, meter: new UsageMeter(), signal: a.signal, runId: a.nightId });
-  const gateCtx = { options, st: { valComparisons: {} } as Pick<RunState, 'valComparisons'> as RunState, val, measure };
-  const settled = await gateOnVal(gateCtx, 'gate', { content: start, scores: scoresOf(startOnVal.rollouts) }, { content: draft.content, scores: scoresOf(draftOnVal.rollouts) }, startVal, options.seed);
-  if (settled.decision.outcome !== 'accept' || !(draftVal > startVal)) {
-    a.progress.log(`  corrections draft (${corrections} corrections in ${draft.jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)} (${settled.decision.outcome})`);
-    return null;
-  }
-  const startOnTest = test.length ? await score(start, test) : null;
-  const startTest = startOnTest?.mean ?? null;
-  const startPerTask = new Map([...startOnVal.perTask, ...(startOnTest?.perTask ?? [])].map((t) => [t.taskId, t.score]));
-  const note = `training started from your own corrections (${corrections}, in ${draft.jobs.length} job sections: ${draft.jobs.map((j) => j.phrase).join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
-  a.progress.log(`  ${note}`);
-  return { content: draft.content, edits: draft.edits, startVal, startTest, startPerTask, note };
 }
 
 /**

@@ -22,7 +22,7 @@ export function trainingImproved(result: TrainResult): boolean {
 }
 
 /** The run's figures measured from the skill the caller passed in (the draft's edits first, when it started from one). */
-function fromStart(result: TrainResult): { startContent: string; baseline: { val: number; test: number | null }; perTask: TrainResult['perTask']; edits: TrainResult['edits'] } {
+export function fromStart(result: TrainResult): { startContent: string; baseline: { val: number; test: number | null }; perTask: TrainResult['perTask']; edits: TrainResult['edits'] } {
   const d = result.startDraft;
   if (!d) return { startContent: result.baselineSkill, baseline: result.baseline, perTask: result.perTask, edits: result.edits };
   const before = new Map(d.startPerTask.map((t) => [`${t.split}:${t.taskId}`, t.score]));

@@ -15,7 +15,6 @@ import type { Measurer } from './measure.js';
 import type { RunState } from './run-files.js';
 import type { StartDraftOutcome, TrainOptions } from './types.js';
 
-
 export async function weighStartDraft(args: {
   start: string;
   /** train + val tasks: what the draft may read (never test) */
@@ -29,7 +28,7 @@ export async function weighStartDraft(args: {
   st: Pick<RunState, 'valComparisons'>;
 }): Promise<{ taken: StartDraftOutcome | null; line: string | null }> {
   const { start, options, val, measure } = args;
-  const draft = correctionsDraft(start, args.tasks, args.applyOpts.scope);
+  const draft = correctionsDraft(start, args.tasks, args.applyOpts.scope, { withChecks: options.startDraftChecks });
   if (!draft || draft.content === start) return { taken: null, line: null };
   const startOn = await measure(val, start, 'baseline');
   const draftOn = await measure(val, draft.content, 'start_draft');
@@ -43,7 +42,8 @@ export async function weighStartDraft(args: {
   if (settled.decision.outcome !== 'accept' || !(draftVal > startVal)) {
     return { taken: null, line: `start draft (${rules} rules in ${jobs.length} jobs) not taken: val ${draftVal.toFixed(2)} vs ${startVal.toFixed(2)} (${settled.decision.outcome})` };
   }
-  const note = `training started from a draft of your own corrections and the tasks' visible checks (${rules} rules, in ${jobs.length} job sections: ${jobs.join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
+  const what = options.startDraftChecks ? "your own corrections and the tasks' visible checks" : 'your own corrections';
+  const note = `training started from a draft of ${what} (${rules} rules, in ${jobs.length} job sections: ${jobs.join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
   const startOnTest = args.test.length ? await measure(args.test, start, 'test') : null;
   const perTask = (split: 'val' | 'test', s: typeof startOn.scores) => s.perTask.map((t) => ({ taskId: t.taskId, split, score: metricScore(t.hard, t.soft, options.gateMetric, options.mixedWeight) }));
   const startPerTask = [...perTask('val', startOn.scores), ...(startOnTest ? perTask('test', startOnTest.scores) : [])];

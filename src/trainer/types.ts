@@ -77,6 +77,8 @@ export interface TrainOptions {
   deinstance: boolean;
   /** weigh a draft of the task data's visible checks and the user's corrections (start-gate.ts) against the starting skill, and train from it when it wins */
   startDraft: boolean;
+  /** the start draft holds the visible checks' descriptions beside the corrections (the night drafts corrections only) */
+  startDraftChecks: boolean;
   /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
   finishSlice: number;
 }
@@ -128,6 +130,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   skillAware: true,
   deinstance: false,
   startDraft: true,
+  startDraftChecks: true,
 };
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
