@@ -170,6 +170,13 @@ export function familyTasks(db: Db, clusterId: string): Map<string, Task> {
 }
 
 const SPLITS = new Set(['train', 'val', 'test']);
+// The fast path below follows the schema's own key list: a key the schema adds later (with a
+// default) is missing from older records, and those must go through the schema to get it.
+const TASK_KEYS = new Set(Object.keys(TaskSchema.shape));
+const TASK_KEYS_PRESENT = [...TASK_KEYS].filter((k) => {
+  const absent = TaskSchema.shape[k as keyof typeof TaskSchema.shape].safeParse(undefined);
+  return !(absent.success && absent.data === undefined);
+});
 const isStringArray = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isIntOrNull = (v: unknown) => v === null || Number.isInteger(v);
 
@@ -185,6 +192,9 @@ function storedTask(v: unknown): Task | undefined {
   const judge = r?.judge as Record<string, unknown> | undefined;
   const shaped =
     !!r &&
+    TASK_KEYS_PRESENT.every((k) => k in r) &&
+    Object.keys(r).every((k) => TASK_KEYS.has(k)) &&
+    (r.correctionSources === undefined || Array.isArray(r.correctionSources)) &&
     typeof r.id === 'string' &&
     (r.project === null || typeof r.project === 'string') &&
     typeof r.intent === 'string' &&
