@@ -34,6 +34,10 @@ export interface ExperimentConfig {
   tasks?: number;
   /** the skill training starts from (or, with train false, the skill scored) */
   skill?: string;
+  /** … or built from the tasks the loop sees (train + val): a notepad of this world's check descriptions */
+  skillFrom?: (seen: Task[]) => string;
+  /** how instance-dependent preferences reach train/val (persona.ts; default 'valued', the product's view) */
+  instanceChecks?: 'generic' | 'valued';
   /** false: score `skill` on test only (a baseline), no optimizer call */
   train?: boolean;
   harm?: Partial<HarmRates>;
@@ -60,6 +64,8 @@ export interface ExperimentOutcome {
   shippedTest: number;
   /** test soft score per preference kind (fraction of that kind's strict checks passed) */
   perKind: Record<PreferenceKind, number>;
+  /** … and per preference (check id) */
+  perPref: Record<string, number>;
   acceptedEdits: number;
   /** the shipped skill still holds a rule meant for one job but stated for every reply (or a catastrophic format rule) */
   keepsGlobalRule: boolean;
@@ -71,11 +77,11 @@ export interface ExperimentOutcome {
   acceptedSteps: number;
   acceptedTrulyWorse: number;
   /** the start draft training began from (start-gate.ts), scored on test like the shipped skill; null when not taken */
-  start: { mean: number; perKind: Record<PreferenceKind, number> } | null;
+  start: { mean: number; perKind: Record<PreferenceKind, number>; perPref: Record<string, number> } | null;
 }
 
-export function personaSplits(seed: number, n: number): { train: Task[]; val: Task[]; test: Task[] } {
-  const all = simPersonaTasks(seed, n);
+export function personaSplits(seed: number, n: number, instanceChecks?: 'generic' | 'valued'): { train: Task[]; val: Task[]; test: Task[] } {
+  const all = simPersonaTasks(seed, n, { instanceChecks });
   return { train: all.filter((t) => t.split === 'train'), val: all.filter((t) => t.split === 'val'), test: all.filter((t) => t.split === 'test') };
 }
 
@@ -143,19 +149,23 @@ async function auditAcceptances(result: TrainResult, test: Task[], seed: number)
 }
 
 /** The test score of one skill, overall and per preference kind. */
-export async function scoreOnTest(test: Task[], content: string, target: Backend, judge: Backend): Promise<{ mean: number; perKind: Record<PreferenceKind, number> }> {
+export async function scoreOnTest(test: Task[], content: string, target: Backend, judge: Backend): Promise<{ mean: number; perKind: Record<PreferenceKind, number>; perPref: Record<string, number> }> {
   const scored = await scoreSkill({ tasks: test, skill: { name: 'team-conventions', content }, target, judge, metric: 'soft' });
   const sums: Record<PreferenceKind, [number, number]> = { visible: [0, 0], correction: [0, 0], instance: [0, 0] };
+  const byPref = new Map<string, [number, number]>();
   for (const r of scored.rollouts) {
     for (const c of r.checks) {
       const kind = PREFERENCE_KIND[c.checkId];
       if (!kind) continue;
       sums[kind][0] += c.passed ? 1 : 0;
       sums[kind][1] += 1;
+      const p = byPref.get(c.checkId) ?? [0, 0];
+      byPref.set(c.checkId, [p[0] + (c.passed ? 1 : 0), p[1] + 1]);
     }
   }
   const frac = ([a, b]: [number, number]): number => (b ? a / b : 0);
-  return { mean: scored.mean, perKind: { visible: frac(sums.visible), correction: frac(sums.correction), instance: frac(sums.instance) } };
+  const perPref = Object.fromEntries([...byPref].map(([id, v]) => [id, frac(v)]));
+  return { mean: scored.mean, perKind: { visible: frac(sums.visible), correction: frac(sums.correction), instance: frac(sums.instance) }, perPref };
 }
 
 export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOutcome> {
@@ -174,14 +184,15 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
   const optimizer = mk('optimizer');
   const judge = mk('judge');
   const backends = { target: metered(target, count), optimizer: metered(optimizer, count), judge: metered(judge, count) };
-  const tasks = cfg.tasks !== undefined ? personaSplits(cfg.seed, cfg.tasks) : personaWorld(cfg.seed, cfg.world ?? DEFAULT_WORLD);
+  // (the cycling `tasks` world of the integration tests keeps the generic instance checks unless asked)
+  const tasks = cfg.tasks !== undefined ? personaSplits(cfg.seed, cfg.tasks, cfg.instanceChecks) : personaWorld(cfg.seed, cfg.world ?? DEFAULT_WORLD, { instanceChecks: cfg.instanceChecks ?? 'valued' });
   // the test scorer is its own backend: scoring never shares draws or counts with training
   const tester = createSimBackend({ seed: cfg.seed + 10_000, role: 'target' });
-  const start = cfg.skill ?? '';
+  const start = cfg.skillFrom ? cfg.skillFrom([...tasks.train, ...tasks.val]) : (cfg.skill ?? '');
 
   if (cfg.train === false) {
     const t = await scoreOnTest(tasks.test, start, tester, tester);
-    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0, start: null };
+    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, perPref: t.perPref, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0, start: null };
   }
 
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-train-'));
@@ -223,6 +234,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
         shipped,
         shippedTest: t.mean,
         perKind: t.perKind,
+        perPref: t.perPref,
         acceptedEdits: result.edits.filter((e) => e.status === 'accepted').length,
         keepsGlobalRule,
         keepsGlobalHarm,

@@ -164,6 +164,47 @@ describe('sim persona world', () => {
     expect(simPersonaTasks(11, 40).map((t) => t.id)).toEqual(simPersonaTasks(11, 40).map((t) => t.id));
   });
 
+  it('instance-valued world: a train/val instance check carries its own session\'s value, which the target never sees', () => {
+    const valued = personaWorld(11, { train: 16, val: 24, test: 8 }, { instanceChecks: 'valued' });
+    const seen = [...valued.train, ...valued.val];
+    const refs = seen.filter((t) => t.family === 'changelog').map((t) => ({ pr: /PR #(\d+)/.exec(t.intent)?.[1], check: t.judge.checks.find((c) => c.id === 'changelog-pr-ref') as Check }));
+    expect(refs.length).toBeGreaterThan(2);
+    for (const r of refs) {
+      expect(r.check).toMatchObject({ op: 'contains', value: `(#${r.pr})`, sealed: false });
+      expect(r.check.description).toContain(`\`(#${r.pr})\``);
+    }
+    // the generic world keeps the shape check under one description
+    expect(world.train.find((t) => t.family === 'changelog')?.judge.checks.find((c) => c.id === 'changelog-pr-ref')?.op).toBe('regex');
+    // nothing of the judge reaches the target: no check value, valued or not, is in the perform payload
+    for (const t of seen) {
+      const json = JSON.stringify(buildPerformRequest(t, { name: 'c', content: '- Keep it short.' }, 0).payload);
+      for (const c of t.judge.checks) if (typeof c.value === 'string' && c.value.length > 3) expect(json, c.id).not.toContain(c.value);
+    }
+    // a notepad pastes every distinct description, values included; the one-per-check notepad keeps one
+    const all = personaVisibleChecksSkill(seen);
+    const one = personaVisibleChecksSkill(seen, { onePerCheck: true });
+    for (const r of refs) expect(all).toContain(`(#${r.pr})`);
+    expect(one.match(/\(#\d+\)/g)).toHaveLength(1);
+    expect(personaVisibleChecksSkill(world.train)).toBe(personaVisibleChecksSkill());
+  });
+
+  it('the target follows a pasted instance value literally and the ask\'s value only for a placeholder or an example', () => {
+    const other = { intent: 'Write the CHANGELOG.md entry for this change: drop Node 18 support (PR #777).', context: 'Package: logpipe.' };
+    const strict: Check = { id: 'ref', op: 'contains', value: '(#777)', weight: 1, sealed: true };
+    const pasted = '## Changelog entries\n- Reference the pull request in parentheses after each changelog item: `(#412)`.';
+    const placeholder = '## Changelog entries\n- Reference the pull request in parentheses after each changelog item: `(#<number>)`.';
+    const example = '## Changelog entries\n- Reference the pull request number in parentheses after each item, e.g. `(#123)`.';
+    expect(passRate(strict, pasted, other)).toBe(0);
+    expect(passRate({ ...strict, value: '(#412)' }, pasted, other)).toBeGreaterThan(0.85);
+    expect(passRate(strict, placeholder, other)).toBeGreaterThan(0.85);
+    expect(passRate(strict, example, other)).toBeGreaterThan(0.85);
+    // a pasted function name is a literal too: the describe block names the train instance's function
+    const testsAsk = { intent: 'Write unit tests with vitest for the `slugify` function in src/slug.ts.', context: 'src/slug.ts exports slugify(input).' };
+    const describeCheck: Check = { id: 'd', op: 'contains', value: "describe('slugify'", weight: 1, sealed: true };
+    expect(passRate(describeCheck, "## Unit tests\n- Wrap the unit test cases in a `describe('debounce', () => {` block.", testsAsk)).toBe(0);
+    expect(passRate(describeCheck, "## Unit tests\n- Wrap the cases in a `describe('<function>')` block named after the function.", testsAsk)).toBeGreaterThan(0.85);
+  });
+
   it('empty < corrections-verbatim < visible-checks-verbatim < oracle on test', async () => {
     const empty = await soft('', world.test);
     const corrections = await soft(personaCorrectionsSkill(), world.test);

@@ -4,8 +4,11 @@
  *  - visible: a check the loop sees on train/val (its description reaches the optimizer);
  *  - correction: the loop only sees the user's own words, as a quoted correction in a rubric
  *    graded by the judge role (there is no check to read);
- *  - instance: the right value depends on the instance (this PR's number, this version); train
- *    and val check the shape, test checks the exact value.
+ *  - instance: the right value depends on the instance (this PR's number, this version). In the
+ *    generic world train and val check the shape under a generic description; in the
+ *    instance-valued world (`instanceChecks: 'valued'`, the bench's default) they check this
+ *    instance's own value under a description that states it, as a check mined from that
+ *    session would; test always checks the exact value.
  * Test instances are scored by stricter verifiers than the visible checks: every preference as a
  * rule check with the instance's own values. Used by the trainer bench, tests and the replay
  * bench, always with the `sim` backend.
@@ -31,6 +34,12 @@ interface Preference {
   correction?: string;
   /** the test verifier, with the instance's own values */
   strict: (s: Subject) => CheckDef;
+  /**
+   * instance kind, in the instance-valued world: the train/val check as the product derives it
+   * from one session ("it's PR #412: `(#412)`"), carrying that session's value in its test and in
+   * its description. A notepad that pastes it hard-codes one instance.
+   */
+  valued?: (s: Subject) => CheckDef & { description: string };
 }
 
 interface Job {
@@ -65,6 +74,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'regex', value: '\\(#\\d+\\)', description: 'Reference the pull request number in parentheses after each changelog item' },
         strict: (s) => ({ op: 'contains', value: `(#${s.pr})` }),
+        valued: (s) => ({ op: 'contains', value: `(#${s.pr})`, description: `Reference the pull request in parentheses after each changelog item: \`(#${s.pr})\`` }),
       },
       { id: 'changelog-no-emoji', kind: 'correction', correction: 'please no emojis in the changelog, keep it plain', strict: () => ({ op: 'not_contains', value: '🎉' }) },
     ],
@@ -92,6 +102,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'regex', value: "describe\\(['\"]", description: 'Wrap the unit test cases in a describe block named after the function' },
         strict: (s) => ({ op: 'contains', value: `describe('${s.fn}'` }),
+        valued: (s) => ({ op: 'contains', value: `describe('${s.fn}'`, description: `Wrap the unit test cases in a \`describe('${s.fn}', () => {\` block` }),
       },
     ],
   },
@@ -131,6 +142,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'starts_with', value: '# Release v', description: 'Start release notes with a `# Release vX.Y.Z` title line' },
         strict: (s) => ({ op: 'starts_with', value: `# Release v${s.version}` }),
+        valued: (s) => ({ op: 'starts_with', value: `# Release v${s.version}`, description: `Start release notes with the title line \`# Release v${s.version}\`` }),
       },
       {
         id: 'release-breaking',
@@ -163,6 +175,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'regex', value: 'Signed-off-by: \\S.* <\\S+@\\S+>', description: 'End commit messages with a DCO Signed-off-by trailer' },
         strict: (s) => ({ op: 'contains', value: `Signed-off-by: ${s.author} <${s.email}>` }),
+        valued: (s) => ({ op: 'contains', value: `Signed-off-by: ${s.author} <${s.email}>`, description: `End commit messages with the DCO trailer \`Signed-off-by: ${s.author} <${s.email}>\`` }),
       },
       {
         id: 'commit-brief',
@@ -196,6 +209,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'regex', value: 'PR #\\d+', description: 'Name the pull request as `PR #<number>` in PR summaries' },
         strict: (s) => ({ op: 'contains', value: `PR #${s.pr}` }),
+        valued: (s) => ({ op: 'contains', value: `PR #${s.pr}`, description: `Name the pull request as \`PR #${s.pr}\` in PR summaries` }),
       },
     ],
   },
@@ -215,6 +229,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'regex', value: 'npm install [\\w@/-]+', description: 'Show the install command `npm install <package>` in the docs' },
         strict: (s) => ({ op: 'contains', value: `npm install ${s.pkg}` }),
+        valued: (s) => ({ op: 'contains', value: `npm install ${s.pkg}`, description: `Show the install command \`npm install ${s.pkg}\` in the docs` }),
       },
       { id: 'docs-no-simply', kind: 'correction', correction: "never write 'simply' in the docs, it reads as condescending", strict: () => ({ op: 'not_contains', value: 'simply' }) },
       {
@@ -247,6 +262,7 @@ const JOBS: Job[] = [
         kind: 'instance',
         visible: { op: 'regex', value: 'Fixes #\\d+', description: 'End bug fix reports with a `Fixes #<issue>` line' },
         strict: (s) => ({ op: 'regex', value: `Fixes #${esc(String(s.issue))}\\b` }),
+        valued: (s) => ({ op: 'regex', value: `Fixes #${esc(String(s.issue))}\\b`, description: `End bug fix reports with a \`Fixes #${s.issue}\` line` }),
       },
       { id: 'bugfix-prefix', kind: 'correction', correction: "start bug fix reports with 'Fix:' so I can scan them", strict: () => ({ op: 'starts_with', value: 'Fix:' }) },
     ],
@@ -322,10 +338,26 @@ export function personaIdealSkill(): string {
   return `# Team conventions\n\n${sections.join('\n\n')}\n`;
 }
 
-/** The learning-free bar: every visible check's description pasted verbatim, one bullet each. */
-export function personaVisibleChecksSkill(): string {
-  const lines = JOBS.flatMap((j) => j.prefs.filter((p) => p.visible).map((p) => `- ${p.visible?.description}.`));
-  return `# Checks\n\n${lines.join('\n')}\n`;
+/**
+ * The learning-free bar: every visible check's description pasted verbatim, one bullet each.
+ * Given the tasks the loop sees (train + val), every distinct description they carry, in order of
+ * first appearance, values included, as a notepad would paste them; `onePerCheck` keeps one bullet
+ * per check (its latest wording), the shorter notepad that overwrites a note instead of adding one.
+ * Without tasks: the generic world's descriptions (the same text the generic world's tasks give).
+ */
+export function personaVisibleChecksSkill(seen?: Task[], opts: { onePerCheck?: boolean } = {}): string {
+  const generic = (): string[] => JOBS.flatMap((j) => j.prefs.filter((p) => p.visible).map((p) => `${p.visible?.description}`));
+  const byKey = new Map<string, string>();
+  for (const t of seen ?? []) {
+    for (const c of t.judge.checks) {
+      if (c.sealed || !c.description) continue;
+      const key = opts.onePerCheck ? c.id : c.description;
+      // a note overwritten keeps its place in the list (Map order is first insertion)
+      if (opts.onePerCheck || !byKey.has(key)) byKey.set(key, c.description);
+    }
+  }
+  const lines = seen ? [...byKey.values()] : generic();
+  return `# Checks\n\n${lines.map((l) => `- ${l}.`).join('\n')}\n`;
 }
 
 /** What a note-taking memory would write: the user's corrections pasted verbatim. */
@@ -367,6 +399,14 @@ export interface PersonaOptions {
   families?: string[];
   /** no rubric on train/val (correction-only preferences are then invisible): for tests that count target calls */
   ruleOnly?: boolean;
+  /**
+   * How an instance-dependent preference reaches the loop on train/val:
+   *  - 'generic' (default): a shape check with a generic description ("Reference the pull
+   *    request number in parentheses"), so pasting descriptions already generalises;
+   *  - 'valued': as the product sees it, a check from that session carrying that session's value
+   *    (`(#412)`, `# Release v2.4.0`, `describe('slugify'`), in its test and its description.
+   */
+  instanceChecks?: 'generic' | 'valued';
 }
 
 function subjectOf(rng: Rng, i: number): Subject {
@@ -385,11 +425,13 @@ function subjectOf(rng: Rng, i: number): Subject {
 }
 
 /** One instance of a job: what the loop sees on train/val, the strict verifiers on test. */
-function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject, ruleOnly = false): Task {
+function makeTask(seed: number, i: number, job: Job, split: Split, s: Subject, opts: PersonaOptions = {}): Task {
   const test = split === 'test';
+  const ruleOnly = opts.ruleOnly === true;
+  const seen = (p: Preference): CheckDef | undefined => (opts.instanceChecks === 'valued' && p.valued ? p.valued(s) : p.visible);
   const checks: Check[] = test
     ? job.prefs.map((p) => ({ id: p.id, ...p.strict(s), weight: 1, sealed: true, description: p.visible?.description ?? p.correction }))
-    : job.prefs.filter((p) => p.visible).map((p) => ({ id: p.id, ...(p.visible as CheckDef), weight: 1, sealed: false }));
+    : job.prefs.filter((p) => p.visible).map((p) => ({ id: p.id, ...(seen(p) as CheckDef), weight: 1, sealed: false }));
   const corrections = job.prefs.filter((p) => p.correction).map((p) => p.correction as string);
   return {
     id: stableId('sim', String(seed), String(i), job.key),
@@ -427,7 +469,7 @@ export function simPersonaTasks(seed: number, n: number, opts: PersonaOptions = 
   for (let i = 0; i < n; i++) {
     const job = jobs[i % jobs.length];
     const round = Math.floor(i / jobs.length);
-    tasks.push(makeTask(seed, i, job, SPLIT_PATTERN[round % SPLIT_PATTERN.length], subjectOf(rng, i), opts.ruleOnly));
+    tasks.push(makeTask(seed, i, job, SPLIT_PATTERN[round % SPLIT_PATTERN.length], subjectOf(rng, i), opts));
   }
   return tasks;
 }
@@ -440,7 +482,7 @@ export function personaWorld(seed: number, sizes: { train: number; val: number; 
   const make = (split: Split, count: number): Task[] =>
     Array.from({ length: count }, (_, k) => {
       const idx = i++;
-      return makeTask(seed, idx, jobs[k % jobs.length], split, subjectOf(rng, idx));
+      return makeTask(seed, idx, jobs[k % jobs.length], split, subjectOf(rng, idx), opts);
     });
   return { train: make('train', sizes.train), val: make('val', sizes.val), test: make('test', sizes.test) };
 }
