@@ -67,6 +67,13 @@ export interface ExperimentOutcome {
   /** … and per preference (check id) */
   perPref: Record<string, number>;
   acceptedEdits: number;
+  /**
+   * edits the optimizer proposed over the run, and those applied by accepted steps (force-accepted
+   * ones included): with the gate off the final skill ships, so this, not `acceptedEdits` (edits in
+   * the best-on-val lineage), is what the gate-off skill took in
+   */
+  proposedEdits: number;
+  appliedEdits: number;
   /** the shipped skill still holds a rule meant for one job but stated for every reply (or a catastrophic format rule) */
   keepsGlobalRule: boolean;
   /** … and the noise-free referee scores it more than TRUE_DROP higher with those rules cut out: the global rule does harm */
@@ -192,7 +199,7 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
 
   if (cfg.train === false) {
     const t = await scoreOnTest(tasks.test, start, tester, tester);
-    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, perPref: t.perPref, acceptedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0, start: null };
+    return { result: null, acceptedDrops: [], optimizerCalls: 0, targetCalls: 0, tokens: 0, shipped: start, shippedTest: t.mean, perKind: t.perKind, perPref: t.perPref, acceptedEdits: 0, proposedEdits: 0, appliedEdits: 0, keepsGlobalRule: GLOBAL_HARM.test(start), keepsGlobalHarm: false, finalTest: t.mean, acceptedSteps: 0, acceptedTrulyWorse: 0, start: null };
   }
 
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-train-'));
@@ -236,6 +243,8 @@ export async function runExperiment(cfg: ExperimentConfig): Promise<ExperimentOu
         perKind: t.perKind,
         perPref: t.perPref,
         acceptedEdits: result.edits.filter((e) => e.status === 'accepted').length,
+        proposedEdits: result.steps.reduce((a, s) => a + s.proposed, 0),
+        appliedEdits: result.steps.filter((s) => s.action === 'accept' || s.action === 'accept_new_best' || s.action === 'force_accept').reduce((a, s) => a + s.applied, 0),
         keepsGlobalRule,
         keepsGlobalHarm,
         finalTest,
