@@ -8,9 +8,16 @@
  *    literals, hard-coded instance values, contradictions, bloat, rare catastrophic rules):
  *    gated; gate off; and each mechanism switched off in turn;
  *  - the clean optimizer (no harm), gated.
- * Differences are paired by seed with a bootstrap 95% CI. Also printed: calls and tokens per run
- * and per accepted edit, test points per 100k tokens, and test score per preference kind.
- * Flags: --seeds N (default 10), --quick (3 seeds, the main arms only).
+ * The world is instance-valued by default: a train/val check of an instance-dependent preference
+ * carries that session's own value (`(#412)`, `# Release v2.4.0`), as a check mined from the
+ * user's session would, so a notepad that pastes check descriptions hard-codes one instance;
+ * `--generic-instances` reruns the old world (generic descriptions, which already generalise).
+ * Two notepads are scored (every distinct description; one per check, latest value) and the
+ * stronger is the bar. Differences are paired by seed with a bootstrap 95% CI. Also printed: calls
+ * and tokens per run and per accepted edit, test points per 100k tokens, test score per preference
+ * kind and per instance preference, and the gate's worth both from the start draft (the default)
+ * and from empty (where the +0.20 target applies).
+ * Flags: --seeds N (default 10), --quick (3 seeds, the main arms only), --generic-instances, --no-e2e.
  */
 import type { BenchResult } from './types.js';
 import type { Task } from '../src/core/records.js';
@@ -208,7 +215,8 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const cleanVsVerbatim = pairedBootstrap(scores(clean.arm.name), scores(verbatim.arm.name));
   out.write(`\ntrained gated − visible checks verbatim: full system (noisy optimizer, default harm: what the user gets) ${ci(vsVerbatim)}; clean optimizer (no harm) ${ci(cleanVsVerbatim)}\n`);
   const kinds = ['visible', 'correction', 'instance'] as const;
-  const kindGain = (a: ArmResult) => kinds.map((k) => `${k} ${ci(pairedBootstrap(a.runs.map((r) => r.perKind[k]), verbatim.runs.map((r) => r.perKind[k])))}`).join(', ');
+  const kindDiff = (a: ArmResult, k: (typeof kinds)[number]) => pairedBootstrap(a.runs.map((r) => r.perKind[k]), verbatim.runs.map((r) => r.perKind[k]));
+  const kindGain = (a: ArmResult) => kinds.map((k) => `${k} ${ci(kindDiff(a, k))}`).join(', ');
   out.write(`  gain per preference type, full system − checks verbatim: ${kindGain(gated)}\n  gain per preference type, clean optimizer − checks verbatim: ${kindGain(clean)}\n`);
   // instance preferences one by one: which values the loop generalises (numbers and versions) and which it hard-codes
   const instancePrefs = Object.entries(PREFERENCE_KIND).filter(([, k]) => k === 'instance').map(([id]) => id);
@@ -268,6 +276,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'test, trained gate off', value: ungated.shippedTest, unit: 'score' },
     { name: 'gated (full system) − verbatim checks, CI low', value: vsVerbatim.lo, unit: 'score', target: '> +0.05', pass: vsVerbatim.lo > 0.05 },
     { name: 'clean optimizer gated − verbatim checks, CI low', value: cleanVsVerbatim.lo, unit: 'score', target: '> +0.05', pass: cleanVsVerbatim.lo > 0.05 },
+    ...kinds.map((k) => ({ name: `full system − verbatim checks, ${k} prefs`, value: kindDiff(gated, k).diff, unit: 'score' })),
     { name: 'gated − gate off from empty, CI low', value: gateFromEmpty.lo, unit: 'score', target: '> +0.20', pass: gateFromEmpty.lo > 0.2 },
     { name: 'gated − gate off from the draft, CI low', value: gateEffect.lo, unit: 'score' },
     { name: 'gated steps accepted while val dropped', value: gated.acceptedDrops, unit: 'steps', target: `0 of ${gated.steps}`, pass: gated.acceptedDrops === 0 },
