@@ -74,6 +74,9 @@ export const ARMS: Arm[] = [
   { name: 'trained, with leave-one-out screen', noisy: true, options: { screenAccepted: true } },
   { name: 'trained, no defect/lapse labels', noisy: true, options: { skillAware: false } },
   { name: 'trained, with instance values de-instanced', noisy: true, options: { deinstance: true } },
+  // from empty the optimizer's own edits carry the instance values: the gate's worth with them de-instanced
+  { name: 'trained, no start draft, de-instanced', noisy: true, options: { startDraft: false, deinstance: true } },
+  { name: 'trained, gate off, no start draft, de-instanced', noisy: true, options: { gateEnabled: false, startDraft: false, deinstance: true } },
   { name: 'trained, second val slice for finishing', noisy: true, options: { finishSlice: 0.34 } },
 ];
 
@@ -247,6 +250,9 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     `gate on − gate off, default harm (15% scope-dropped rules): from the start draft (the default regime) ${ci(gateEffect)}; training from empty (the optimizer writes every rule: the regime the +0.20 target is for) ${ci(gateFromEmpty)}\n` +
       `  edits per run, proposed / applied by accepted steps (force-accepted included; the gate-off arm ships its final skill): from the draft gated ${editFlow(gated)}, gate off ${editFlow(ungated)} (draft taken gated ${draftTaken(gated)}, gate off ${draftTaken(ungated)}); from empty gated ${editFlow(noDraft)}, gate off ${editFlow(noDraftOff)}\n`,
   );
+  const deOn = results.find((a) => a.arm.name === 'trained, no start draft, de-instanced');
+  const deOff = results.find((a) => a.arm.name === 'trained, gate off, no start draft, de-instanced');
+  if (deOn && deOff) out.write(`  from empty with instance values de-instanced (deinstance: true): gated ${f3(deOn.shippedTest)}, gate off ${f3(deOff.shippedTest)}, gate on − off ${ci(pairedBootstrap(scores(deOn.arm.name), scores(deOff.arm.name)))}\n`);
   out.write(
     `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
       ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds})\n`,
