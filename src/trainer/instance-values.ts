@@ -36,3 +36,37 @@ export function withoutInstanceValues(edit: Edit, taskById: ReadonlyMap<string, 
   });
   return content === edit.content ? edit : { ...edit, content };
 }
+
+/**
+ * Values an ask names by their role, with the placeholder a reader fills from each new ask: "the
+ * `slugify` function" → `<function>`, "Package: logpipe" → `<package>`, "Author: Dana Kim
+ * <dana@kim.dev>" → `Name <email>` (git's own convention for an author line). A check a user's
+ * session produced carries that session's function, package and author ("Signed-off-by: Dana Kim
+ * <dana@kim.dev>"); pasted as a rule it would make every later reply name them. Only values of at
+ * least three characters count, so a short common word is never taken for one.
+ */
+export function namedAskValues(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (value: string | undefined, placeholder: string): void => {
+    const v = value?.trim();
+    if (v && v.length >= 3 && !out.has(v)) out.set(v, placeholder);
+  };
+  for (const m of text.matchAll(/`([A-Za-z_$][\w$.]*)`\s+(function|method)\b/g)) add(m[1], '<function>');
+  for (const m of text.matchAll(/\b(?:the|a)\s+(function|method)\s+`([A-Za-z_$][\w$.]*)`/g)) add(m[2], '<function>');
+  for (const m of text.matchAll(/\bPackage:\s*([\w@/.-]*[\w@/-])/g)) add(m[1], '<package>');
+  for (const m of text.matchAll(/\bthe\s+([\w@/-]+)\s+package\b/g)) add(m[1], '<package>');
+  for (const m of text.matchAll(/\b(?:Author|Signed-off-by|Co-authored-by):\s*([^<\n]+?\s<[^>\s]+@[^>\s]+>)/g)) add(m[1], 'Name <email>');
+  return out;
+}
+
+const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `text` with every named value of `values` (see `namedAskValues`) written as its placeholder. */
+export function withNamedPlaceholders(text: string, values: ReadonlyMap<string, string>): string {
+  let out = text;
+  // longest first, so "Dana Kim <dana@kim.dev>" goes before a shorter value inside it
+  for (const [value, placeholder] of [...values].sort((a, b) => b[0].length - a[0].length)) {
+    out = out.replace(new RegExp(`(?<![\\w$@/-])${escapeRegex(value)}(?![\\w$-])`, 'g'), placeholder);
+  }
+  return out;
+}

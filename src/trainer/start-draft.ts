@@ -8,7 +8,8 @@
  * rule for commit messages, instead of applying to every reply as it does in a flat list.
  * Sealed checks, hidden verifiers and test tasks never reach it (the caller passes train + val).
  * A PR/issue number or a version that one of the job's asks states is that instance's value, not
- * the convention: it is written as a placeholder (`#<number>`, `X.Y.Z`).
+ * the convention: it is written as a placeholder (`#<number>`, `X.Y.Z`); so is a function, package or
+ * author the ask names (`<function>`, `<package>`, `Name <email>`).
  *
  * The trainer weighs this draft against the starting skill on validation (the paired gate
  * decides, as for any candidate) and, when it wins, trains on top of it (`start-gate.ts`):
@@ -18,6 +19,7 @@
 import type { Edit, Task } from '../core/records.js';
 import { familyPhrase } from '../mine/skill-description.js';
 import { applyEdits } from './edits.js';
+import { namedAskValues, withNamedPlaceholders } from './instance-values.js';
 import type { EditScope } from './skilldoc.js';
 
 /** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
@@ -52,7 +54,7 @@ export function taskCorrections(t: Task): string[] {
 const NUMBER = /#(\d+)\b/g;
 const VERSION = /\bv?(\d+\.\d+\.\d+)\b/g;
 
-/** A rule's text with the instance values the job's asks state (PR/issue numbers, versions) as placeholders. */
+/** A rule's text with the instance values the job's asks state (PR/issue numbers, versions, a named function, package or author) as placeholders. */
 export function withPlaceholders(rule: string, tasks: Task[]): string {
   const numbers = new Set<string>();
   const versions = new Set<string>();
@@ -61,7 +63,10 @@ export function withPlaceholders(rule: string, tasks: Task[]): string {
     for (const m of text.matchAll(NUMBER)) numbers.add(m[1]);
     for (const m of text.matchAll(VERSION)) versions.add(m[1]);
   }
-  return rule.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
+  const named = new Map<string, string>();
+  for (const t of tasks) for (const [v, p] of namedAskValues(`${t.intent}\n${t.context ?? ''}`)) if (!named.has(v)) named.set(v, p);
+  const numbered = rule.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
+  return withNamedPlaceholders(numbered, named);
 }
 
 /** Below this many words a common opening says too little to name a job. */

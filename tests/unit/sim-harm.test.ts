@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { scopeDropped, scoped, wrongLiteral, hardcoded } from '../../src/llm/sim/reflect.js';
+import { scopeDropped, scoped, wrongLiteral, hardcoded, generalized } from '../../src/llm/sim/reflect.js';
 import { perform } from '../../src/llm/sim/target.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import { evaluateCheck } from '../../src/core/checks.js';
@@ -42,6 +42,17 @@ describe('sim optimizer harm knobs bite the way real harm does', () => {
     expect(rate(strict, rule, changelog)).toBeGreaterThan(0.8);
     expect(rate(loose, fixed, changelog)).toBeGreaterThan(0.8);
     expect(rate(strict, fixed, changelog)).toBe(0);
+  });
+
+  it('without the hard-code harm, a value the failing ask holds becomes a placeholder that each instance fills', () => {
+    const visible = { change: '', pr: '482', version: '2.4.0', fn: 'slugify', pkg: 'logpipe', issue: null, author: null, email: null };
+    const rule = '- Reference the pull request in parentheses: `(#482)`; title `# Release v2.4.0`; `npm install logpipe`; `describe(\'slugify\'`; keep #7 in prose.';
+    const general = generalized(rule, visible);
+    expect(general).toBe("- Reference the pull request in parentheses: `(#<number>)`; title `# Release vX.Y.Z`; `npm install <package>`; `describe('<function>'`; keep #7 in prose.");
+    // a literal the ask does not hold stays as written
+    expect(generalized('- use `(#99)`', visible)).toBe('- use `(#99)`');
+    const strict: Check = { id: 's', op: 'contains', value: '(#512)', weight: 1, sealed: false };
+    expect(rate(strict, '- Reference the pull request number in parentheses after each changelog item: `(#<number>)`.', changelog)).toBeGreaterThan(0.8);
   });
 
   it('a catastrophic format rule wrecks every job', () => {

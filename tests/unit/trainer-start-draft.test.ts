@@ -111,6 +111,18 @@ describe('the corrections draft (the notepad as a floor)', () => {
     expect(taskCorrections(task('y', 'f', 'x', ['keep it short']))).toEqual(['keep it short']);
   });
 
+  it('writes a function, package or author the asks name as a placeholder, and leaves other words alone', () => {
+    const asks = [
+      makeTask({ id: 'a', family: 'f', split: 'train', intent: 'Write unit tests for the `slugify` function in src/text.ts.', context: 'Package: logpipe. Author: Dana Kim <dana@kim.dev>.', corrections: [], judge }),
+      makeTask({ id: 'b', family: 'f', split: 'train', intent: 'Write unit tests for the `parseAmount` function.', context: 'Package: logpipe.', corrections: [], judge }),
+    ];
+    expect(withPlaceholders("wrap them in `describe('slugify', () => {`", asks)).toBe("wrap them in `describe('<function>', () => {`");
+    expect(withPlaceholders('install with `npm install logpipe`', asks)).toBe('install with `npm install <package>`');
+    expect(withPlaceholders('end with `Signed-off-by: Dana Kim <dana@kim.dev>`', asks)).toBe('end with `Signed-off-by: Name <email>`');
+    // a value inside a longer word, or a word no ask names, stays as written
+    expect(withPlaceholders('use slugifyAll and `npm install logpipes`', asks)).toBe('use slugifyAll and `npm install logpipes`');
+  });
+
   it('on the persona world: one section per job, each scoped by the sim reader to that job only, no test task read', () => {
     const w = personaWorld(3, { train: 16, val: 8, test: 8 });
     const d = correctionsDraft('', [...w.train, ...w.val], 'document')!;

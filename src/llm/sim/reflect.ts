@@ -106,6 +106,24 @@ export function hardcoded(content: string, instance: Visible): string | null {
     .replace(/\d+\.\d+\.\d+/g, instance.version ?? '1.0.0');
 }
 
+/**
+ * A rule's literals with the values the failing ask states (its PR/issue number, version, function
+ * or package) written as placeholders: a check that came from one session says "`(#412)`", and an
+ * optimizer reading "…for PR #412" beside it sees that the number is the ask's, not the convention.
+ * Only literals (backticks) change, and only values the ask holds.
+ */
+export function generalized(content: string, instance: Visible): string {
+  const esc = (v: string): string => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return content.replace(/`([^`\n]+)`/g, (_, lit: string) => {
+    let out = lit;
+    for (const n of [instance.pr, instance.issue]) if (n) out = out.replace(new RegExp(`#${n}(?!\\d)`, 'g'), '#<number>');
+    if (instance.version) out = out.replace(new RegExp(`\\b(v?)${esc(instance.version)}\\b`, 'g'), (_m, v: string) => `${v}X.Y.Z`);
+    if (instance.fn && instance.fn.length >= 3) out = out.replace(new RegExp(`(?<![\\w$])${esc(instance.fn)}(?![\\w$])`, 'g'), '<function>');
+    if (instance.pkg && instance.pkg.length >= 3) out = out.replace(new RegExp(`(?<![\\w@/-])${esc(instance.pkg)}(?![\\w-])`, 'g'), '<package>');
+    return `\`${out}\``;
+  });
+}
+
 const BLOAT =
   '- General advice: read the surrounding code carefully, consider edge cases, think about maintainability and readability, prefer clarity over cleverness, ' +
   'be consistent with the conventions already present in the repository, keep the user informed about trade-offs, consider performance where it matters, ' +
@@ -288,7 +306,10 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     const intent = intentOf.get(issue.taskIds[0]) ?? '';
     const job = jobOfAsk(intent);
     if (rng.chance(rate('wrongLiteralRate'))) content = wrongLiteral(content);
+    // hard-coding one instance's value is a harm with its own rate; otherwise the optimizer, which
+    // sees the failing ask beside the check, writes a value the ask itself holds as a placeholder
     if (rng.chance(rate('hardcodeRate'))) content = hardcoded(content, visibleValues(intent, '')) ?? content;
+    else content = generalized(content, visibleValues(intent, ''));
     content = rng.chance(rate('scopeDropRate')) ? scopeDropped(content) : scoped(content, job);
     const against = contradictingLine(payload.skill, issue);
     if (against) {
