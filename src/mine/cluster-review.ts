@@ -68,6 +68,8 @@ export const apartKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|$
 export interface ReviewAsk {
   key: string;
   prompt: string;
+  /** what the agent did for it (work signs, work.ts) */
+  work?: string[];
 }
 
 export interface ReviewCandidate {
@@ -78,7 +80,42 @@ export interface ReviewCandidate {
 }
 
 export function contentHash(c: ReviewCandidate): string {
-  return crypto.createHash('sha256').update(`${c.size}\u0000${representatives(c).join('\u0000')}`).digest('hex').slice(0, 16);
+  const shown = representatives(c).map((r) => `${r.text}\u0001${r.work.join('\u0001')}`);
+  return crypto.createHash('sha256').update(`${c.size}\u0000${shown.join('\u0000')}`).digest('hex').slice(0, 16);
+}
+
+/** Work signs shown per cluster summary (the most frequent across its asks). */
+const WORK_SHOWN = 5;
+
+/**
+ * What the agent did across a cluster's asks (its representative pool): each work sign with how
+ * many asks show it, most frequent first. The job behind the words shows in the artefact touched,
+ * whatever the phrasing, so a reader can tell two differently worded clusters are one job (both
+ * wrote CHANGELOG.md) and a cluster named by its words is not (its asks ran `gh pr` and wrote no test).
+ */
+function workSummary(c: ReviewCandidate): { work: Array<{ did: string; asks: number }>; asksRead: number } {
+  const counts = new Map<string, number>();
+  let asksRead = 0;
+  for (const a of c.asks.slice(0, REPRESENTATIVE_POOL)) {
+    asksRead++;
+    for (const w of new Set(a.work ?? [])) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const work = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, WORK_SHOWN)
+    .map(([did, asks]) => ({ did, asks }));
+  return { work, asksRead };
+}
+
+/** A work sign as a feature term (what the agent did counts, beside the words, in how typical an ask is). */
+const workTerm = (sign: string): string => `%${sign}`;
+const WORK_FEATURE_WEIGHT = 2;
+
+function withWork(f: Features, work: readonly string[] | undefined): Features {
+  if (!work?.length) return f;
+  const out = new Map(f);
+  for (const w of work) out.set(workTerm(w), WORK_FEATURE_WEIGHT);
+  return out;
 }
 
 /** Distinct asks of a cluster read to choose its representatives (its most recent ones). */
@@ -93,35 +130,59 @@ const ATYPICAL_SHOWN = 2;
  * and the atypical wordings of a job are the ones that tell a reader two clusters are the same job.
  * Deterministic: ties keep the cluster's order (most recent first).
  */
-function representatives(c: ReviewCandidate): string[] {
-  const pool: Array<{ text: string; features: Features }> = [];
+function representatives(c: ReviewCandidate): Array<{ text: string; work: string[] }> {
+  const pool: Array<{ text: string; work: string[]; features: Features }> = [];
   const seen = new Set<string>();
   for (const a of c.asks) {
     const p = a.prompt.replace(/\s+/g, ' ').trim().slice(0, MAX_ASK_CHARS);
     const k = keyOf(p);
     if (!p || seen.has(k)) continue;
     seen.add(k);
-    pool.push({ text: p, features: featuresOf(k) });
+    const work = a.work ?? [];
+    // (what the agent did is part of what makes an ask typical or not of its cluster)
+    pool.push({ text: p, work, features: withWork(featuresOf(k), work) });
     if (pool.length >= REPRESENTATIVE_POOL) break;
   }
-  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => x.text);
+  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => ({ text: x.text, work: x.work }));
   const centroid: Features = new Map();
   for (const x of pool) for (const [t, w] of x.features) centroid.set(t, (centroid.get(t) ?? 0) + w);
-  const ranked = pool.map((x, i) => ({ i, text: x.text, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
+  const ranked = pool.map((x, i) => ({ i, text: x.text, work: x.work, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
   const typical = ranked.slice(0, ASKS_PER_CLUSTER - ATYPICAL_SHOWN);
   const atypical = ranked.slice(-ATYPICAL_SHOWN).reverse();
-  return [...typical, ...atypical].map((x) => x.text);
+  return [...typical, ...atypical].map((x) => ({ text: x.text, work: x.work }));
+}
+
+/** One cluster of the request: its representative asks, what the agent did for each, and across the cluster. */
+export function reviewedCluster(c: ReviewCandidate): ReviewClustersPayload['clusters'][number] {
+  const reps = representatives(c);
+  const out: ReviewClustersPayload['clusters'][number] = { id: c.id, size: c.size, asks: reps.map((r) => r.text) };
+  if (reps.some((r) => r.work.length)) out.did = reps.map((r) => r.work);
+  const { work, asksRead } = workSummary(c);
+  if (work.length) {
+    out.work = work;
+    out.asksRead = asksRead;
+  }
+  return out;
 }
 
 export function reviewPrompt(p: ReviewClustersPayload): string {
-  const blocks = p.clusters.map((c) => [`[${c.id}] (${c.size} asks)`, ...c.asks.map((a, i) => `  ${i}. ${a}`)].join('\n'));
+  const blocks = p.clusters.map((c) =>
+    [
+      `[${c.id}] (${c.size} asks)`,
+      ...c.asks.map((a, i) => `  ${i}. ${a}${c.did?.[i]?.length ? `\n     agent: ${c.did[i].join('; ')}` : ''}`),
+      ...(c.work?.length ? [`  across ${c.asksRead ?? c.size} asks the agent: ${c.work.map((w) => `${w.did} (${w.asks})`).join('; ')}`] : []),
+    ].join('\n'),
+  );
   return [
     'You review how a user\'s requests to their coding agent were grouped into recurring jobs.',
     'A job is what the user wants done (write a changelog entry, fix type errors, write unit tests, cut a release…),',
     'not the object it is done to (a function, a module, a bug). Two asks with the same job and different objects are one job;',
     'two asks about the same object with different jobs are two jobs.',
     '',
-    'Clusters (id, size, representative asks):',
+    'What the agent did for an ask (the files it wrote, the commands it ran) shows its job whatever the wording:',
+    'an ask whose agent wrote CHANGELOG.md is a changelog job, one that ran `git commit` a commit message.',
+    '',
+    'Clusters (id, size, representative asks, what the agent did):',
     ...blocks,
     '',
     'Return ONLY a JSON object: {"names": [{"id", "job"}], "merges": [[id, id, ...]], "splits": [{"id", "groups": [{"job", "asks": [index, ...]}]}]}.',
@@ -193,7 +254,7 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
     r.clusterer,
   );
   if (fresh.length === 0) return out;
-  const payload: ReviewClustersPayload = { clusters: fresh.map((c) => ({ id: c.id, size: c.size, asks: representatives(c) })) };
+  const payload: ReviewClustersPayload = { clusters: fresh.map(reviewedCluster) };
   out.called = true;
   const res = await completeJson(
     r.backend,
@@ -204,7 +265,7 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   out.cached = res.replies.every((x) => x.cached);
   out.reviewed = fresh.length;
   const byId = new Map(fresh.map((c) => [c.id, c]));
-  const shown = new Map(payload.clusters.map((c) => [c.id, c.asks]));
+  const shown = new Map(payload.clusters.map((c) => [c.id, c.asks.map((text, i) => ({ text, work: c.did?.[i] ?? [] }))]));
   const nameOf = new Map<string, string>();
   for (const n of res.value.names) {
     const job = n.job.replace(/\s+/g, ' ').trim().slice(0, MAX_JOB_NAME);
@@ -212,6 +273,8 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   }
 
   // splits first (they name parts of one cluster), then merges among what is left
+  /** the parts of the clusters split: each part's cluster, its job and the asks it holds */
+  const parts: Array<{ id: string; job: string; keys: string[] }> = [];
   for (const sp of res.value.splits) {
     const c = byId.get(sp.id);
     const asks = shown.get(sp.id);
@@ -220,11 +283,12 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
       .map((g) => ({ job: g.job.trim().slice(0, MAX_JOB_NAME), asks: [...new Set(g.asks.filter((i) => i < asks.length))] }))
       .filter((g) => g.asks.length > 0);
     if (groups.length < 2) continue;
-    // every ask of the cluster goes with the group whose shown asks it is most like
-    const groupFeatures = groups.map((g) => g.asks.map((i) => featuresOf(keyOf(asks[i]))));
+    // every ask of the cluster goes with the group whose shown asks it is most like, in words and
+    // in what the agent did
+    const groupFeatures = groups.map((g) => g.asks.map((i) => withWork(featuresOf(keyOf(asks[i].text)), asks[i].work)));
     const assignment = new Map<number, ReviewAsk[]>();
     for (const a of c.asks) {
-      const f = featuresOf(keyOf(a.prompt));
+      const f = withWork(featuresOf(keyOf(a.prompt)), a.work);
       let best = 0;
       let bestScore = -1;
       groupFeatures.forEach((gf, gi) => {
@@ -246,11 +310,15 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
       const made = r.clusterer.splitOff(c.id, newId, members.map((m) => featuresOf(keyOf(m.prompt))), sessions);
       if (!made) continue;
       for (const m of members) moved.set(m.key, newId);
+      parts.push({ id: newId, job: groups[gi].job, keys: members.map((m) => m.key) });
       r.state.names[newId] = groups[gi].job;
       r.state.decisions.push({ at: r.now, by: 'llm', kind: 'split', cluster: c.id, other: newId, moved: members.map((m) => m.key), job: groups[gi].job });
       out.splits++;
     }
-    if (order[0]) nameOf.set(c.id, groups[order[0][0]].job);
+    if (order[0]) {
+      nameOf.set(c.id, groups[order[0][0]].job);
+      parts.push({ id: c.id, job: groups[order[0][0]].job, keys: order[0][1].map((m) => m.key) });
+    }
     if (moved.size) r.onMove(moved);
   }
 
@@ -281,6 +349,26 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
     }
   }
 
+  // a part split off as one job joins the reviewed cluster the reply names with that job: the
+  // reply said both are that job (the reviewer cannot name the part's new id in its merges)
+  const splitIds = new Set(parts.map((p) => p.id));
+  const namedAs = new Map<string, string>();
+  for (const [id, job] of nameOf) if (!splitIds.has(id) && !namedAs.has(jobKey(job))) namedAs.set(jobKey(job), id);
+  for (const part of parts) {
+    const target = namedAs.get(jobKey(part.job));
+    if (!target) continue;
+    const a = r.clusterer.resolve(part.id);
+    const b = r.clusterer.resolve(target);
+    if (a === b || apart.has(apartKey(a, b))) continue;
+    const keep = r.clusterer.mergeClusters(a, b, r.canAbsorb);
+    if (!keep) continue;
+    const drop = keep === a ? b : a;
+    const moved = drop === a ? part.keys : (byId.get(target)?.asks ?? []).map((x) => x.key);
+    r.state.decisions.push({ at: r.now, by: 'llm', kind: 'merge', cluster: keep, other: drop, moved, job: part.job });
+    if (drop === b) nameOf.set(keep, part.job);
+    out.merges++;
+  }
+
   for (const [id, job] of nameOf) {
     const target = r.clusterer.resolve(id);
     r.state.names[target] = job;
@@ -289,6 +377,9 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   for (const c of fresh) r.state.reviewed[c.id] = contentHash(c);
   return out;
 }
+
+/** Two job names are one job when they read the same (case, spacing and punctuation aside). */
+const jobKey = (job: string): string => job.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 /** Share of the smaller feature set's weight found in the other (a cheap likeness of two asks). */
 function overlap(a: Features, b: Features): number {
