@@ -107,6 +107,9 @@ function workSummary(c: ReviewCandidate): { work: Array<{ did: string; asks: num
   return { work, asksRead };
 }
 
+/** How much more like another group's shown asks than like its home group's an ask must be to leave with a split. */
+const SPLIT_MARGIN = 0.15;
+
 /** A work sign as a feature term (what the agent did counts, beside the words, in how typical an ask is). */
 const workTerm = (sign: string): string => `%${sign}`;
 const WORK_FEATURE_WEIGHT = 2;
@@ -284,19 +287,18 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
       .filter((g) => g.asks.length > 0);
     if (groups.length < 2) continue;
     // every ask of the cluster goes with the group whose shown asks it is most like, in words and
-    // in what the agent did
+    // in what the agent did; it leaves the group of the cluster's most typical ask (shown first)
+    // only when it is clearly more like another: a reviewer who splits off the one odd ask it was
+    // shown says nothing about the asks it was not shown, which mostly are the cluster's own job
     const groupFeatures = groups.map((g) => g.asks.map((i) => withWork(featuresOf(keyOf(asks[i].text)), asks[i].work)));
+    const home = Math.max(0, groups.findIndex((g) => g.asks.includes(0)));
     const assignment = new Map<number, ReviewAsk[]>();
     for (const a of c.asks) {
       const f = withWork(featuresOf(keyOf(a.prompt)), a.work);
-      let best = 0;
-      let bestScore = -1;
-      groupFeatures.forEach((gf, gi) => {
-        const s = Math.max(...gf.map((x) => overlap(f, x)));
-        if (s > bestScore) {
-          best = gi;
-          bestScore = s;
-        }
+      const scores = groupFeatures.map((gf) => Math.max(...gf.map((x) => overlap(f, x))));
+      let best = home;
+      scores.forEach((sc, gi) => {
+        if (gi !== home && sc >= scores[home] + SPLIT_MARGIN && sc > scores[best]) best = gi;
       });
       assignment.set(best, [...(assignment.get(best) ?? []), a]);
     }

@@ -71,12 +71,50 @@ const VERIFY_JOBS: Array<{ job: string; re: RegExp }> = [
   { job: 'fixing TypeScript type errors', re: /^ran (tsc|(npm|pnpm|yarn) run (typecheck|type-check))\b/i },
 ];
 
+/** The jobs a careful reader sees in what the agent did for an ask, most specific first (empty when none). */
+export function jobsOfWork(did: readonly string[] | undefined): string[] {
+  if (!did?.length) return [];
+  const made = WORK_JOBS.filter((j) => did.some((d) => j.re.test(d))).map((j) => j.job);
+  if (made.length) return made;
+  const verified = VERIFY_JOBS.filter((j) => did.some((d) => j.re.test(d)));
+  return verified.length === 1 ? [verified[0].job] : [];
+}
+
 /** The job a careful reader sees in what the agent did for an ask, or null. */
 export function jobOfWork(did: readonly string[] | undefined): string | null {
-  if (!did?.length) return null;
-  for (const j of WORK_JOBS) if (did.some((d) => j.re.test(d))) return j.job;
-  const verified = VERIFY_JOBS.filter((j) => did.some((d) => j.re.test(d)));
-  return verified.length === 1 ? verified[0].job : null;
+  return jobsOfWork(did)[0] ?? null;
+}
+
+/**
+ * The loosest words that touch each job's artefact: what the agent did is read as the ask's job
+ * only when the ask's words are compatible with it. An agent that also wrote CHANGELOG.md while
+ * handling "the timeout case in src/x.ts" did two things; the ask was the code change.
+ */
+const MENTIONS: Record<string, RegExp> = {
+  'writing release notes': /\bnotes?\b|\breleases?\b/i,
+  'writing a CHANGELOG entry': /\bchange ?log|\bchanges\b|\bentry\b/i,
+  'cutting a release': /\breleases?\b|\bversion\b|\bpublish|\btag\b|\bship\b/i,
+  'writing a pull request description': /\b(pr|pull request|merge request|branch)\b/i,
+  'writing a commit message': /\bcommit/i,
+  'writing a database migration': /\bmigrat|\bschema\b|\bcolumn\b|\btable\b/i,
+  'investigating a failing CI run': /\b(ci|build|pipeline|workflow|actions?|checks?|runs?|job)\b/i,
+  'writing unit tests': /\btest|\bspecs?\b|\bcoverage\b/i,
+  'upgrading a dependency': /\b(update|upgrade|bump|versions?|latest|outdated|dependabot|renovate|dependency|dependencies)\b/i,
+  'updating the docs': /\bdoc|\breadme\b|\bexplain\b/i,
+  'fixing lint errors': /\blint|\bformat|\bprettier\b|\bstyle\b/i,
+  'fixing TypeScript type errors': /\btyp|\btsc\b|\bts\d{4}\b/i,
+};
+
+/**
+ * An ask's job, from its words and what the agent did for it: the job both show; else the job of
+ * the agent's work that the words touch (the words alone misread "… a summary and a test plan" as
+ * tests, the `gh pr` run shows a PR description); else the job of the words.
+ */
+export function jobOfAsk(ask: string, did: readonly string[] | undefined): string | null {
+  const said = jobOf(ask);
+  const done = jobsOfWork(did);
+  if (said && done.includes(said)) return said;
+  return done.find((j) => MENTIONS[j]?.test(ask)) ?? said;
 }
 
 /** Work a reader can tell from a job's, though it names none: code edited in source files (a fix, a rename). */
@@ -112,7 +150,7 @@ export function reviewClusters(p: ReviewClustersPayload): {
   const byJob = new Map<string, string[]>();
   for (const c of p.clusters) {
     // what the agent made for an ask first, then its words
-    const jobs = c.asks.map((a, i) => jobOfWork(c.did?.[i]) ?? jobOf(a));
+    const jobs = c.asks.map((a, i) => jobOfAsk(a, c.did?.[i]));
     const counts = new Map<string, number[]>();
     jobs.forEach((j, i) => {
       if (j) counts.set(j, [...(counts.get(j) ?? []), i]);
