@@ -169,6 +169,9 @@ export function reviewClusters(p: ReviewClustersPayload): {
       // (the shown asks are its most and least typical ones, not a sample: which part is the bigger
       // one it cannot tell, so it names each part and merges none of them by the cluster's id)
       splits.push({ id: c.id, groups: groups.map(([job, asks]) => ({ job, asks })) });
+      // its name: the job of its most typical ask (shown first)
+      const home = groups.find(([, asks]) => asks.includes(0))?.[0];
+      if (home && home !== CODE_WORK) names.push({ id: c.id, job: home });
       continue;
     }
     // the job most of its asks show; else the product most of the cluster's asks made
