@@ -147,6 +147,8 @@ export interface ReviewClustersPayload {
     asks: string[];
     /** what the agent did for each shown ask (work signs, src/mine/work.ts), aligned with `asks`; absent when nothing is known */
     did?: string[][];
+    /** how many of the asks read are worded like each shown ask (one wording is shown once), aligned with `asks`; absent when all are 1 */
+    worded?: number[];
     /** the work signs across the cluster's asks read (not only those shown), most frequent first, with how many asks show each */
     work?: Array<{ did: string; asks: number }>;
     /** how many asks the `work` counts were read from */

@@ -133,26 +133,31 @@ const ATYPICAL_SHOWN = 2;
  * and the atypical wordings of a job are the ones that tell a reader two clusters are the same job.
  * Deterministic: ties keep the cluster's order (most recent first).
  */
-function representatives(c: ReviewCandidate): Array<{ text: string; work: string[] }> {
-  const pool: Array<{ text: string; work: string[]; features: Features }> = [];
+function representatives(c: ReviewCandidate): Array<{ text: string; work: string[]; count: number }> {
+  const pool: Array<{ text: string; work: string[]; features: Features; key: string }> = [];
   const seen = new Set<string>();
-  for (const a of c.asks) {
+  // how many of the asks read are worded like each one (the same key): distinct wordings are shown
+  // once, and a reader who is not told that one of them stands for most of the cluster would take
+  // the cluster for the job of its other, rarer wordings
+  const worded = new Map<string, number>();
+  for (const [i, a] of c.asks.entries()) {
     const p = a.prompt.replace(/\s+/g, ' ').trim().slice(0, MAX_ASK_CHARS);
     const k = keyOf(p);
-    if (!p || seen.has(k)) continue;
+    if (i < REPRESENTATIVE_POOL) worded.set(k, (worded.get(k) ?? 0) + 1);
+    if (!p || seen.has(k) || pool.length >= REPRESENTATIVE_POOL) continue;
     seen.add(k);
     const work = a.work ?? [];
     // (what the agent did is part of what makes an ask typical or not of its cluster)
-    pool.push({ text: p, work, features: withWork(featuresOf(k), work) });
-    if (pool.length >= REPRESENTATIVE_POOL) break;
+    pool.push({ text: p, work, features: withWork(featuresOf(k), work), key: k });
   }
-  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => ({ text: x.text, work: x.work }));
+  const count = (k: string) => Math.max(1, worded.get(k) ?? 0);
+  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => ({ text: x.text, work: x.work, count: count(x.key) }));
   const centroid: Features = new Map();
   for (const x of pool) for (const [t, w] of x.features) centroid.set(t, (centroid.get(t) ?? 0) + w);
-  const ranked = pool.map((x, i) => ({ i, text: x.text, work: x.work, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
+  const ranked = pool.map((x, i) => ({ i, text: x.text, work: x.work, key: x.key, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
   const typical = ranked.slice(0, ASKS_PER_CLUSTER - ATYPICAL_SHOWN);
   const atypical = ranked.slice(-ATYPICAL_SHOWN).reverse();
-  return [...typical, ...atypical].map((x) => ({ text: x.text, work: x.work }));
+  return [...typical, ...atypical].map((x) => ({ text: x.text, work: x.work, count: count(x.key) }));
 }
 
 /** One cluster of the request: its representative asks, what the agent did for each, and across the cluster. */
@@ -160,6 +165,7 @@ export function reviewedCluster(c: ReviewCandidate): ReviewClustersPayload['clus
   const reps = representatives(c);
   const out: ReviewClustersPayload['clusters'][number] = { id: c.id, size: c.size, asks: reps.map((r) => r.text) };
   if (reps.some((r) => r.work.length)) out.did = reps.map((r) => r.work);
+  if (reps.some((r) => r.count > 1)) out.worded = reps.map((r) => r.count);
   const { work, asksRead } = workSummary(c);
   if (work.length) {
     out.work = work;
@@ -172,7 +178,7 @@ export function reviewPrompt(p: ReviewClustersPayload): string {
   const blocks = p.clusters.map((c) =>
     [
       `[${c.id}] (${c.size} asks)`,
-      ...c.asks.map((a, i) => `  ${i}. ${a}${c.did?.[i]?.length ? `\n     agent: ${c.did[i].join('; ')}` : ''}`),
+      ...c.asks.map((a, i) => `  ${i}. ${a}${(c.worded?.[i] ?? 1) > 1 ? ` (×${c.worded![i]} asks worded like it)` : ''}${c.did?.[i]?.length ? `\n     agent: ${c.did[i].join('; ')}` : ''}`),
       ...(c.work?.length ? [`  across ${c.asksRead ?? c.size} asks the agent: ${c.work.map((w) => `${w.did} (${w.asks})`).join('; ')}`] : []),
     ].join('\n'),
   );

@@ -47,10 +47,28 @@ describe('what the review is shown', () => {
     expect(reviewedCluster(candidate('cl_b', [['explain the auth flow', []]]))).toEqual({ id: 'cl_b', size: 1, asks: ['explain the auth flow'] });
   });
 
+  it('how many asks each shown wording stands for (one wording is shown once)', () => {
+    const c = reviewedCluster(
+      candidate('cl_w', [
+        ['fix the error handling in src/a.ts as well', []],
+        ['fix the error handling in src/b.ts as well', []],
+        ['fix the error handling in src/c.ts as well', []],
+        ['update vite and fix what broke', ['ran npm install']],
+      ]),
+    );
+    expect(c.asks).toHaveLength(2);
+    expect(c.worded).toEqual([3, 1]);
+    expect(reviewPrompt({ clusters: [c] })).toContain('(×3 asks worded like it)');
+    // the reader weighs a wording by the asks it stands for: one upgrade among four asks does not
+    // make it an upgrade cluster (shown without the counts, the same two asks would)
+    expect(simReview({ clusters: [c] }).names).toEqual([]);
+    expect(simReview({ clusters: [{ ...c, worded: undefined }] }).names.map((n) => n.job)).toEqual(['upgrading a dependency']);
+  });
+
   it('the sim reads nothing the rendered prompt does not carry: every field of the payload is in the prompt', () => {
     const payload: ReviewClustersPayload = { clusters: [reviewedCluster(changelog), reviewedCluster(candidate('cl_c', [['write vitest cases for parseAmount', ['wrote a test file (*.test.ts)', 'ran vitest run']]]))] };
     // only these fields: the corpus (labels, sessions, projects) is never part of the request
-    for (const c of payload.clusters) for (const k of Object.keys(c)) expect(['id', 'size', 'asks', 'did', 'work', 'asksRead']).toContain(k);
+    for (const c of payload.clusters) for (const k of Object.keys(c)) expect(['id', 'size', 'asks', 'did', 'worded', 'work', 'asksRead']).toContain(k);
     const prompt = reviewPrompt(payload);
     for (const [path, value] of leaves(payload)) expect(prompt, `payload${path}`).toContain(value);
   });

@@ -155,9 +155,12 @@ export function reviewClusters(p: ReviewClustersPayload): {
     jobs.forEach((j, i) => {
       if (j) counts.set(j, [...(counts.get(j) ?? []), i]);
     });
+    // a shown ask stands for the asks worded like it
+    const weight = (is: number[]) => is.reduce((a, i) => a + (c.worded?.[i] ?? 1), 0);
+    const shownWeight = weight(c.asks.map((_, i) => i));
     const clusterJob = clusterJobOfWork(c);
     if (counts.size === 0 && !clusterJob) continue;
-    const ranked = [...counts.entries()].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+    const ranked = [...counts.entries()].sort((a, b) => weight(b[1]) - weight(a[1]) || (a[0] < b[0] ? -1 : 1));
     // every ask it can place is needed before it says the cluster is two jobs: with a job, or as
     // plain code work whose agent made none of the other asks' products
     const kinds = c.asks.map((_, i) => jobs[i] ?? workKind(c.did?.[i]));
@@ -175,7 +178,7 @@ export function reviewClusters(p: ReviewClustersPayload): {
       continue;
     }
     // the job most of its asks show; else the product most of the cluster's asks made
-    const main = ranked.length && ranked[0][1].length * 2 >= c.asks.length ? ranked[0][0] : clusterJob;
+    const main = ranked.length && weight(ranked[0][1]) * 2 >= shownWeight ? ranked[0][0] : clusterJob;
     if (!main) continue; // mostly asks it cannot place: leave the cluster alone
     names.push({ id: c.id, job: main });
     byJob.set(main, [...(byJob.get(main) ?? []), c.id]);
