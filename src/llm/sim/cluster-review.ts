@@ -124,7 +124,7 @@ function workKind(did: readonly string[] | undefined): string | null {
   return did.some((d) => /^wrote src\//.test(d)) ? CODE_WORK : null;
 }
 
-/** A cluster's job from what the agent did across its asks: one product made in most of the asks that made one. */
+/** A cluster's job from what the agent did across its asks: one product, made in a good share of them. */
 function clusterJobOfWork(c: ReviewClustersPayload['clusters'][number]): string | null {
   if (!c.work?.length || !c.asksRead) return null;
   const byJob = new Map<string, number>();
@@ -136,8 +136,9 @@ function clusterJobOfWork(c: ReviewClustersPayload['clusters'][number]): string 
   if (!ranked.length) return null;
   const [job, n] = ranked[0];
   const second = ranked[1]?.[1] ?? 0;
-  // most of its asks show it, and no other product comes near
-  return n * 2 >= c.asksRead && n >= 2 * second ? job : null;
+  // a third of its asks or more made it (an agent often answers in text and makes nothing), more
+  // than once, and no other product comes near
+  return n * 3 >= c.asksRead && n >= 2 && n >= 2 * second ? job : null;
 }
 
 export function reviewClusters(p: ReviewClustersPayload): {
