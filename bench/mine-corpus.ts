@@ -7,6 +7,7 @@
  */
 import type { Db } from '../src/store/db.js';
 import { mulberry32 } from '../src/core/random.js';
+import { agentWork } from './mine-agent-work.js';
 
 export interface Family {
   name: string;
@@ -220,6 +221,9 @@ const rng = mulberry32;
 
 export function generateCorpus(opts: CorpusOptions): Corpus {
   const rand = rng(opts.seed ?? 42);
+  // what the agent does in each turn (bench/mine-agent-work.ts) draws from its own stream, so the
+  // asks and reactions of a seed stay those the corpus had before its tool calls were realistic
+  const workRand = rng(((opts.seed ?? 42) * 7919 + 13) >>> 0);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   // people repeat their own phrasing: the k-th way of asking is used about 1/k as often (Zipf)
   const pickZipf = <T>(xs: readonly T[]): T => {
@@ -282,10 +286,14 @@ export function generateCorpus(opts: CorpusOptions): Corpus {
       if (kind === 'subagent' || kind === 'self') excluded.add(key);
       else labels.set(key, label);
       push({ role: 'user', kind: 'prompt', text });
-      for (const tool of ['Read', 'Edit', 'Bash'].slice(0, 1 + Math.floor(rand() * 3))) {
-        push({ role: 'assistant', kind: 'tool_call', toolName: tool, text: `${tool} call` });
+      // 1 to 3 tool calls, as before; what each one is comes from the job (a one-off only reads)
+      const work = agentWork(agent, s.project, fam ? fam.name : null, workRand).filter((e) => e.kind === 'tool_call');
+      const calls = 1 + Math.floor(rand() * 3);
+      for (let t = 0; t < calls; t++) {
+        const call = work[t] ?? { toolName: agent === 'codex' ? 'shell' : agent === 'copilot' ? 'view' : 'Read', text: agent === 'codex' ? 'bash -lc cat README.md' : `${s.project}/README.md` };
+        push({ role: 'assistant', kind: 'tool_call', toolName: call.toolName, text: call.text });
         const err = rand() < 0.08;
-        push({ role: 'tool', kind: 'tool_result', toolName: tool, isError: err, text: err ? 'Error: Exit code 1' : 'ok' });
+        push({ role: 'tool', kind: 'tool_result', toolName: call.toolName, isError: err, text: err ? 'Error: Exit code 1' : 'ok' });
       }
       push({ role: 'assistant', kind: 'text', text: `Done: ${text.slice(0, 60)} (details follow).`, meta: { final: true } });
       const react = rand();

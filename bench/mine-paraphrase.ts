@@ -17,6 +17,7 @@
 import { mulberry32 } from '../src/core/random.js';
 import type { Corpus, CorpusSession } from './mine-corpus.js';
 import { FRESH_ASKS, FRESH_FOLLOW_UPS } from './mine-paraphrase-fresh.js';
+import { agentWork } from './mine-agent-work.js';
 
 /** dev: mining may be developed against it; heldout: evaluated (read while diagnosing since); fresh: never read while coding (mine-paraphrase-fresh.ts). */
 export type TemplateSet = 'dev' | 'heldout' | 'fresh';
@@ -408,6 +409,9 @@ export interface ParaphraseOptions {
 
 export function generateParaphraseCorpus(opts: ParaphraseOptions): ParaphraseCorpus {
   const rand = mulberry32(opts.seed ?? 21);
+  // what the agent does in each turn (bench/mine-agent-work.ts) draws from its own stream, so the
+  // asks, objects and reactions of a seed stay those the corpus had before it carried tool calls
+  const workRand = mulberry32(((opts.seed ?? 21) * 7919 + 13) >>> 0);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const ver = () => `${1 + Math.floor(rand() * 4)}.${Math.floor(rand() * 12)}.${Math.floor(rand() * 9)}`;
   const fn = () => pick(FN_A) + pick(FN_B);
@@ -453,9 +457,14 @@ export function generateParaphraseCorpus(opts: ParaphraseOptions): ParaphraseCor
       s.events.push({ seq: seq++, ts, meta: {}, ...e });
       return `${id}#${seq - 1}`;
     };
-    const answer = (text: string) => {
-      push({ role: 'assistant', kind: 'tool_call', toolName: 'Read', text: 'Read call' });
-      push({ role: 'tool', kind: 'tool_result', toolName: 'Read', text: 'ok' });
+    const answer = (text: string, job: string | null, redo = false) => {
+      // (two draws of the main stream: the placeholder tool call this turn carried before)
+      rand();
+      rand();
+      for (const e of agentWork(agent, project, job, workRand, redo)) {
+        ts += 1000 + Math.floor(workRand() * 20_000);
+        s.events.push({ seq: seq++, ts, meta: {}, ...e });
+      }
       push({ role: 'assistant', kind: 'text', text: `Here is what I did for "${text.slice(0, 50)}".`, meta: { final: true } });
     };
     const asks = 1 + Math.floor(rand() * 3);
@@ -463,17 +472,17 @@ export function generateParaphraseCorpus(opts: ParaphraseOptions): ParaphraseCor
       const job = rand() < 0.8 ? pick(JOBS) : null;
       const text = job ? fill(pick(templatesOf(job, set).asks)) : oneOffAsk();
       labels.set(push({ role: 'user', kind: 'prompt', text }), job ? job.name : `one-off:${oneOff++}`);
-      answer(text);
+      answer(text, job ? job.name : null);
       const react = rand();
       if (job && react < 0.35) {
         corrections.set(push({ role: 'user', kind: 'prompt', text: fill(pick(templatesOf(job, set).corrections)) }), job.name);
-        answer('the correction');
+        answer('the correction', job.name, true);
       } else if (react < 0.5) {
         const f = pick(FOLLOW_UPS[set]);
         const key = push({ role: 'user', kind: 'prompt', text: fill(f.text) });
         labels.set(key, f.job ?? `one-off:${oneOff++}`);
         followUps.add(key);
-        answer(f.text);
+        answer(f.text, f.job);
       } else if (react < 0.6) {
         push({ role: 'user', kind: 'prompt', text: pick(['thanks!', 'perfect', 'lgtm']) });
       }

@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- mine`: clustering quality on the labeled corpus (pairwise precision/recall) and
  * on the paraphrase corpus (bench/mine-paraphrase.ts: its dev, held-out and fresh template sets,
- * pairs within a project, mean of three seeds, without and with the LLM cluster review played by
- * the sim), corrections mined as asks and follow-ups lost, mining 10,000 sessions from scratch,
+ * pairs within a project, mean of ten seeds, without and with the LLM cluster review played by
+ * the sim, with a paired bootstrap CI of what the review adds), corrections mined as asks and follow-ups lost, mining 10,000 sessions from scratch,
  * and mining 100 new sessions into that store.
  * Args: `--sessions N` (default 10000). Wall-clock figures are the targets; CPU time is printed
  * next to them because the machine may be shared.
@@ -19,14 +19,30 @@ import { mineParaphrase } from './mine-paraphrase-run.js';
 import type { TemplateSet } from './mine-paraphrase.js';
 import { skillLoading, type SkillLoadScores } from './mine-skill-load.js';
 import { MAX_DESCRIPTION_CHARS } from '../src/mine/skill-description.js';
+import { f3, pairedBootstrap } from './stats.js';
 
-const SEEDS = [21, 22, 23];
+/** Seeds of the paraphrase quality figures (ten: a mean with a paired bootstrap CI of what the review adds). */
+const SEEDS = [21, 22, 23, 24, 25, 26, 27, 28, 29, 30];
+/** Seeds of the skill-loading figures. */
+const SKILL_SEEDS = [21, 22, 23];
 type Run = Awaited<ReturnType<typeof mineParaphrase>>;
+
+/** Runs per template set and review flag, so the review's rows can be paired with the runs without it. */
+const runsCache = new Map<string, Run[]>();
+async function paraphraseRuns(templates: TemplateSet, review: boolean): Promise<Run[]> {
+  const key = `${templates}:${review}`;
+  let runs = runsCache.get(key);
+  if (!runs) {
+    runs = [];
+    for (const seed of SEEDS) runs.push(await mineParaphrase(templates, { seed, review }));
+    runsCache.set(key, runs);
+  }
+  return runs;
+}
 
 /** Mean quality over the seeds on one template set, without or with the review pass. */
 async function paraphraseRows(templates: TemplateSet, review: boolean): Promise<BenchResult[]> {
-  const runs: Run[] = [];
-  for (const seed of SEEDS) runs.push(await mineParaphrase(templates, { seed, review }));
+  const runs = await paraphraseRuns(templates, review);
   const mean = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
   const sum = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0);
   const p = mean((r) => r.precision);
@@ -44,7 +60,15 @@ async function paraphraseRows(templates: TemplateSet, review: boolean): Promise<
       { name: `  jobs cross-project only by project-less sessions`, value: sum((x) => x.crossProjectByNull), unit: 'count', target: '0', pass: sum((x) => x.crossProjectByNull) === 0 },
     );
   } else {
-    rows.push({ name: `  review calls per run`, value: mean((x) => x.reviewCalls), unit: 'calls', target: '1', pass: mean((x) => x.reviewCalls) === 1 });
+    const without = await paraphraseRuns(templates, false);
+    const gain = (f: (r: Run) => number) => pairedBootstrap(runs.map(f), without.map(f));
+    const g = gain((x) => x.recall);
+    const gp = gain((x) => x.precision);
+    rows.push(
+      { name: `  recall the review adds (paired bootstrap 95% CI)`, value: g.diff, unit: `[${f3(g.lo)}, ${f3(g.hi)}]` },
+      { name: `  precision the review adds (paired bootstrap 95% CI)`, value: gp.diff, unit: `[${f3(gp.lo)}, ${f3(gp.hi)}]` },
+      { name: `  review calls per run`, value: mean((x) => x.reviewCalls), unit: 'calls', target: '1', pass: mean((x) => x.reviewCalls) === 1 },
+    );
   }
   return rows;
 }
@@ -52,7 +76,7 @@ async function paraphraseRows(templates: TemplateSet, review: boolean): Promise<
 /** Skill loading from the description on hidden asks of one template set (bench/mine-skill-load.ts), summed over the seeds. */
 async function skillLoadRows(templates: TemplateSet): Promise<BenchResult[]> {
   const runs: SkillLoadScores[] = [];
-  for (const seed of SEEDS) runs.push(await skillLoading(templates, seed));
+  for (const seed of SKILL_SEEDS) runs.push(await skillLoading(templates, seed));
   const sum = (f: (r: SkillLoadScores) => number) => runs.reduce((a, r) => a + f(r), 0);
   const covered = sum((r) => r.covered);
   const other = sum((r) => r.other);

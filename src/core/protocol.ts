@@ -141,7 +141,19 @@ export const MineTaskReply = z.object({
 
 export interface ReviewClustersPayload {
   /** the clusters that changed, each with a few representative asks (already redacted) */
-  clusters: Array<{ id: string; size: number; asks: string[] }>;
+  clusters: Array<{
+    id: string;
+    size: number;
+    asks: string[];
+    /** what the agent did for each shown ask (work signs, src/mine/work.ts), aligned with `asks`; absent when nothing is known */
+    did?: string[][];
+    /** how many of the asks read are worded like each shown ask (one wording is shown once), aligned with `asks`; absent when all are 1 */
+    worded?: number[];
+    /** the work signs across the cluster's asks read (not only those shown), most frequent first, with how many asks show each */
+    work?: Array<{ did: string; asks: number }>;
+    /** how many asks the `work` counts were read from */
+    asksRead?: number;
+  }>;
 }
 export const ReviewClustersReply = z.object({
   /** a one-line job name per cluster reviewed ("writing a CHANGELOG entry") */

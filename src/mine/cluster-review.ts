@@ -68,6 +68,8 @@ export const apartKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|$
 export interface ReviewAsk {
   key: string;
   prompt: string;
+  /** what the agent did for it (work signs, work.ts) */
+  work?: string[];
 }
 
 export interface ReviewCandidate {
@@ -78,7 +80,45 @@ export interface ReviewCandidate {
 }
 
 export function contentHash(c: ReviewCandidate): string {
-  return crypto.createHash('sha256').update(`${c.size}\u0000${representatives(c).join('\u0000')}`).digest('hex').slice(0, 16);
+  const shown = representatives(c).map((r) => `${r.text}\u0001${r.work.join('\u0001')}`);
+  return crypto.createHash('sha256').update(`${c.size}\u0000${shown.join('\u0000')}`).digest('hex').slice(0, 16);
+}
+
+/** Work signs shown per cluster summary (the most frequent across its asks). */
+const WORK_SHOWN = 5;
+
+/**
+ * What the agent did across a cluster's asks (its representative pool): each work sign with how
+ * many asks show it, most frequent first. The job behind the words shows in the artefact touched,
+ * whatever the phrasing, so a reader can tell two differently worded clusters are one job (both
+ * wrote CHANGELOG.md) and a cluster named by its words is not (its asks ran `gh pr` and wrote no test).
+ */
+function workSummary(c: ReviewCandidate): { work: Array<{ did: string; asks: number }>; asksRead: number } {
+  const counts = new Map<string, number>();
+  let asksRead = 0;
+  for (const a of c.asks.slice(0, REPRESENTATIVE_POOL)) {
+    asksRead++;
+    for (const w of new Set(a.work ?? [])) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const work = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, WORK_SHOWN)
+    .map(([did, asks]) => ({ did, asks }));
+  return { work, asksRead };
+}
+
+/** How much more like another group's shown asks than like its home group's an ask must be to leave with a split. */
+const SPLIT_MARGIN = 0.15;
+
+/** A work sign as a feature term (what the agent did counts, beside the words, in how typical an ask is). */
+const workTerm = (sign: string): string => `%${sign}`;
+const WORK_FEATURE_WEIGHT = 2;
+
+function withWork(f: Features, work: readonly string[] | undefined): Features {
+  if (!work?.length) return f;
+  const out = new Map(f);
+  for (const w of work) out.set(workTerm(w), WORK_FEATURE_WEIGHT);
+  return out;
 }
 
 /** Distinct asks of a cluster read to choose its representatives (its most recent ones). */
@@ -93,35 +133,65 @@ const ATYPICAL_SHOWN = 2;
  * and the atypical wordings of a job are the ones that tell a reader two clusters are the same job.
  * Deterministic: ties keep the cluster's order (most recent first).
  */
-function representatives(c: ReviewCandidate): string[] {
-  const pool: Array<{ text: string; features: Features }> = [];
+function representatives(c: ReviewCandidate): Array<{ text: string; work: string[]; count: number }> {
+  const pool: Array<{ text: string; work: string[]; features: Features; key: string }> = [];
   const seen = new Set<string>();
-  for (const a of c.asks) {
+  // how many of the asks read are worded like each one (the same key): distinct wordings are shown
+  // once, and a reader who is not told that one of them stands for most of the cluster would take
+  // the cluster for the job of its other, rarer wordings
+  const worded = new Map<string, number>();
+  for (const [i, a] of c.asks.entries()) {
     const p = a.prompt.replace(/\s+/g, ' ').trim().slice(0, MAX_ASK_CHARS);
     const k = keyOf(p);
-    if (!p || seen.has(k)) continue;
+    if (i < REPRESENTATIVE_POOL) worded.set(k, (worded.get(k) ?? 0) + 1);
+    if (!p || seen.has(k) || pool.length >= REPRESENTATIVE_POOL) continue;
     seen.add(k);
-    pool.push({ text: p, features: featuresOf(k) });
-    if (pool.length >= REPRESENTATIVE_POOL) break;
+    const work = a.work ?? [];
+    // (what the agent did is part of what makes an ask typical or not of its cluster)
+    pool.push({ text: p, work, features: withWork(featuresOf(k), work), key: k });
   }
-  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => x.text);
+  const count = (k: string) => Math.max(1, worded.get(k) ?? 0);
+  if (pool.length <= ASKS_PER_CLUSTER) return pool.map((x) => ({ text: x.text, work: x.work, count: count(x.key) }));
   const centroid: Features = new Map();
   for (const x of pool) for (const [t, w] of x.features) centroid.set(t, (centroid.get(t) ?? 0) + w);
-  const ranked = pool.map((x, i) => ({ i, text: x.text, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
+  const ranked = pool.map((x, i) => ({ i, text: x.text, work: x.work, key: x.key, typicality: overlap(x.features, centroid) })).sort((a, b) => b.typicality - a.typicality || a.i - b.i);
   const typical = ranked.slice(0, ASKS_PER_CLUSTER - ATYPICAL_SHOWN);
   const atypical = ranked.slice(-ATYPICAL_SHOWN).reverse();
-  return [...typical, ...atypical].map((x) => x.text);
+  return [...typical, ...atypical].map((x) => ({ text: x.text, work: x.work, count: count(x.key) }));
+}
+
+/** One cluster of the request: its representative asks, what the agent did for each, and across the cluster. */
+export function reviewedCluster(c: ReviewCandidate): ReviewClustersPayload['clusters'][number] {
+  const reps = representatives(c);
+  const out: ReviewClustersPayload['clusters'][number] = { id: c.id, size: c.size, asks: reps.map((r) => r.text) };
+  if (reps.some((r) => r.work.length)) out.did = reps.map((r) => r.work);
+  if (reps.some((r) => r.count > 1)) out.worded = reps.map((r) => r.count);
+  const { work, asksRead } = workSummary(c);
+  if (work.length) {
+    out.work = work;
+    out.asksRead = asksRead;
+  }
+  return out;
 }
 
 export function reviewPrompt(p: ReviewClustersPayload): string {
-  const blocks = p.clusters.map((c) => [`[${c.id}] (${c.size} asks)`, ...c.asks.map((a, i) => `  ${i}. ${a}`)].join('\n'));
+  const blocks = p.clusters.map((c) =>
+    [
+      `[${c.id}] (${c.size} asks)`,
+      ...c.asks.map((a, i) => `  ${i}. ${a}${(c.worded?.[i] ?? 1) > 1 ? ` (×${c.worded![i]} asks worded like it)` : ''}${c.did?.[i]?.length ? `\n     agent: ${c.did[i].join('; ')}` : ''}`),
+      ...(c.work?.length ? [`  across ${c.asksRead ?? c.size} asks the agent: ${c.work.map((w) => `${w.did} (${w.asks})`).join('; ')}`] : []),
+    ].join('\n'),
+  );
   return [
     'You review how a user\'s requests to their coding agent were grouped into recurring jobs.',
     'A job is what the user wants done (write a changelog entry, fix type errors, write unit tests, cut a release…),',
     'not the object it is done to (a function, a module, a bug). Two asks with the same job and different objects are one job;',
     'two asks about the same object with different jobs are two jobs.',
     '',
-    'Clusters (id, size, representative asks):',
+    'What the agent did for an ask (the files it wrote, the commands it ran) shows its job whatever the wording:',
+    'an ask whose agent wrote CHANGELOG.md is a changelog job, one that ran `git commit` a commit message.',
+    '',
+    'Clusters (id, size, representative asks, what the agent did):',
     ...blocks,
     '',
     'Return ONLY a JSON object: {"names": [{"id", "job"}], "merges": [[id, id, ...]], "splits": [{"id", "groups": [{"job", "asks": [index, ...]}]}]}.',
@@ -193,7 +263,7 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
     r.clusterer,
   );
   if (fresh.length === 0) return out;
-  const payload: ReviewClustersPayload = { clusters: fresh.map((c) => ({ id: c.id, size: c.size, asks: representatives(c) })) };
+  const payload: ReviewClustersPayload = { clusters: fresh.map(reviewedCluster) };
   out.called = true;
   const res = await completeJson(
     r.backend,
@@ -204,7 +274,7 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   out.cached = res.replies.every((x) => x.cached);
   out.reviewed = fresh.length;
   const byId = new Map(fresh.map((c) => [c.id, c]));
-  const shown = new Map(payload.clusters.map((c) => [c.id, c.asks]));
+  const shown = new Map(payload.clusters.map((c) => [c.id, c.asks.map((text, i) => ({ text, work: c.did?.[i] ?? [] }))]));
   const nameOf = new Map<string, string>();
   for (const n of res.value.names) {
     const job = n.job.replace(/\s+/g, ' ').trim().slice(0, MAX_JOB_NAME);
@@ -212,6 +282,8 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   }
 
   // splits first (they name parts of one cluster), then merges among what is left
+  /** the parts of the clusters split: each part's cluster, its job and the asks it holds */
+  const parts: Array<{ id: string; job: string; keys: string[] }> = [];
   for (const sp of res.value.splits) {
     const c = byId.get(sp.id);
     const asks = shown.get(sp.id);
@@ -220,19 +292,19 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
       .map((g) => ({ job: g.job.trim().slice(0, MAX_JOB_NAME), asks: [...new Set(g.asks.filter((i) => i < asks.length))] }))
       .filter((g) => g.asks.length > 0);
     if (groups.length < 2) continue;
-    // every ask of the cluster goes with the group whose shown asks it is most like
-    const groupFeatures = groups.map((g) => g.asks.map((i) => featuresOf(keyOf(asks[i]))));
+    // every ask of the cluster goes with the group whose shown asks it is most like, in words and
+    // in what the agent did; it leaves the group of the cluster's most typical ask (shown first)
+    // only when it is clearly more like another: a reviewer who splits off the one odd ask it was
+    // shown says nothing about the asks it was not shown, which mostly are the cluster's own job
+    const groupFeatures = groups.map((g) => g.asks.map((i) => withWork(featuresOf(keyOf(asks[i].text)), asks[i].work)));
+    const home = Math.max(0, groups.findIndex((g) => g.asks.includes(0)));
     const assignment = new Map<number, ReviewAsk[]>();
     for (const a of c.asks) {
-      const f = featuresOf(keyOf(a.prompt));
-      let best = 0;
-      let bestScore = -1;
-      groupFeatures.forEach((gf, gi) => {
-        const s = Math.max(...gf.map((x) => overlap(f, x)));
-        if (s > bestScore) {
-          best = gi;
-          bestScore = s;
-        }
+      const f = withWork(featuresOf(keyOf(a.prompt)), a.work);
+      const scores = groupFeatures.map((gf) => Math.max(...gf.map((x) => overlap(f, x))));
+      let best = home;
+      scores.forEach((sc, gi) => {
+        if (gi !== home && sc >= scores[home] + SPLIT_MARGIN && sc > scores[best]) best = gi;
       });
       assignment.set(best, [...(assignment.get(best) ?? []), a]);
     }
@@ -246,11 +318,15 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
       const made = r.clusterer.splitOff(c.id, newId, members.map((m) => featuresOf(keyOf(m.prompt))), sessions);
       if (!made) continue;
       for (const m of members) moved.set(m.key, newId);
+      parts.push({ id: newId, job: groups[gi].job, keys: members.map((m) => m.key) });
       r.state.names[newId] = groups[gi].job;
       r.state.decisions.push({ at: r.now, by: 'llm', kind: 'split', cluster: c.id, other: newId, moved: members.map((m) => m.key), job: groups[gi].job });
       out.splits++;
     }
-    if (order[0]) nameOf.set(c.id, groups[order[0][0]].job);
+    if (order[0]) {
+      nameOf.set(c.id, groups[order[0][0]].job);
+      parts.push({ id: c.id, job: groups[order[0][0]].job, keys: order[0][1].map((m) => m.key) });
+    }
     if (moved.size) r.onMove(moved);
   }
 
@@ -281,6 +357,26 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
     }
   }
 
+  // a part split off as one job joins the reviewed cluster the reply names with that job: the
+  // reply said both are that job (the reviewer cannot name the part's new id in its merges)
+  const splitIds = new Set(parts.map((p) => p.id));
+  const namedAs = new Map<string, string>();
+  for (const [id, job] of nameOf) if (!splitIds.has(id) && !namedAs.has(jobKey(job))) namedAs.set(jobKey(job), id);
+  for (const part of parts) {
+    const target = namedAs.get(jobKey(part.job));
+    if (!target) continue;
+    const a = r.clusterer.resolve(part.id);
+    const b = r.clusterer.resolve(target);
+    if (a === b || apart.has(apartKey(a, b))) continue;
+    const keep = r.clusterer.mergeClusters(a, b, r.canAbsorb);
+    if (!keep) continue;
+    const drop = keep === a ? b : a;
+    const moved = drop === a ? part.keys : (byId.get(target)?.asks ?? []).map((x) => x.key);
+    r.state.decisions.push({ at: r.now, by: 'llm', kind: 'merge', cluster: keep, other: drop, moved, job: part.job });
+    if (drop === b) nameOf.set(keep, part.job);
+    out.merges++;
+  }
+
   for (const [id, job] of nameOf) {
     const target = r.clusterer.resolve(id);
     r.state.names[target] = job;
@@ -289,6 +385,9 @@ export async function reviewClusters(r: ReviewRun): Promise<ReviewOutcome> {
   for (const c of fresh) r.state.reviewed[c.id] = contentHash(c);
   return out;
 }
+
+/** Two job names are one job when they read the same (case, spacing and punctuation aside). */
+const jobKey = (job: string): string => job.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 /** Share of the smaller feature set's weight found in the other (a cheap likeness of two asks). */
 function overlap(a: Features, b: Features): number {

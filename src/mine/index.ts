@@ -90,9 +90,9 @@ const MAX_LLM_CALLS = 40;
 /**
  * Bump when what an ask's outcome records changes (2: the skills its turn used). A store mined by
  * an older version re-reads every session once, so existing families get the new evidence (their
- * skill hints, for one) instead of only the families that happen to see new sessions.
+ * skill hints, for one; 3: what the agent did, work.ts) instead of only the families that happen to see new sessions.
  */
-export const OUTCOME_VERSION = 2;
+export const OUTCOME_VERSION = 3;
 const KV_OUTCOME_VERSION = 'mine.outcomeVersion';
 const LEASE_TTL_MS = 15 * 60_000;
 
@@ -131,7 +131,7 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     const evs = events(s.id).map(toEvent);
     // asks already clustered (a resumed session, or a run that stopped before marking sessions mined)
     const known = memberSeqs(db, s.id);
-    for (const intent of extractIntents(evs)) {
+    for (const intent of extractIntents(evs, s.project)) {
       prompts++;
       const prompt = intent.norm.clean.slice(0, 4000);
       const base = { sessionId: s.id, seq: intent.seq, project: s.project, agent: s.agent, ts: intent.ts, prompt, outcome: intent.outcome, ...askKeysOf(prompt) };
@@ -164,11 +164,13 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     const runAsks = new Map<string, ReviewAsk[]>();
     for (const m of members) {
       const id = clusterer.resolve(m.clusterId);
-      runAsks.set(id, [...(runAsks.get(id) ?? []), { key: `${m.sessionId}#${m.seq}`, prompt: m.prompt }]);
+      runAsks.set(id, [...(runAsks.get(id) ?? []), { key: `${m.sessionId}#${m.seq}`, prompt: m.prompt, ...(m.outcome.work ? { work: m.outcome.work } : {}) }]);
     }
     const inRun = new Set(members.map((m) => `${m.sessionId}#${m.seq}`));
     const candidates: ReviewCandidate[] = changed.map((id) => {
-      const stored = clusterMembers(db, id, 50).map((m) => ({ key: `${m.sessionId}#${m.seq}`, prompt: m.prompt })).filter((a) => !inRun.has(a.key));
+      const stored = clusterMembers(db, id, 50)
+        .map((m) => ({ key: `${m.sessionId}#${m.seq}`, prompt: m.prompt, ...(m.outcome.work ? { work: m.outcome.work } : {}) }))
+        .filter((a) => !inRun.has(a.key));
       return { id, size: clusterer.get(id)?.size ?? 0, asks: [...(runAsks.get(id) ?? []), ...stored] };
     });
     const runMember = new Map(members.map((m) => [`${m.sessionId}#${m.seq}`, m]));

@@ -8,6 +8,7 @@ import { keyOf, normalizePrompt, stripEnvelopes, type NormalizedPrompt } from '.
 import { matchConcepts } from './vocabulary.js';
 import { contentWords, isWeakWord, stem } from './features.js';
 import { verifyKindsOfCall, type VerifyKind } from '../core/tool-kinds.js';
+import { addWorkSigns, workSignsOfCall } from './work.js';
 
 export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
 
@@ -31,6 +32,8 @@ export interface Outcome {
   skills?: string[];
   /** kinds of verifying commands (tests, linter…) a command tool ran in the ask's turn; absent when none (or mined before they were recorded) */
   verified?: VerifyKind[];
+  /** what the agent did in the ask's turn, as work signs (work.ts: "wrote CHANGELOG.md", "ran git commit"); absent when nothing (or mined before they were recorded) */
+  work?: string[];
 }
 
 export interface MinedEvent {
@@ -314,7 +317,7 @@ const MAX_FINAL = 400;
  * Walks one session's events in order and returns its asks, each with its outcome. Follow-up
  * reactions are folded into the ask they react to.
  */
-export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
+export function extractIntents(events: MinedEvent[], project?: string | null): IntentPrompt[] {
   const intents: IntentPrompt[] = [];
   let current: IntentPrompt | null = null;
   let currentAsk: AskContext | null = null;
@@ -364,6 +367,8 @@ export function extractIntents(events: MinedEvent[]): IntentPrompt[] {
         if (!current.outcome.verified) current.outcome.verified = [k];
         else if (!current.outcome.verified.includes(k)) current.outcome.verified.push(k);
       }
+      const signs = workSignsOfCall(ev.toolName, ev.text, project);
+      if (signs.length) addWorkSigns((current.outcome.work ??= []), signs);
     } else if (ev.kind === 'tool_result') {
       if (ev.isError) current.outcome.toolErrors++;
       if (isInterruption(ev.text, ev.meta)) current.outcome.reactions.push({ kind: 'interruption', seq: ev.seq });

@@ -16,6 +16,7 @@ import { clusterAssignments } from '../../src/store/repos/mining.js';
 import { insertCorpus } from '../../bench/mine-corpus.js';
 import { generateParaphraseCorpus } from '../../bench/mine-paraphrase.js';
 import { makeTempDir } from '../helpers/sandbox.js';
+import type { Backend, ReviewClustersPayload } from '../../src/core/protocol.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -78,6 +79,43 @@ describe('cluster review in a mining run', () => {
     await runMining(db, config, { now: Date.UTC(2026, 10, 4) });
     for (const k of moved) expect(clusterOf().get(k)).toBe(back.cluster);
     expect(loadReviewState(db).apart).toEqual([]);
+    db.close();
+  });
+});
+
+describe('what a mining run shows the review', () => {
+  it("the asks and what the agent did for them (read from the transcripts' tool calls), never the corpus behind them", async () => {
+    const db = freshDb();
+    const corpus = generateParaphraseCorpus({ templates: 'fresh', sessions: 150, seed: 31 });
+    insertCorpus(db, corpus);
+    const config = defaultConfig();
+    config.mining.useLlm = true;
+    const sim = createSimBackend({ seed: 3, role: 'miner' });
+    const payloads: ReviewClustersPayload[] = [];
+    const miner: Backend = {
+      ...sim,
+      complete: (req, signal) => {
+        if (req.operation === 'review_clusters') payloads.push(req.payload as ReviewClustersPayload);
+        return sim.complete(req, signal);
+      },
+    };
+    await runMining(db, config, { backends: { miner }, now: Date.UTC(2026, 10, 1) });
+    expect(payloads).toHaveLength(1);
+    const [payload] = payloads;
+    // what the agent did is there for most recurring clusters, as work signs, aligned with the asks
+    const recurring = payload.clusters.filter((c) => c.size >= 5);
+    expect(recurring.length).toBeGreaterThan(5);
+    expect(recurring.filter((c) => c.work?.length).length / recurring.length).toBeGreaterThan(0.8);
+    for (const c of payload.clusters) {
+      if (c.did) expect(c.did).toHaveLength(c.asks.length);
+      for (const sign of [...(c.did ?? []).flat(), ...(c.work ?? []).map((w) => w.did)]) expect(sign).toMatch(/^(wrote|ran) /);
+    }
+    // none of the corpus: no label, no session id or event key, no project path
+    const text = JSON.stringify(payload);
+    expect(text).not.toMatch(/one-off:|:pf[0-9a-z]{4}|\/home\/dana/);
+    for (const s of corpus.sessions.slice(0, 20)) expect(text).not.toContain(s.id);
+    const prompts = new Set(corpus.sessions.flatMap((s) => s.events.filter((e) => e.kind === 'prompt').map((e) => e.text.replace(/\s+/g, ' ').trim())));
+    for (const c of payload.clusters) for (const a of c.asks) expect(prompts.has(a)).toBe(true);
     db.close();
   });
 });

@@ -33,8 +33,9 @@ export type MinedEventTuple = [number, number | null, string, string, string | n
 
 /**
  * A reader of one session's events, with only what outcome inference needs: a prompt's text, the
- * heads of other texts, flags and skills from meta; a tool call's input only when it may name a
- * skill (`skillTools`: the vendors' skill tool names, or a read of a SKILL.md).
+ * heads of other texts, flags and skills from meta; a tool call's input in full when it may name a
+ * skill (`skillTools`: the vendors' skill tool names, or a read of a SKILL.md), else its head (the
+ * file written or the command run: what the agent did, src/mine/work.ts, and what it verified).
  */
 export function sessionEventReader(db: Db, skillTools: readonly string[]): (sessionId: string) => MinedEventTuple[] {
   const names = skillTools.length ? skillTools.map((_, i) => `@t${i}`).join(', ') : "''";
@@ -42,7 +43,7 @@ export function sessionEventReader(db: Db, skillTools: readonly string[]): (sess
     .prepare(
       `SELECT seq, ts, role, kind, tool_name, is_error,
          CASE WHEN kind = 'prompt' THEN text
-           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN (${names}) OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE '' END
+           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN (${names}) OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE substr(text, 1, 240) END
            ELSE substr(text, 1, 400) END AS text,
          json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill
        FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = @sid) ORDER BY seq`,
