@@ -9,7 +9,7 @@
  * for a given seed.
  */
 import { mulberry32 } from './rng.js';
-import { gateDecision, metricScore, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
+import { gateDecision, metricScore, restrictScores, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
 
 export interface PairedOptions {
   metric: GateMetric;
@@ -155,21 +155,70 @@ export const MIN_TASKS_FOR_INTERVAL = 4;
 
 export type GateOutcome = 'accept' | 'reject' | 'indecisive';
 
+/** The candidate against the current skill on the val tasks where its edits claim to act. */
+export interface FocusComparison {
+  n: number;
+  meanDiff: number;
+  lo: number;
+  hi: number;
+  /** the smallest gain on those tasks worth a change to the skill */
+  minGain: number;
+}
+
 export interface PairedGateDecision extends GateDecision {
   outcome: GateOutcome;
   ci: PairedComparison;
+  /** set when the focus look ran (an otherwise indecisive candidate with a focus) */
+  focus?: FocusComparison;
+}
+
+/**
+ * Where the candidate's edits claim to act (the val tasks of the jobs their evidence came from),
+ * and the smallest gain there that is worth a change to the skill.
+ */
+export interface FocusTest {
+  taskIds: ReadonlySet<string>;
+  minGain: number;
 }
 
 export interface PairedGateInput extends GateInput {
   seed: number;
   resamples?: number;
   confidence?: number;
+  focus?: FocusTest;
+}
+
+/**
+ * The focus look: the per-sample interval of the gain on the focus tasks alone. Null until every
+ * focus task has several samples under both skills (one sample of three tasks says nothing about
+ * noise).
+ */
+export function focusComparison(input: PairedGateInput): FocusComparison | null {
+  const { focus } = input;
+  if (!focus || focus.minGain <= 0 || !focus.taskIds.size) return null;
+  const current = restrictScores(input.current, focus.taskIds);
+  if (!current.perTask.length) return null;
+  const candidate = restrictScores(input.candidate, focus.taskIds);
+  const w = input.mixedWeight ?? 0.5;
+  const band = sampleBootstrapCI(current, candidate, input.metric, w, input.resamples ?? 2000, input.confidence ?? 0.9, input.seed * 7 + 1);
+  if (!band) return null;
+  const diffs = pairedDiffs(current, candidate, input.metric, w);
+  return { n: diffs.length, meanDiff: diffs.reduce((a, d) => a + d, 0) / diffs.length, lo: band.lo, hi: band.hi, minGain: focus.minGain };
 }
 
 /**
  * The strict gate (mean gain > margin, ties rejected, no-regression) and the paired CI together:
  * accept only when both say gain; a mean gain the CI cannot tell from noise is `indecisive` (its
  * action stays `reject` until more samples decide it). Pure.
+ *
+ * With a focus, an otherwise indecisive candidate is also looked at where its edits claim to act:
+ * when the interval there lies below the minimum worthwhile gain, the candidate is rejected
+ * decisively (an equivalence-style futility bound). Why: after the start draft nearly every
+ * candidate is a paraphrase of a rule the skill already holds or a rule about nothing; its true
+ * effect on the whole split is within ±0.02, which no affordable number of samples over 24 tasks
+ * can tell from 0, so the whole-split interval stays indecisive to the end. On its own job's few
+ * tasks, sampled densely, a real fix shows a gain of 0.2 or more and such a candidate shows ~0;
+ * that look can decide. Acceptance is unchanged: only the whole-split interval accepts.
  */
 export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   const base = gateDecision(input);
@@ -180,7 +229,12 @@ export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   // on fewer tasks an interval over tasks says nothing useful: the strict mean gate decides alone
   if (ci.n < MIN_TASKS_FOR_INTERVAL) return { ...base, outcome: 'accept', ci, reason: `${base.reason}; only ${ci.n} val task(s): no interval` };
   if (ci.verdict === 'gain') return { ...base, outcome: 'accept', ci, reason: `${base.reason}; ${band}` };
-  return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, reason: `indecisive: ${base.reason} but ${band} includes 0` };
+  const focus = focusComparison(input);
+  if (focus && focus.hi < focus.minGain - SCORE_EPSILON) {
+    const where = `on its own job's ${focus.n} val task(s) Δ ${focus.meanDiff >= 0 ? '+' : ''}${focus.meanDiff.toFixed(3)}, CI [${focus.lo.toFixed(3)}, ${focus.hi.toFixed(3)}]`;
+    return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'reject', ci, focus, reason: `no worthwhile gain: ${where} lies below the minimum gain ${focus.minGain.toFixed(2)} (${base.reason}; ${band})` };
+  }
+  return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, ...(focus ? { focus } : {}), reason: `indecisive: ${base.reason} but ${band} includes 0` };
 }
 
 /** How a gate verdict was reached: the decision, and how many extra sample rounds it took. */

@@ -5,8 +5,9 @@
  * val split, and each reuse makes best-on-val more optimistic; counting them is how a run reports
  * (and bounds) that reuse.
  */
+import type { Task } from '../core/records.js';
 import type { GateInput, SplitScores } from './gate.js';
-import { pairedGateDecision, settleGate, type SettledGate } from './paired.js';
+import { pairedGateDecision, settleGate, type FocusTest, type SettledGate } from './paired.js';
 import type { TrainContext } from './context.js';
 import type { TrainOptions } from './types.js';
 
@@ -23,7 +24,7 @@ export function gateInputFor(options: TrainOptions, current: SplitScores, best: 
   };
 }
 
-export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen' | 'prescreen' | 'fresh_estimate';
+export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen' | 'prescreen' | 'fresh_estimate' | 'focus';
 
 /** Counts one validation measurement of `stage` (persisted with the run state). */
 export function countVal(ctx: Pick<TrainContext, 'st'>, stage: ValStage, n = 1): void {
@@ -40,9 +41,29 @@ export function perLookConfidence(confidence: number, rounds: number): number {
   return 1 - (1 - confidence) / (Math.max(0, rounds) + 1);
 }
 
+/** `base` with the tasks of `dense` replaced by their entries there (split means recomputed). */
+export function withTaskScores(base: SplitScores, dense: SplitScores): SplitScores {
+  const by = new Map(dense.perTask.map((t) => [t.taskId, t]));
+  const perTask = base.perTask.map((t) => by.get(t.taskId) ?? t);
+  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
+  return { hard: mean('hard'), soft: mean('soft'), perTask };
+}
+
+/**
+ * Samples per focus task for every sample per val task in an extra round: the focus tasks get as
+ * many new rollouts per round as the whole split does (3 tasks of 24 → 8×), so the look where the
+ * edit acts narrows as fast as the one over every task. Why not spend them all there: the
+ * whole-split interval is the one that accepts.
+ */
+export function focusBoost(focusTasks: number, valTasks: number): number {
+  return focusTasks > 0 ? Math.max(1, Math.round(valTasks / focusTasks)) : 1;
+}
+
 /**
  * Gates `candidate` against `current` on val. An indecisive verdict re-measures both with more
  * samples per task (up to `options.gateRounds` extra rounds; the first samples come from the cache).
+ * `focus` (val task ids where the candidate's edits claim to act) adds the focus look
+ * (paired.ts) and denser samples on those tasks in the extra rounds.
  */
 export async function gateOnVal(
   ctx: Pick<TrainContext, 'options' | 'st' | 'val' | 'measure'>,
@@ -51,23 +72,36 @@ export async function gateOnVal(
   candidate: { content: string; scores: SplitScores },
   bestScore: number,
   seed: number,
+  focus: ReadonlySet<string> | null = null,
 ): Promise<SettledGate> {
   const { options, val, measure } = ctx;
   const maxRounds = options.gateEnabled ? options.gateRounds : 0;
   const confidence = perLookConfidence(options.gateConfidence, maxRounds);
+  const focusTest: FocusTest | undefined = focus && options.minFocusGain > 0 ? { taskIds: focus, minGain: options.minFocusGain } : undefined;
+  const focusTasks: Task[] = focusTest ? val.filter((t) => focusTest.taskIds.has(t.id)) : [];
+  const boost = focusBoost(focusTasks.length, val.length);
+  // a fresh incumbent keeps its selection-biased first sample out of the pool
+  const fresh = current.fresh ?? 0;
+  const from = fresh > 0 ? options.samples : 0;
+  const measureBoth = async (tasks: Task[], incumbentCount: number, candidateCount: number) => {
+    const [a, b] = await Promise.all([measure(tasks, current.content, stage, from + incumbentCount, from), measure(tasks, candidate.content, stage, candidateCount)]);
+    return { current: a.scores, candidate: b.scores };
+  };
   return settleGate({
     current: current.scores,
     candidate: candidate.scores,
     maxRounds,
-    decide: (cur, cand, round) => pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples }),
+    decide: (cur, cand, round) =>
+      pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples, focus: focusTest }),
     remeasure: async (round) => {
       const samples = options.samples * (round + 1);
+      const incumbent = fresh > 0 ? options.samples * (fresh + round) : samples;
       countVal(ctx, stage, 2);
-      // a fresh incumbent keeps its selection-biased first sample out of the pool
-      const fresh = current.fresh ?? 0;
-      const a$ = fresh > 0 ? measure(val, current.content, stage, options.samples * (1 + fresh + round), options.samples) : measure(val, current.content, stage, samples);
-      const [a, b] = await Promise.all([a$, measure(val, candidate.content, stage, samples)]);
-      return { current: a.scores, candidate: b.scores };
+      const whole = await measureBoth(val, incumbent, samples);
+      if (!focusTasks.length) return whole;
+      countVal(ctx, 'focus', 2);
+      const dense = await measureBoth(focusTasks, Math.max(incumbent, samples * boost), samples * boost);
+      return { current: withTaskScores(whole.current, dense.current), candidate: withTaskScores(whole.candidate, dense.candidate) };
     },
   });
 }
