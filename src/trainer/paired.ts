@@ -218,7 +218,9 @@ export function focusComparison(input: PairedGateInput): FocusComparison | null 
  * effect on the whole split is within ±0.02, which no affordable number of samples over 24 tasks
  * can tell from 0, so the whole-split interval stays indecisive to the end. On its own job's few
  * tasks, sampled densely, a real fix shows a gain of 0.2 or more and such a candidate shows ~0;
- * that look can decide. Acceptance is unchanged: only the whole-split interval accepts.
+ * that look can decide. The whole-split interval must lie below the minimum gain too (a rule
+ * stated for every reply acts on every job). Acceptance is unchanged: only the whole-split
+ * interval accepts.
  */
 export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   const base = gateDecision(input);
@@ -230,9 +232,11 @@ export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   if (ci.n < MIN_TASKS_FOR_INTERVAL) return { ...base, outcome: 'accept', ci, reason: `${base.reason}; only ${ci.n} val task(s): no interval` };
   if (ci.verdict === 'gain') return { ...base, outcome: 'accept', ci, reason: `${base.reason}; ${band}` };
   const focus = focusComparison(input);
-  if (focus && focus.hi < focus.minGain - SCORE_EPSILON) {
+  // both readings of "where it acts" must say the gain is not worth it: its own job's tasks, and
+  // every task (a rule stated for every reply acts everywhere, whatever job it was learned from)
+  if (focus && focus.hi < focus.minGain - SCORE_EPSILON && ci.hi < focus.minGain - SCORE_EPSILON) {
     const where = `on its own job's ${focus.n} val task(s) Δ ${focus.meanDiff >= 0 ? '+' : ''}${focus.meanDiff.toFixed(3)}, CI [${focus.lo.toFixed(3)}, ${focus.hi.toFixed(3)}]`;
-    return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'reject', ci, focus, reason: `no worthwhile gain: ${where} lies below the minimum gain ${focus.minGain.toFixed(2)} (${base.reason}; ${band})` };
+    return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'reject', ci, focus, reason: `no worthwhile gain: ${where} and ${band} lie below the minimum gain ${focus.minGain.toFixed(2)} (${base.reason})` };
   }
   return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, ...(focus ? { focus } : {}), reason: `indecisive: ${base.reason} but ${band} includes 0` };
 }

@@ -87,20 +87,28 @@ export async function gateOnVal(
     const [a, b] = await Promise.all([measure(tasks, current.content, stage, from + incumbentCount, from), measure(tasks, candidate.content, stage, candidateCount)]);
     return { current: a.scores, candidate: b.scores };
   };
+  let focusSettled = false;
+  let dense: { current: SplitScores; candidate: SplitScores } | null = null;
   return settleGate({
     current: current.scores,
     candidate: candidate.scores,
     maxRounds,
-    decide: (cur, cand, round) =>
-      pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples, focus: focusTest }),
+    decide: (cur, cand, round) => {
+      const d = pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples, focus: focusTest });
+      focusSettled = d.focus !== undefined && d.focus.lo >= d.focus.minGain;
+      return d;
+    },
     remeasure: async (round) => {
       const samples = options.samples * (round + 1);
       const incumbent = fresh > 0 ? options.samples * (fresh + round) : samples;
       countVal(ctx, stage, 2);
       const whole = await measureBoth(val, incumbent, samples);
       if (!focusTasks.length) return whole;
-      countVal(ctx, 'focus', 2);
-      const dense = await measureBoth(focusTasks, Math.max(incumbent, samples * boost), samples * boost);
+      // once its own job's gain is surely worth it, the focus look cannot reject: its dense samples stay as they are
+      if (!focusSettled || !dense) {
+        countVal(ctx, 'focus', 2);
+        dense = await measureBoth(focusTasks, Math.max(incumbent, samples * boost), samples * boost);
+      }
       return { current: withTaskScores(whole.current, dense.current), candidate: withTaskScores(whole.candidate, dense.candidate) };
     },
   });
