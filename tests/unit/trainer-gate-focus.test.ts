@@ -29,6 +29,8 @@ function scoresOf(perTask: Array<[string, number[]]>): SplitScores {
 const FAMILIES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 const IDS = FAMILIES.flatMap((f) => [0, 1, 2].map((i) => `${f}${i}`));
 const FOCUS_A = new Set(['a0', 'a1', 'a2']);
+/** A val task of the job named by the id's first letter (the gate reads only its id and family). */
+const valTask = (id: string): Task => makeTask({ id, family: id[0], intent: `ask ${id}`, judge: { checks: [], reference: { kind: 'rule' } }, split: 'val' });
 
 describe('focusComparison and the futility reject (pure)', () => {
   /** n samples alternating mean ± spread (sample sd = spread). */
@@ -101,7 +103,7 @@ describe('helpers', () => {
     expect(focusBoost(0, 24)).toBe(1);
   });
   it('focusTaskIds: the val tasks of the evidence families; null without labels or when they cover every task', () => {
-    const tasks = IDS.map((id) => makeTask({ id, family: id[0], split: 'val' }));
+    const tasks = IDS.map((id) => valTask(id));
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const edit = (evidence: string[]): Edit => ({ op: 'add', content: '- x', rationale: 'r', evidence }) as Edit;
     expect(focusTaskIds([edit(['a1'])], byId, tasks)).toEqual(FOCUS_A);
@@ -135,7 +137,7 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
     const rand = mulberry32(2027);
     const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
     const clamp = (x: number) => Math.min(1, Math.max(0, x));
-    const val: Task[] = IDS.map((id) => makeTask({ id, family: id[0], split: 'val' }));
+    const val: Task[] = IDS.map((id) => valTask(id));
     const tally = { indecisive: 0, worseAccepted: 0, fixes: 0, fixesAccepted: 0, fixesFutile: 0, rollouts: 0 };
     for (let k = 0; k < n; k++) {
       const kind = KINDS[k % KINDS.length];
