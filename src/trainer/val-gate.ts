@@ -7,7 +7,7 @@
  */
 import type { Task } from '../core/records.js';
 import type { GateInput, SplitScores } from './gate.js';
-import { pairedGateDecision, settleGate, type FocusTest, type SettledGate } from './paired.js';
+import { pairedGateDecision, settleGate, type FocusTest, type PairedGateDecision, type SettledGate } from './paired.js';
 import type { TrainContext } from './context.js';
 import type { TrainOptions } from './types.js';
 
@@ -59,6 +59,11 @@ export function focusBoost(focusTasks: number, valTasks: number): number {
   return focusTasks > 0 ? Math.max(1, Math.round(valTasks / focusTasks)) : 1;
 }
 
+/** The focus look rejected the candidate: its gain is below the minimum worth a change. */
+export function isBelowMinGain(d: PairedGateDecision): boolean {
+  return d.outcome === 'reject' && d.focus !== undefined && d.focus.hi < d.focus.minGain;
+}
+
 /**
  * Gates `candidate` against `current` on val. An indecisive verdict re-measures both with more
  * samples per task (up to `options.gateRounds` extra rounds; the first samples come from the cache).
@@ -87,28 +92,37 @@ export async function gateOnVal(
     const [a, b] = await Promise.all([measure(tasks, current.content, stage, from + incumbentCount, from), measure(tasks, candidate.content, stage, candidateCount)]);
     return { current: a.scores, candidate: b.scores };
   };
+  const decideAt = (cur: SplitScores, cand: SplitScores, round: number) =>
+    pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples, focus: focusTest });
   let focusSettled = false;
   let dense: { current: SplitScores; candidate: SplitScores } | null = null;
+  let latest = { current: current.scores, candidate: candidate.scores };
   return settleGate({
     current: current.scores,
     candidate: candidate.scores,
     maxRounds,
     decide: (cur, cand, round) => {
-      const d = pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples, focus: focusTest });
+      const d = decideAt(cur, cand, round);
+      latest = { current: cur, candidate: cand };
       focusSettled = d.focus !== undefined && d.focus.lo >= d.focus.minGain;
       return d;
     },
     remeasure: async (round) => {
       const samples = options.samples * (round + 1);
       const incumbent = fresh > 0 ? options.samples * (fresh + round) : samples;
+      // the focus first: when its dense samples alone show no worthwhile gain (with the whole
+      // split as last measured), the candidate is rejected without a new look at every task.
+      // Once its own job's gain is surely worth it, the focus look cannot reject: its samples stay.
+      if (focusTasks.length && (!focusSettled || !dense)) {
+        countVal(ctx, 'focus', 2);
+        const focusCount = options.samples * boost * (round + 1);
+        dense = await measureBoth(focusTasks, Math.max(incumbent, focusCount), Math.max(samples, focusCount));
+        const provisional = { current: withTaskScores(latest.current, dense.current), candidate: withTaskScores(latest.candidate, dense.candidate) };
+        if (isBelowMinGain(decideAt(provisional.current, provisional.candidate, round))) return provisional;
+      }
       countVal(ctx, stage, 2);
       const whole = await measureBoth(val, incumbent, samples);
-      if (!focusTasks.length) return whole;
-      // once its own job's gain is surely worth it, the focus look cannot reject: its dense samples stay as they are
-      if (!focusSettled || !dense) {
-        countVal(ctx, 'focus', 2);
-        dense = await measureBoth(focusTasks, Math.max(incumbent, samples * boost), samples * boost);
-      }
+      if (!dense) return whole;
       return { current: withTaskScores(whole.current, dense.current), candidate: withTaskScores(whole.candidate, dense.candidate) };
     },
   });

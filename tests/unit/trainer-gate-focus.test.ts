@@ -117,7 +117,7 @@ describe('helpers', () => {
 /**
  * A scripted stratified val world, the shape the persona world and a mined night have: 8 jobs × 3
  * val tasks, independent draws per skill (no common random numbers, like a real model at
- * temperature > 0), per-sample noise sd 0.2. Candidates are targeted edits, as the optimizer
+ * temperature > 0), per-sample noise sd 0.2, true per-task scores 0.55–0.75. Candidates are targeted edits, as the optimizer
  * proposes them after a good start: real fixes (+0.25 on their own job), paraphrases of a rule the
  * skill holds (+0.03 there), rules about nothing (0), each with a small cost elsewhere (−0.005,
  * a longer skill dilutes the rest), and leaks (+0.1 on their job, −0.05 on every other).
@@ -142,7 +142,7 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
     for (let k = 0; k < n; k++) {
       const kind = KINDS[k % KINDS.length];
       const own = FAMILIES[k % FAMILIES.length];
-      const truthCur = new Map(IDS.map((id) => [id, 0.65 + 0.3 * rand()]));
+      const truthCur = new Map(IDS.map((id) => [id, 0.55 + 0.2 * rand()]));
       const truthCand = new Map(IDS.map((id) => [id, clamp(truthCur.get(id)! + (id[0] === own ? SHIFT[kind].own : SHIFT[kind].other))]));
       const trueDelta = IDS.reduce((a, id) => a + truthCand.get(id)! - truthCur.get(id)!, 0) / IDS.length;
       const draws = new Map<string, number[]>();
@@ -179,7 +179,7 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
   }
 
   it('decides where the whole-split gate stays indecisive, accepts no truly worse candidate, and rejects no real fix as not worthwhile', async () => {
-    const N = 120;
+    const N = 240;
     const off = await run(false, N);
     const on = await run(true, N);
     console.log(
