@@ -41,14 +41,6 @@ export function perLookConfidence(confidence: number, rounds: number): number {
   return 1 - (1 - confidence) / (Math.max(0, rounds) + 1);
 }
 
-/** `base` with the tasks of `dense` replaced by their entries there (split means recomputed). */
-export function withTaskScores(base: SplitScores, dense: SplitScores): SplitScores {
-  const by = new Map(dense.perTask.map((t) => [t.taskId, t]));
-  const perTask = base.perTask.map((t) => by.get(t.taskId) ?? t);
-  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
-  return { hard: mean('hard'), soft: mean('soft'), perTask };
-}
-
 /**
  * Samples per focus task for every sample per val task in an extra round: the focus tasks get as
  * many new rollouts per round as the whole split does (3 tasks of 24 → 8×), so the look where the
@@ -92,11 +84,20 @@ export async function gateOnVal(
     const [a, b] = await Promise.all([measure(tasks, current.content, stage, from + incumbentCount, from), measure(tasks, candidate.content, stage, candidateCount)]);
     return { current: a.scores, candidate: b.scores };
   };
-  const decideAt = (cur: SplitScores, cand: SplitScores, round: number) =>
-    pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples, focus: focusTest });
   let focusSettled = false;
   let dense: { current: SplitScores; candidate: SplitScores } | null = null;
   let latest = { current: current.scores, candidate: candidate.scores };
+  // the dense focus samples feed the focus look only: the whole-split interval, the one that
+  // accepts, sees the same samples it would see without the look
+  const decideAt = (cur: SplitScores, cand: SplitScores, round: number) =>
+    pairedGateDecision({
+      ...gateInputFor(options, cur, bestScore),
+      candidate: cand,
+      seed: seed * 31 + round,
+      confidence,
+      resamples: options.gateResamples,
+      focus: focusTest && dense ? { ...focusTest, scores: dense } : focusTest,
+    });
   return settleGate({
     current: current.scores,
     candidate: candidate.scores,
@@ -117,13 +118,10 @@ export async function gateOnVal(
         countVal(ctx, 'focus', 2);
         const focusCount = options.samples * boost * (round + 1);
         dense = await measureBoth(focusTasks, Math.max(incumbent, focusCount), Math.max(samples, focusCount));
-        const provisional = { current: withTaskScores(latest.current, dense.current), candidate: withTaskScores(latest.candidate, dense.candidate) };
-        if (isBelowMinGain(decideAt(provisional.current, provisional.candidate, round))) return provisional;
+        if (isBelowMinGain(decideAt(latest.current, latest.candidate, round))) return latest;
       }
       countVal(ctx, stage, 2);
-      const whole = await measureBoth(val, incumbent, samples);
-      if (!dense) return whole;
-      return { current: withTaskScores(whole.current, dense.current), candidate: withTaskScores(whole.candidate, dense.candidate) };
+      return measureBoth(val, incumbent, samples);
     },
   });
 }

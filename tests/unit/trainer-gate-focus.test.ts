@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Edit, Task } from '../../src/core/records.js';
-import { focusComparison, pairedGateDecision } from '../../src/trainer/paired.js';
+import { focusComparison, gainsElsewhere, pairedGateDecision } from '../../src/trainer/paired.js';
 import type { SplitScores } from '../../src/trainer/gate.js';
-import { focusBoost, gateOnVal, withTaskScores } from '../../src/trainer/val-gate.js';
+import { focusBoost, gateOnVal } from '../../src/trainer/val-gate.js';
 import { focusTaskIds } from '../../src/trainer/scope-leak.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
 import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
@@ -82,20 +82,23 @@ describe('focusComparison and the futility reject (pure)', () => {
     expect(d.outcome).toBe('indecisive');
   });
 
+  it('an edit that gains on the other jobs is not rejected for doing nothing on its own (a rule for every reply)', () => {
+    // its own job: no gain (dense); every other job: +0.06 a task, a gain the whole split cannot yet confirm at its confidence
+    const p = pair({ own: 0, other: 0.06, focusN: 48, otherN: 4, otherSpread: 0.3 });
+    expect(gainsElsewhere({ ...base, ...p, focus })).toBe(true);
+    const d = pairedGateDecision({ ...base, ...p, focus });
+    expect(d.focus?.hi).toBeLessThan(0.1);
+    expect(d.outcome).not.toBe('reject');
+    // the same own-job look with nothing happening elsewhere is rejected
+    expect(gainsElsewhere({ ...base, ...pair({ own: 0, other: 0.01, focusN: 48, otherN: 12 }), focus })).toBe(false);
+  });
+
   it('minGain 0 switches the look off', () => {
     expect(focusComparison({ ...base, ...pair({ own: 0, other: 0.01, focusN: 48, otherN: 12 }), focus: { taskIds: FOCUS_A, minGain: 0 } })).toBeNull();
   });
 });
 
 describe('helpers', () => {
-  it('withTaskScores swaps in the dense tasks and recomputes the means', () => {
-    const whole = scoresOf([['a0', [0.5]], ['b0', [0.5]]]);
-    const dense = scoresOf([['a0', [1, 1, 0.7]]]);
-    const merged = withTaskScores(whole, dense);
-    expect(merged.perTask.map((t) => t.taskId)).toEqual(['a0', 'b0']);
-    expect(merged.perTask[0].samples?.length).toBe(3);
-    expect(merged.soft).toBeCloseTo((0.9 + 0.5) / 2);
-  });
   it('focusBoost gives the focus tasks as many new rollouts a round as the whole split', () => {
     expect(focusBoost(3, 24)).toBe(8);
     expect(focusBoost(12, 24)).toBe(2);
@@ -120,7 +123,10 @@ describe('helpers', () => {
  * temperature > 0), per-sample noise sd 0.2, true per-task scores 0.55–0.75. Candidates are targeted edits, as the optimizer
  * proposes them after a good start: real fixes (+0.25 on their own job), paraphrases of a rule the
  * skill holds (+0.03 there), rules about nothing (0), each with a small cost elsewhere (−0.005,
- * a longer skill dilutes the rest), and leaks (+0.1 on their job, −0.05 on every other).
+ * a longer skill dilutes the rest), and leaks (+0.1 on their job, −0.05 on every other). Both
+ * arms see the same draws, so the focus look can only turn an indecisive end into a reject (a leak
+ * the whole-split interval accepts is accepted in both arms: in the loop the scope-leak screen
+ * follows the gate).
  */
 describe('gateOnVal with the focus look in a stratified noisy world', () => {
   type Kind = 'fix' | 'paraphrase' | 'nothing' | 'leak';
@@ -133,9 +139,16 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
   };
   const SD = 0.2;
 
+  /** The noise of one sample, fixed by candidate, skill, task and sample index: both arms see the same draws. */
+  const drawNoise = (k: number, content: string, taskId: string, sample: number) => {
+    let h = 2166136261;
+    for (const ch of `${k}:${content}:${taskId}:${sample}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
+    const r = mulberry32(h >>> 0);
+    return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  };
+
   async function run(withFocus: boolean, n: number) {
     const rand = mulberry32(2027);
-    const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
     const clamp = (x: number) => Math.min(1, Math.max(0, x));
     const val: Task[] = IDS.map((id) => valTask(id));
     const tally = { indecisive: 0, worseAccepted: 0, fixes: 0, fixesAccepted: 0, fixesFutile: 0, rollouts: 0 };
@@ -152,7 +165,7 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
           const key = `${content}:${t.id}`;
           const xs = draws.get(key) ?? [];
           while (xs.length < samples) {
-            xs.push(clamp(truth.get(t.id)! + SD * gauss()));
+            xs.push(clamp(truth.get(t.id)! + SD * drawNoise(k, content, t.id, xs.length)));
             tally.rollouts++;
           }
           draws.set(key, xs);
@@ -178,18 +191,18 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
     return tally;
   }
 
-  it('decides where the whole-split gate stays indecisive, accepts no truly worse candidate, and rejects no real fix as not worthwhile', async () => {
+  it('decides where the whole-split gate stays indecisive, accepts nothing the whole-split gate would not, and rejects no real fix as not worthwhile', async () => {
     const N = 240;
     const off = await run(false, N);
     const on = await run(true, N);
     console.log(
       `focus-look figure: ${N} targeted candidates; indecisive at the end: whole split only ${off.indecisive} (${((100 * off.indecisive) / N).toFixed(1)}%), with the focus look ${on.indecisive} (${((100 * on.indecisive) / N).toFixed(1)}%); truly worse accepted ${off.worseAccepted} / ${on.worseAccepted}; real fixes accepted ${off.fixesAccepted}/${off.fixes} / ${on.fixesAccepted}/${on.fixes}, rejected as not worthwhile ${on.fixesFutile}; rollouts ${off.rollouts} / ${on.rollouts}`,
     );
-    expect(off.indecisive / N).toBeGreaterThan(0.12);
-    expect(on.indecisive / N).toBeLessThanOrEqual(0.1);
-    expect(on.worseAccepted).toBe(0);
+    expect(off.indecisive / N).toBeGreaterThan(0.15);
+    expect(on.indecisive / N).toBeLessThanOrEqual(0.75 * (off.indecisive / N));
+    // the same draws in both arms: the focus look only adds rejections, never an acceptance
+    expect(on.worseAccepted).toBeLessThanOrEqual(off.worseAccepted);
     expect(on.fixesFutile).toBe(0);
-    // acceptance is the whole-split interval's alone: the focus look cannot lose real fixes
-    expect(on.fixesAccepted).toBeGreaterThanOrEqual(off.fixesAccepted - 1);
+    expect(on.fixesAccepted).toBe(off.fixesAccepted);
   });
 });
