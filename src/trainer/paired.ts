@@ -9,7 +9,7 @@
  * for a given seed.
  */
 import { mulberry32 } from './rng.js';
-import { gateDecision, metricScore, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
+import { gateDecision, metricScore, restrictScores, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
 
 export interface PairedOptions {
   metric: GateMetric;
@@ -150,26 +150,104 @@ export function pairedCompare(current: SplitScores, candidate: SplitScores, opts
   return { n, meanDiff, lo, hi, verdict };
 }
 
+/**
+ * Confidence of the off-target look that protects an edit from the futility reject: a gain on the
+ * other jobs' tasks at this (two-sided) confidence means the edit acts beyond its own job (a rule
+ * stated for every reply), and its own job's look says nothing about its worth. Low on purpose:
+ * a protective check errs towards protecting (the whole-split interval still decides the edit).
+ */
+export const ELSEWHERE_CONFIDENCE = 0.6;
+
+/** The candidate gains on the val tasks outside its focus (the other jobs'), at ELSEWHERE_CONFIDENCE. */
+export function gainsElsewhere(input: PairedGateInput): boolean {
+  const ids = input.focus?.taskIds;
+  if (!ids) return false;
+  const off = new Set(input.current.perTask.filter((t) => !ids.has(t.taskId)).map((t) => t.taskId));
+  if (!off.size) return false;
+  const c = pairedCompare(restrictScores(input.current, off), restrictScores(input.candidate, off), {
+    metric: input.metric,
+    mixedWeight: input.mixedWeight,
+    resamples: input.resamples,
+    confidence: ELSEWHERE_CONFIDENCE,
+    seed: input.seed * 7 + 2,
+  });
+  return c.verdict === 'gain';
+}
+
 /** Below this many val tasks the gate falls back to the strict mean comparison. */
 export const MIN_TASKS_FOR_INTERVAL = 4;
 
 export type GateOutcome = 'accept' | 'reject' | 'indecisive';
 
+/** The candidate against the current skill on the val tasks where its edits claim to act. */
+export interface FocusComparison {
+  n: number;
+  meanDiff: number;
+  lo: number;
+  hi: number;
+  /** the smallest gain on those tasks worth a change to the skill */
+  minGain: number;
+}
+
 export interface PairedGateDecision extends GateDecision {
   outcome: GateOutcome;
   ci: PairedComparison;
+  /** set when the focus look ran (an otherwise indecisive candidate with a focus) */
+  focus?: FocusComparison;
+}
+
+/**
+ * Where the candidate's edits claim to act (the val tasks of the jobs their evidence came from),
+ * and the smallest gain there that is worth a change to the skill.
+ */
+export interface FocusTest {
+  taskIds: ReadonlySet<string>;
+  minGain: number;
+  /** denser samples of the focus tasks than the split carries (the extra rounds'); default: the split's own */
+  scores?: { current: SplitScores; candidate: SplitScores };
 }
 
 export interface PairedGateInput extends GateInput {
   seed: number;
   resamples?: number;
   confidence?: number;
+  focus?: FocusTest;
+}
+
+/**
+ * The focus look: the per-sample interval of the gain on the focus tasks alone. Null until every
+ * focus task has several samples under both skills (one sample of three tasks says nothing about
+ * noise).
+ */
+export function focusComparison(input: PairedGateInput): FocusComparison | null {
+  const { focus } = input;
+  if (!focus || focus.minGain <= 0 || !focus.taskIds.size) return null;
+  const current = restrictScores(focus.scores?.current ?? input.current, focus.taskIds);
+  if (!current.perTask.length) return null;
+  const candidate = restrictScores(focus.scores?.candidate ?? input.candidate, focus.taskIds);
+  const w = input.mixedWeight ?? 0.5;
+  const band = sampleBootstrapCI(current, candidate, input.metric, w, input.resamples ?? 2000, input.confidence ?? 0.9, input.seed * 7 + 1);
+  if (!band) return null;
+  const diffs = pairedDiffs(current, candidate, input.metric, w);
+  return { n: diffs.length, meanDiff: diffs.reduce((a, d) => a + d, 0) / diffs.length, lo: band.lo, hi: band.hi, minGain: focus.minGain };
 }
 
 /**
  * The strict gate (mean gain > margin, ties rejected, no-regression) and the paired CI together:
  * accept only when both say gain; a mean gain the CI cannot tell from noise is `indecisive` (its
  * action stays `reject` until more samples decide it). Pure.
+ *
+ * With a focus, an otherwise indecisive candidate is also looked at where its edits claim to act:
+ * when the interval there lies below the minimum worthwhile gain, the candidate is rejected
+ * decisively (an equivalence-style futility bound). Why: after the start draft nearly every
+ * candidate is a paraphrase of a rule the skill already holds or a rule about nothing; its true
+ * effect on the whole split is within ±0.02, which no affordable number of samples over 24 tasks
+ * can tell from 0, so the whole-split interval stays indecisive to the end. On its own job's few
+ * tasks, sampled densely, a real fix shows a gain of 0.2 or more and such a candidate shows ~0;
+ * that look can decide. The whole-split interval must lie below the minimum gain too, and the
+ * other jobs' tasks must show no gain (a rule stated for every reply acts on every job: one such
+ * rule on the persona bench lowered its own job a little and raised the others by 0.05 a task).
+ * Acceptance is unchanged: only the whole-split interval accepts.
  */
 export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   const base = gateDecision(input);
@@ -180,7 +258,14 @@ export function pairedGateDecision(input: PairedGateInput): PairedGateDecision {
   // on fewer tasks an interval over tasks says nothing useful: the strict mean gate decides alone
   if (ci.n < MIN_TASKS_FOR_INTERVAL) return { ...base, outcome: 'accept', ci, reason: `${base.reason}; only ${ci.n} val task(s): no interval` };
   if (ci.verdict === 'gain') return { ...base, outcome: 'accept', ci, reason: `${base.reason}; ${band}` };
-  return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, reason: `indecisive: ${base.reason} but ${band} includes 0` };
+  const focus = focusComparison(input);
+  // both readings of "where it acts" must say the gain is not worth it: its own job's tasks, and
+  // every task (a rule stated for every reply acts everywhere, whatever job it was learned from)
+  if (focus && focus.hi < focus.minGain - SCORE_EPSILON && ci.hi < focus.minGain - SCORE_EPSILON && !gainsElsewhere(input)) {
+    const where = `on its own job's ${focus.n} val task(s) Δ ${focus.meanDiff >= 0 ? '+' : ''}${focus.meanDiff.toFixed(3)}, CI [${focus.lo.toFixed(3)}, ${focus.hi.toFixed(3)}]`;
+    return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'reject', ci, focus, reason: `no worthwhile gain: ${where} and ${band} lie below the minimum gain ${focus.minGain.toFixed(2)} (${base.reason})` };
+  }
+  return { ...base, action: 'reject', accepted: false, newBest: false, outcome: 'indecisive', ci, ...(focus ? { focus } : {}), reason: `indecisive: ${base.reason} but ${band} includes 0` };
 }
 
 /** How a gate verdict was reached: the decision, and how many extra sample rounds it took. */

@@ -34,7 +34,7 @@ export async function rescueEdits(input: {
   measureVal: (content: string) => Promise<SplitScores>;
   score: (s: SplitScores) => number;
   /** the gate on the recombined candidate (it may re-measure an indecisive one) */
-  gate: (content: string, candidate: SplitScores) => Promise<GateDecision>;
+  gate: (content: string, candidate: SplitScores, kept: EditApplyResult[]) => Promise<GateDecision>;
   /** true when the edit, alone, lowers the val tasks of jobs it was not learned from (scope-leak.ts) */
   leaks?: (edit: Edit, alone: SplitScores) => boolean;
 }): Promise<RescueResult> {
@@ -56,5 +56,5 @@ export async function rescueEdits(input: {
   if (!kept.length) return { singles, kept: [], candidate: null, scores: null, decision: null };
   const candidate = applyEdits(input.base, kept.map((r) => r.edit), input.applyOpts).content;
   const scores = kept.length === 1 ? alone.get(kept[0].index)! : await input.measureVal(candidate);
-  return { singles, kept, candidate, scores, decision: await input.gate(candidate, scores) };
+  return { singles, kept, candidate, scores, decision: await input.gate(candidate, scores, kept) };
 }

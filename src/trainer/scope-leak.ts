@@ -10,7 +10,7 @@
  * family labels the screen says nothing and the gate decides alone. Pure.
  */
 import type { Edit, Task } from '../core/records.js';
-import type { SplitScores } from './gate.js';
+import { restrictScores, type SplitScores } from './gate.js';
 import { pairedCompare, pairedDiffs, type PairedComparison } from './paired.js';
 import type { GateMetric } from '../core/scoring.js';
 
@@ -31,11 +31,18 @@ export function evidenceFamilies(edits: readonly Edit[], taskById: ReadonlyMap<s
   return out;
 }
 
-/** Scores restricted to some tasks (means recomputed over them). */
-export function restrictScores(s: SplitScores, keep: ReadonlySet<string>): SplitScores {
-  const perTask = s.perTask.filter((t) => keep.has(t.taskId));
-  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
-  return { hard: mean('hard'), soft: mean('soft'), perTask };
+export { restrictScores };
+
+/**
+ * The val tasks where some edits claim to act: those of the families their evidence came from.
+ * Null when an evidence task has no family, or when those families cover every val task (then
+ * "where it acts" is the whole split and a separate look adds nothing).
+ */
+export function focusTaskIds(edits: readonly Edit[], taskById: ReadonlyMap<string, Task>, val: readonly Task[]): Set<string> | null {
+  const families = evidenceFamilies(edits, taskById);
+  if (!families || !families.size) return null;
+  const ids = new Set(val.filter((t) => t.family && families.has(t.family)).map((t) => t.id));
+  return ids.size && ids.size < val.length ? ids : null;
 }
 
 export interface LeakVerdict {

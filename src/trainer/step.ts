@@ -18,7 +18,7 @@ import { rescueEdits } from './rescue.js';
 import type { SettledGate } from './paired.js';
 import { countVal, gateOnVal } from './val-gate.js';
 import type { DropVerdict } from './buffer.js';
-import { focusGain, leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
+import { focusGain, focusTaskIds, leakCheck, leakNote, type LeakVerdict } from './scope-leak.js';
 import { withoutInstanceValues } from './instance-values.js';
 import type { StepReport } from './types.js';
 import type { TrainContext } from './context.js';
@@ -36,6 +36,12 @@ const ACTION_LABEL: Record<StepReport['action'], string> = {
   skip_no_edits: 'SKIP',
 };
 
+/** The focus look rejected the candidate: on its own job's val tasks the gain is below the minimum worth a change. */
+function belowMinGain(r: Omit<StepReport, 'line'>): boolean {
+  const f = r.gate?.focus;
+  return r.gate?.outcome === 'reject' && f !== undefined && f.hi < f.minGain;
+}
+
 export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   const head = `[epoch ${r.epoch} step ${r.step}/${r.stepsInEpoch}] rollout ${r.rolloutTasks} tasks`;
   if (r.action === 'skip_no_patches') return `${head} · no edits proposed · SKIP`;
@@ -45,7 +51,7 @@ export function formatStepLine(r: Omit<StepReport, 'line'>): string {
   if (r.unmatched) parts.push(`${r.unmatched} unmatched`);
   if (r.action === 'skip_no_edits') return `${parts.join(' · ')}${r.prescreened ? ` · pre-screen dropped ${r.prescreened}` : ''} · SKIP`;
   if (r.rescued) parts.push(`val ${f2(r.valBefore)} → ${f2(r.rescued.fullValAfter)} REJECT → kept ${r.rescued.kept}/${r.rescued.of} edits: ${f2(r.valAfter)} ${ACTION_LABEL[r.action]}`);
-  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : ACTION_LABEL[r.action]}`);
+  else parts.push(`val ${f2(r.valBefore)} → ${f2(r.valAfter)} ${r.gate?.outcome === 'indecisive' ? `REJECT (indecisive after ${r.gate.rounds} extra sample round${r.gate.rounds === 1 ? '' : 's'})` : r.leak ? 'REJECT (scope leak)' : belowMinGain(r) ? 'REJECT (below the minimum gain on its own job)' : ACTION_LABEL[r.action]}`);
   if (r.prescreened) parts.push(`pre-screen dropped ${r.prescreened}`);
   if (r.screened) parts.push(`screen dropped ${r.screened} edit${r.screened === 1 ? '' : 's'}`);
   return parts.join(' · ');
@@ -162,7 +168,7 @@ async function gateStage(ctx: TrainContext, report: Report, before: SkillState, 
   countVal(ctx, 'gate');
   const n = ctx.options.samples;
   const scores = (freshDraws ? await ctx.measure(ctx.val, candidate, 'gate', n * 2, n) : await ctx.measure(ctx.val, candidate, 'gate')).scores;
-  const settled = await gateOnVal(ctx, 'gate', before, { content: candidate, scores }, ctx.st.best.score, seed);
+  const settled = await gateOnVal(ctx, 'gate', before, { content: candidate, scores }, ctx.st.best.score, seed, focusOf(ctx, edits));
   applyVerdict(report, settled);
   // an accepted candidate must also leave the other jobs alone; a leak turns it into a reject
   // (and a multi-edit one goes to the rescue, which keeps the edits that help without leaking)
@@ -173,6 +179,11 @@ async function gateStage(ctx: TrainContext, report: Report, before: SkillState, 
     report.leak = { meanDiff: leak.ci.meanDiff, lo: leak.ci.lo, hi: leak.ci.hi, n: leak.ci.n };
   }
   return { settled, scores: settled.candidate, leak };
+}
+
+/** The val tasks where some edits claim to act (their evidence's jobs), or null: the gate's focus look. */
+function focusOf(ctx: TrainContext, edits: readonly Edit[]): ReadonlySet<string> | null {
+  return focusTaskIds(edits, ctx.taskById, ctx.val);
 }
 
 /** The scope-leak screen of some edits (null when off, or when it cannot run). */
@@ -200,7 +211,7 @@ function applyVerdict(report: Report, settled: SettledGate): void {
   report.valAfter = d.candidateScore;
   report.regressions = d.regressions;
   report.reason = d.reason;
-  report.gate = { outcome: d.outcome, meanDiff: d.ci.meanDiff, lo: d.ci.lo, hi: d.ci.hi, n: d.ci.n, rounds: settled.rounds };
+  report.gate = { outcome: d.outcome, meanDiff: d.ci.meanDiff, lo: d.ci.lo, hi: d.ci.hi, n: d.ci.n, rounds: settled.rounds, ...(d.focus ? { focus: d.focus } : {}) };
 }
 
 /** A drop the interval calls real bans the edit; a drop it cannot tell from noise only demotes it. */
@@ -224,8 +235,8 @@ async function rescueStage(ctx: TrainContext, report: Report, before: SkillState
       return (await measure(val, content, 'rescue')).scores;
     },
     score,
-    gate: async (content, cand) => {
-      last = await gateOnVal(ctx, 'rescue', before, { content, scores: cand }, st.best.score, seed + 7);
+    gate: async (content, cand, kept) => {
+      last = await gateOnVal(ctx, 'rescue', before, { content, scores: cand }, st.best.score, seed + 7, focusOf(ctx, kept.map((k) => k.edit)));
       return last.decision;
     },
     leaks: (edit, alone) => screenLeak(ctx, [edit], before.scores, alone, seed + 11)?.leaks ?? false,

@@ -61,6 +61,12 @@ export interface TrainOptions {
   gateResamples: number;
   /** extra sample rounds an indecisive candidate earns before it is rejected */
   gateRounds: number;
+  /**
+   * the smallest gain on its own job's val tasks worth a change to the skill: an otherwise
+   * indecisive candidate whose interval there lies below it is rejected decisively (paired.ts
+   * focus look); 0 = off
+   */
+  minFocusGain: number;
   /** reject (and rescue) a candidate that lowers the val tasks of jobs its edits were not learned from (scope-leak.ts) */
   scopeScreen: boolean;
   /** two-sided confidence of the scope-leak interval */
@@ -121,6 +127,9 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   gateConfidence: 0.9,
   gateResamples: 2000,
   gateRounds: 4,
+  // a real fix of one check raises its job's val tasks by ≥ 0.2 on the train bench; a paraphrase
+  // of a rule the skill holds, or a rule about nothing, by ≤ 0.06
+  minFocusGain: 0.1,
   scopeScreen: true,
   scopeConfidence: 0.8,
   freshIncumbent: true,
@@ -168,7 +177,16 @@ export interface StepReport {
   reason: string;
   candidateHash: string | null;
   /** the paired gate: outcome, mean per-task gain and its bootstrap interval, extra sample rounds */
-  gate?: { outcome: 'accept' | 'reject' | 'indecisive'; meanDiff: number; lo: number; hi: number; n: number; rounds: number };
+  gate?: {
+    outcome: 'accept' | 'reject' | 'indecisive';
+    meanDiff: number;
+    lo: number;
+    hi: number;
+    n: number;
+    rounds: number;
+    /** the focus look on the val tasks of the edits' own jobs, when it ran */
+    focus?: { meanDiff: number; lo: number; hi: number; n: number; minGain: number };
+  };
   /** set when the gate accepted but the scope-leak screen found other jobs' val tasks dropping */
   leak?: { meanDiff: number; lo: number; hi: number; n: number };
   /** edits the leave-one-out screen dropped from an accepted candidate */

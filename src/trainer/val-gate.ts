@@ -5,8 +5,9 @@
  * val split, and each reuse makes best-on-val more optimistic; counting them is how a run reports
  * (and bounds) that reuse.
  */
+import type { Task } from '../core/records.js';
 import type { GateInput, SplitScores } from './gate.js';
-import { pairedGateDecision, settleGate, type SettledGate } from './paired.js';
+import { pairedGateDecision, settleGate, type FocusTest, type PairedGateDecision, type SettledGate } from './paired.js';
 import type { TrainContext } from './context.js';
 import type { TrainOptions } from './types.js';
 
@@ -23,7 +24,7 @@ export function gateInputFor(options: TrainOptions, current: SplitScores, best: 
   };
 }
 
-export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen' | 'prescreen' | 'fresh_estimate';
+export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen' | 'prescreen' | 'fresh_estimate' | 'focus';
 
 /** Counts one validation measurement of `stage` (persisted with the run state). */
 export function countVal(ctx: Pick<TrainContext, 'st'>, stage: ValStage, n = 1): void {
@@ -41,8 +42,25 @@ export function perLookConfidence(confidence: number, rounds: number): number {
 }
 
 /**
+ * Samples per focus task for every sample per val task in an extra round: the focus tasks get as
+ * many new rollouts per round as the whole split does (3 tasks of 24 → 8×), so the look where the
+ * edit acts narrows as fast as the one over every task. Why not spend them all there: the
+ * whole-split interval is the one that accepts.
+ */
+export function focusBoost(focusTasks: number, valTasks: number): number {
+  return focusTasks > 0 ? Math.max(1, Math.round(valTasks / focusTasks)) : 1;
+}
+
+/** The focus look rejected the candidate: its gain is below the minimum worth a change. */
+export function isBelowMinGain(d: PairedGateDecision): boolean {
+  return d.outcome === 'reject' && d.focus !== undefined && d.focus.hi < d.focus.minGain;
+}
+
+/**
  * Gates `candidate` against `current` on val. An indecisive verdict re-measures both with more
  * samples per task (up to `options.gateRounds` extra rounds; the first samples come from the cache).
+ * `focus` (val task ids where the candidate's edits claim to act) adds the focus look
+ * (paired.ts) and denser samples on those tasks in the extra rounds.
  */
 export async function gateOnVal(
   ctx: Pick<TrainContext, 'options' | 'st' | 'val' | 'measure'>,
@@ -51,23 +69,59 @@ export async function gateOnVal(
   candidate: { content: string; scores: SplitScores },
   bestScore: number,
   seed: number,
+  focus: ReadonlySet<string> | null = null,
 ): Promise<SettledGate> {
   const { options, val, measure } = ctx;
   const maxRounds = options.gateEnabled ? options.gateRounds : 0;
   const confidence = perLookConfidence(options.gateConfidence, maxRounds);
+  const focusTest: FocusTest | undefined = focus && options.minFocusGain > 0 ? { taskIds: focus, minGain: options.minFocusGain } : undefined;
+  const focusTasks: Task[] = focusTest ? val.filter((t) => focusTest.taskIds.has(t.id)) : [];
+  const boost = focusBoost(focusTasks.length, val.length);
+  // a fresh incumbent keeps its selection-biased first sample out of the pool
+  const fresh = current.fresh ?? 0;
+  const from = fresh > 0 ? options.samples : 0;
+  const measureBoth = async (tasks: Task[], incumbentCount: number, candidateCount: number) => {
+    const [a, b] = await Promise.all([measure(tasks, current.content, stage, from + incumbentCount, from), measure(tasks, candidate.content, stage, candidateCount)]);
+    return { current: a.scores, candidate: b.scores };
+  };
+  let focusSettled = false;
+  let dense: { current: SplitScores; candidate: SplitScores } | null = null;
+  let latest = { current: current.scores, candidate: candidate.scores };
+  // the dense focus samples feed the focus look only: the whole-split interval, the one that
+  // accepts, sees the same samples it would see without the look
+  const decideAt = (cur: SplitScores, cand: SplitScores, round: number) =>
+    pairedGateDecision({
+      ...gateInputFor(options, cur, bestScore),
+      candidate: cand,
+      seed: seed * 31 + round,
+      confidence,
+      resamples: options.gateResamples,
+      focus: focusTest && dense ? { ...focusTest, scores: dense } : focusTest,
+    });
   return settleGate({
     current: current.scores,
     candidate: candidate.scores,
     maxRounds,
-    decide: (cur, cand, round) => pairedGateDecision({ ...gateInputFor(options, cur, bestScore), candidate: cand, seed: seed * 31 + round, confidence, resamples: options.gateResamples }),
+    decide: (cur, cand, round) => {
+      const d = decideAt(cur, cand, round);
+      latest = { current: cur, candidate: cand };
+      focusSettled = d.focus !== undefined && d.focus.lo >= d.focus.minGain;
+      return d;
+    },
     remeasure: async (round) => {
       const samples = options.samples * (round + 1);
+      const incumbent = fresh > 0 ? options.samples * (fresh + round) : samples;
+      // the focus first: when its dense samples alone show no worthwhile gain (with the whole
+      // split as last measured), the candidate is rejected without a new look at every task.
+      // Once its own job's gain is surely worth it, the focus look cannot reject: its samples stay.
+      if (focusTasks.length && (!focusSettled || !dense)) {
+        countVal(ctx, 'focus', 2);
+        const focusCount = options.samples * boost * (round + 1);
+        dense = await measureBoth(focusTasks, Math.max(incumbent, focusCount), Math.max(samples, focusCount));
+        if (isBelowMinGain(decideAt(latest.current, latest.candidate, round))) return latest;
+      }
       countVal(ctx, stage, 2);
-      // a fresh incumbent keeps its selection-biased first sample out of the pool
-      const fresh = current.fresh ?? 0;
-      const a$ = fresh > 0 ? measure(val, current.content, stage, options.samples * (1 + fresh + round), options.samples) : measure(val, current.content, stage, samples);
-      const [a, b] = await Promise.all([a$, measure(val, candidate.content, stage, samples)]);
-      return { current: a.scores, candidate: b.scores };
+      return measureBoth(val, incumbent, samples);
     },
   });
 }
