@@ -13,7 +13,7 @@
  *    head ends there, and its context is before it;
  *  - the tail window starts at the start of the line before the kept tail's first line (and further
  *    back across blank lines): a token reaching into the tail starts after that, and so does its
- *    context.
+ *    context; where placeholders shrink the tail, its first line is taken that much earlier.
  * When a window cannot be placed (no whitespace nearby, overlapping windows, or placeholders
  * shrank a kept part below its size) the whole text is redacted.
  */
@@ -51,6 +51,28 @@ function tailWindowStart(text: string, from: number): number {
   return prev < from - REACH ? -1 : prev;
 }
 
+/**
+ * The redacted tail window whose last `tail` chars are those of the whole redacted text, or null.
+ * Placeholders that shrink a secret inside the kept tail pull the kept tail's start back into the
+ * text before it (a 40-char token becomes a 20-char placeholder): the window must then cover the
+ * context of what the shrunk tail reaches, so it starts from `text.length - tail - shrink`, and
+ * again until the shrink it redacts no longer moves that start. (The shrink of the whole window is
+ * at least the shrink past the kept tail's start, so the start it gives is early enough.)
+ */
+function tailWindow(text: string, tail: number, headEnd: number): Redaction | null {
+  let from = text.length - tail;
+  for (let round = 0; round < 4; round++) {
+    const start = tailWindowStart(text, from);
+    if (start < 0 || start < headEnd) return null;
+    const end = redactSecrets(text.slice(start));
+    const shrink = text.length - start - end.text.length;
+    const needed = text.length - tail - shrink;
+    if (from <= needed) return end;
+    from = needed;
+  }
+  return null;
+}
+
 export interface CutRedaction extends Redaction {
   /** the redacted, cut text: what cutting the whole redacted text gives */
   cut: string;
@@ -77,10 +99,8 @@ export function redactForCut(text: string, max: number, ends: boolean, more: (n:
     if (total <= max) return null;
     return { text: head.text, count: head.count, kinds: head.kinds, cut: `${head.text.slice(0, max)}${more(total - max)}` };
   }
-  const tailStart = tailWindowStart(text, text.length - tail);
-  if (tailStart < 0 || tailStart < headEnd) return null;
-  const end = redactSecrets(text.slice(tailStart));
-  if (end.text.length < tail) return null;
+  const end = tailWindow(text, tail, headEnd);
+  if (!end || end.text.length < tail) return null;
   const kinds = end.count ? [...new Set([...head.kinds, ...end.kinds])] : head.kinds;
   return { text: head.text, count: head.count + end.count, kinds, cut: `${head.text.slice(0, headKeep)}\n[…]\n${end.text.slice(end.text.length - tail)}` };
 }

@@ -57,6 +57,20 @@ describe('redactForCut', () => {
     });
   }
 
+  it('a secret shrunk to its placeholder inside the kept tail pulls the window back to the context of what the tail then reaches', () => {
+    // found by the property above: the kept tail's `SECRET_KEY=…` shrinks to a placeholder, so the
+    // tail reaches the end of a token whose `Bearer` sits lines before the window first placed
+    const t =
+      'HEAD is now at 3f9c2a7e1b8d4f6a0c5e9b2d7f4a1c8e3b6d0f9a fix: retrydata:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==conn = psycopg2.connect(host="db", password="winter2026") Authorization: Bearer\n\n' +
+      'x'.repeat(372) +
+      '\n  \nsrc/app.ts:12SECRET_KEY=django-insecure-7q^x2!m9@p3#r8&v4basic thesrc/app.ts:12';
+    const whole = capEnds(redactSecrets(t).text, TEXT_CAP.toolResult);
+    expect(whole).toContain(':bearer-token]');
+    const w = redactForCut(t, TEXT_CAP.toolResult, true, more);
+    expect(w === null ? whole : w.cut).toBe(whole);
+    expect(w?.cut ?? whole).not.toContain('xxxxxxxxxxxxxxxx');
+  });
+
   it('falls back to the whole text where a window cannot be placed', () => {
     expect(redactForCut('x'.repeat(5000), 320, true, more)).toBeNull(); // no whitespace near the cut
     expect(redactForCut('short text', 320, true, more)).toBeNull();
