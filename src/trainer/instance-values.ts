@@ -3,37 +3,50 @@
  * "link the PR in parentheses: `(#482)`" learned from the ask "…for PR #482" makes every later
  * reply cite #482. Inside a rule's literals (backticks), a PR/issue number or a version that
  * appears in the ask or context of a task the edit was learned from becomes a placeholder
- * (`#<number>`, `X.Y.Z`), which the target fills with each instance's own value. Values the asks
- * do not hold (a convention's own example) are left alone. Pure.
+ * (`#<number>`, `X.Y.Z`), and so does a function, package or author the ask names (`<function>`,
+ * `<package>`, `Name <email>`), which the target fills with each instance's own value. Values the
+ * asks do not hold (a convention's own example) are left alone. The start draft writes its rules
+ * with the same placeholders (`start-draft.ts`). Pure.
  */
 import type { Edit, Task } from '../core/records.js';
 
 const NUMBER = /#(\d+)\b/g;
 const VERSION = /\bv?(\d+\.\d+\.\d+)\b/g;
 
-/** The PR/issue numbers and versions the edit's evidence tasks state. */
-function instanceValues(edit: Edit, taskById: ReadonlyMap<string, Task>): { numbers: Set<string>; versions: Set<string> } {
-  const numbers = new Set<string>();
-  const versions = new Set<string>();
-  for (const id of edit.evidence) {
-    const t = taskById.get(id);
-    if (!t) continue;
-    const text = `${t.intent}\n${t.context ?? ''}`;
-    for (const m of text.matchAll(NUMBER)) numbers.add(m[1]);
-    for (const m of text.matchAll(VERSION)) versions.add(m[1]);
-  }
-  return { numbers, versions };
+/** What the asks of some tasks state as instance values: PR/issue numbers, versions, named values. */
+export interface AskValues {
+  numbers: Set<string>;
+  versions: Set<string>;
+  /** value → placeholder (see `namedAskValues`) */
+  named: Map<string, string>;
 }
 
-/** The edit with instance values in its literals replaced by placeholders (the same object when none). */
+/** The instance values the asks (intent and context) of `tasks` state. */
+export function askValues(tasks: Iterable<Task>): AskValues {
+  const values: AskValues = { numbers: new Set(), versions: new Set(), named: new Map() };
+  for (const t of tasks) {
+    const text = `${t.intent}\n${t.context ?? ''}`;
+    for (const m of text.matchAll(NUMBER)) values.numbers.add(m[1]);
+    for (const m of text.matchAll(VERSION)) values.versions.add(m[1]);
+    for (const [v, p] of namedAskValues(text)) if (!values.named.has(v)) values.named.set(v, p);
+  }
+  return values;
+}
+
+/** `text` with every value of `values` written as its placeholder (`#<number>`, `X.Y.Z`, `<function>`, …). */
+export function withAskPlaceholders(text: string, values: AskValues): string {
+  const numbered = text
+    .replace(NUMBER, (m, n: string) => (values.numbers.has(n) ? '#<number>' : m))
+    .replace(VERSION, (m, v: string) => (values.versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
+  return values.named.size ? withNamedPlaceholders(numbered, values.named) : numbered;
+}
+
+/** The edit with instance values of its evidence asks in its literals replaced by placeholders (the same object when none). */
 export function withoutInstanceValues(edit: Edit, taskById: ReadonlyMap<string, Task>): Edit {
   if (!edit.content || !/`/.test(edit.content)) return edit;
-  const { numbers, versions } = instanceValues(edit, taskById);
-  if (!numbers.size && !versions.size) return edit;
-  const content = edit.content.replace(/`([^`\n]+)`/g, (_, lit: string) => {
-    const out = lit.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
-    return `\`${out}\``;
-  });
+  const values = askValues(edit.evidence.flatMap((id) => taskById.get(id) ?? []));
+  if (!values.numbers.size && !values.versions.size && !values.named.size) return edit;
+  const content = edit.content.replace(/`([^`\n]+)`/g, (_, lit: string) => `\`${withAskPlaceholders(lit, values)}\``);
   return content === edit.content ? edit : { ...edit, content };
 }
 
@@ -62,7 +75,7 @@ export function namedAskValues(text: string): Map<string, string> {
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `text` with every named value of `values` (see `namedAskValues`) written as its placeholder. */
-export function withNamedPlaceholders(text: string, values: ReadonlyMap<string, string>): string {
+function withNamedPlaceholders(text: string, values: ReadonlyMap<string, string>): string {
   let out = text;
   // longest first, so "Dana Kim <dana@kim.dev>" goes before a shorter value inside it
   for (const [value, placeholder] of [...values].sort((a, b) => b[0].length - a[0].length)) {

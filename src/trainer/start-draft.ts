@@ -19,7 +19,7 @@
 import type { Edit, Task } from '../core/records.js';
 import { familyPhrase } from '../mine/skill-description.js';
 import { applyEdits } from './edits.js';
-import { namedAskValues, withNamedPlaceholders } from './instance-values.js';
+import { askValues, withAskPlaceholders } from './instance-values.js';
 import type { EditScope } from './skilldoc.js';
 
 /** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
@@ -51,24 +51,6 @@ export function taskCorrections(t: Task): string[] {
   return [...ref.rubric.matchAll(/\bsaid:?\s*"([^"\n]+)"/gi)].map((m) => m[1]);
 }
 
-const NUMBER = /#(\d+)\b/g;
-const VERSION = /\bv?(\d+\.\d+\.\d+)\b/g;
-
-/** A rule's text with the instance values the job's asks state (PR/issue numbers, versions, a named function, package or author) as placeholders. */
-export function withPlaceholders(rule: string, tasks: Task[]): string {
-  const numbers = new Set<string>();
-  const versions = new Set<string>();
-  for (const t of tasks) {
-    const text = `${t.intent}\n${t.context ?? ''}`;
-    for (const m of text.matchAll(NUMBER)) numbers.add(m[1]);
-    for (const m of text.matchAll(VERSION)) versions.add(m[1]);
-  }
-  const named = new Map<string, string>();
-  for (const t of tasks) for (const [v, p] of namedAskValues(`${t.intent}\n${t.context ?? ''}`)) if (!named.has(v)) named.set(v, p);
-  const numbered = rule.replace(NUMBER, (m, n: string) => (numbers.has(n) ? '#<number>' : m)).replace(VERSION, (m, v: string) => (versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
-  return withNamedPlaceholders(numbered, named);
-}
-
 /** Below this many words a common opening says too little to name a job. */
 const MIN_COMMON_WORDS = 3;
 
@@ -94,11 +76,12 @@ export function commonAsk(intents: string[]): string | null {
 
 /** The descriptions of a family's visible checks, most often carried first (sealed checks never). */
 function visibleCheckRules(list: Task[]): string[] {
+  const values = askValues(list);
   const counts = new Map<string, { text: string; n: number }>();
   for (const t of list) {
     for (const c of t.judge.checks) {
       if (c.sealed || !c.description?.trim()) continue;
-      const text = withPlaceholders(c.description.trim().replace(/\s+/g, ' ').replace(/[.\s]*$/, '.'), list);
+      const text = withAskPlaceholders(c.description.trim().replace(/\s+/g, ' ').replace(/[.\s]*$/, '.'), values);
       const n = normalized(text);
       counts.set(n, { text, n: (counts.get(n)?.n ?? 0) + 1 });
     }
@@ -132,9 +115,10 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
   const counts = new Map<string, Map<string, number>>();
   const said = new Map<string, string>();
   for (const [key, list] of ordered) {
+    const values = askValues(list);
     for (const t of list) {
       for (const c of taskCorrections(t)) {
-        const rule = withPlaceholders(asRule(c), list);
+        const rule = withAskPlaceholders(asRule(c), values);
         const n = normalized(rule);
         if (!n) continue;
         if (!said.has(n)) said.set(n, rule);

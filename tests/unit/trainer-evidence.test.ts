@@ -118,7 +118,7 @@ describe('evidence in the reflect prompt', () => {
   it('an analyst that labels a failure a lapse gets no rule for it', async () => {
     const edit: Edit = { op: 'add', content: '- Add an Unreleased section.', rationale: 'r', evidence: ['t1'] };
     const optimizer = scriptedBackend({ reflect: () => JSON.stringify({ failures: [{ taskId: 't1', kind: 'lapse', why: 'the skill says it' }], edits: [edit] }) });
-    const r = await reflect({
+    const input = {
       call: { optimizer, meter: new UsageMeter() },
       skill: '- Add an Unreleased section.',
       scopeNote: 'all',
@@ -132,27 +132,13 @@ describe('evidence in the reflect prompt', () => {
       seed: 1,
       concurrency: 1,
       failureOnly: true,
-    });
+    };
+    const r = await reflect(input);
     expect(r.patches).toEqual([]);
     expect(r.lapses).toBe(1);
     expect(optimizer.calls[0].system).toMatch(/"lapse"/);
     // the ablation (skillAware false) still reads the label but keeps the edit
-    const ablated = await reflect({
-      call: { optimizer, meter: new UsageMeter() },
-      skill: '- Add an Unreleased section.',
-      scopeNote: 'all',
-      rollouts: [rollout],
-      tasks: new Map([[task.id, task]]),
-      rejected: [],
-      metaSkill: '',
-      history: '',
-      maxEdits: 3,
-      minibatchSize: 4,
-      seed: 1,
-      concurrency: 1,
-      failureOnly: true,
-      skillAware: false,
-    });
+    const ablated = await reflect({ ...input, call: { optimizer, meter: new UsageMeter() }, skillAware: false });
     expect(ablated.lapses).toBe(1);
     expect(ablated.patches.flatMap((p) => p.edits.map((e) => e.edit.content))).toEqual([edit.content]);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections, withPlaceholders } from '../../src/trainer/start-draft.js';
+import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections } from '../../src/trainer/start-draft.js';
+import { askValues, withAskPlaceholders } from '../../src/trainer/instance-values.js';
 import { personaWorld } from '../../src/llm/sim/persona.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import type { Task } from '../../src/core/records.js';
@@ -105,6 +106,7 @@ describe('the corrections draft (the notepad as a floor)', () => {
   });
 
   it('names a job by what all its asks say alike, and keeps instance values out of rules', () => {
+    const withPlaceholders = (rule: string, list: Task[]): string => withAskPlaceholders(rule, askValues(list));
     expect(commonAsk(['Fix the bug reported in issue #12: the importer is broken.', 'Fix the bug reported in issue #40: the watcher is broken.'])).toBe('Fix the bug reported in issue');
     expect(commonAsk(['write a commit', 'draft notes'])).toBeNull();
     expect(withPlaceholders('cite `(#412)` and `v1.2.3`, not #7', [task('x', 'f', 'for PR #412 in v1.2.3', [])])).toBe('cite `(#<number>)` and `vX.Y.Z`, not #7');
@@ -112,6 +114,7 @@ describe('the corrections draft (the notepad as a floor)', () => {
   });
 
   it('writes a function, package or author the asks name as a placeholder, and leaves other words alone', () => {
+    const withPlaceholders = (rule: string, list: Task[]): string => withAskPlaceholders(rule, askValues(list));
     const asks = [
       makeTask({ id: 'a', family: 'f', split: 'train', intent: 'Write unit tests for the `slugify` function in src/text.ts.', context: 'Package: logpipe. Author: Dana Kim <dana@kim.dev>.', corrections: [], judge }),
       makeTask({ id: 'b', family: 'f', split: 'train', intent: 'Write unit tests for the `parseAmount` function.', context: 'Package: logpipe.', corrections: [], judge }),
