@@ -106,7 +106,8 @@ function metered(b: Backend, count: { tokens: number }): Backend {
   };
 }
 
-const GLOBAL_HARM = /In every reply:|Reply only with JSON/;
+// case-insensitive: a slow update or a paraphrase rewords "Reply only with JSON" ("It is fine to reply only with JSON")
+const GLOBAL_HARM = /In every reply:|reply only with JSON/i;
 
 /**
  * The skill without its global rules: each scope-dropped rule ("In every reply: …", up to the next
@@ -116,8 +117,8 @@ const GLOBAL_HARM = /In every reply:|Reply only with JSON/;
 export function withoutGlobalRules(content: string): string {
   return content
     .split('\n')
-    .filter((l) => !/Reply only with JSON/.test(l))
-    .map((l) => l.replace(/\s*In every reply:.*?(?=\s+For [^:.]{3,40}:|$)/g, ''))
+    .filter((l) => !/reply only with JSON/i.test(l))
+    .map((l) => l.replace(/\s*In every reply:.*?(?=\s+For [^:.]{3,40}:|$)/gi, ''))
     .filter((l) => l.trim() !== '-' && l.trim() !== '')
     .join('\n');
 }

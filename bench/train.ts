@@ -60,8 +60,10 @@ export const ARMS: Arm[] = [
   { name: 'trained, clean optimizer, gated', noisy: false, harm: NO_HARM, options: {}, main: true },
   { name: 'trained, gated (full system)', noisy: true, options: {}, main: true, audit: true },
   { name: 'trained, gate off', noisy: true, options: { gateEnabled: false }, main: true },
-  { name: 'trained, no start draft', noisy: true, options: { startDraft: false }, main: true },
+  { name: 'trained, no start draft', noisy: true, options: { startDraft: false }, main: true, audit: true },
   { name: 'trained, gate off, no start draft', noisy: true, options: { gateEnabled: false, startDraft: false }, main: true },
+  // the focus accept fires from empty (after the draft few candidates gain 0.1 on their job): its worth there
+  { name: 'trained, no start draft, no focus accept', noisy: true, options: { startDraft: false, focusAccept: false }, main: true },
   { name: 'trained, no lr cap', noisy: true, options: { lrCap: false } },
   { name: 'trained, no rejected-edit buffer', noisy: true, options: { useBuffer: false } },
   { name: 'trained, no slow update', noisy: true, options: { slowUpdate: false } },
@@ -250,6 +252,8 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     `gate on − gate off, default harm (15% scope-dropped rules): from the start draft (the default regime) ${ci(gateEffect)}; training from empty (the optimizer writes every rule: the regime the +0.20 target is for) ${ci(gateFromEmpty)}\n` +
       `  edits per run, proposed / applied by accepted steps (force-accepted included; the gate-off arm ships its final skill): from the draft gated ${editFlow(gated)}, gate off ${editFlow(ungated)} (draft taken gated ${draftTaken(gated)}, gate off ${draftTaken(ungated)}); from empty gated ${editFlow(noDraft)}, gate off ${editFlow(noDraftOff)}\n`,
   );
+  const noFocusAccept = by('trained, no start draft, no focus accept');
+  out.write(`  focus accept (from empty): with ${f3(noDraft.shippedTest)}, without ${f3(noFocusAccept.shippedTest)}, with − without ${ci(pairedBootstrap(scores(noDraft.arm.name), scores(noFocusAccept.arm.name)))}; gate on − off from empty without it ${ci(pairedBootstrap(scores(noFocusAccept.arm.name), scores(noDraftOff.arm.name)))}\n`);
   const deOn = results.find((a) => a.arm.name === 'trained, no start draft, de-instanced');
   const deOff = results.find((a) => a.arm.name === 'trained, gate off, no start draft, de-instanced');
   if (deOn && deOff) out.write(`  from empty with instance values de-instanced (deinstance: true): gated ${f3(deOn.shippedTest)}, gate off ${f3(deOff.shippedTest)}, gate on − off ${ci(pairedBootstrap(scores(deOn.arm.name), scores(deOff.arm.name)))}\n`);
@@ -265,7 +269,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   }
   const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : '-');
   out.write(`gate (full system): ${gated.gated} candidates gated, ${gated.indecisive} (${pct(gated.indecisive, gated.gated)}) still indecisive after their extra rounds; best-on-val − test ${f3(gated.freshValTestGap)} (the best skill re-measured on val draws no decision saw; on the draws it was selected on ${f3(gated.valTestGap)})\n`);
-  out.write(`accepted steps truly worse on test (noise-free referee: common random numbers, 4 samples, drop > 0.02): ${gated.acceptedTrulyWorse} of ${gated.acceptedSteps}\n`);
+  out.write(`accepted steps truly worse on test (noise-free referee: common random numbers, 4 samples, drop > 0.02): ${gated.acceptedTrulyWorse} of ${gated.acceptedSteps}; from empty ${noDraft.acceptedTrulyWorse} of ${noDraft.acceptedSteps}\n`);
   out.write(`val measurements per run (full system): ${Object.entries(gated.valComparisons).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}\n`);
   const tokensPerEdit = gated.acceptedEdits > 0 ? gated.tokens / gated.acceptedEdits : 0;
   out.write(gated.acceptedEdits > 0 ? `calls per accepted edit (full system): ${(gated.calls / gated.acceptedEdits).toFixed(0)}; tokens per accepted edit: ${(tokensPerEdit / 1000).toFixed(1)}k\n\n` : 'calls per accepted edit (full system): - (no edit accepted)\n\n');
@@ -287,6 +291,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'gated − gate off from the draft, CI low', value: gateEffect.lo, unit: 'score' },
     { name: 'gated steps accepted while val dropped', value: gated.acceptedDrops, unit: 'steps', target: `0 of ${gated.steps}`, pass: gated.acceptedDrops === 0 },
     { name: 'gated accepted steps truly worse on test', value: gated.acceptedTrulyWorse, unit: 'steps', target: `0 of ${gated.acceptedSteps}`, pass: gated.acceptedTrulyWorse === 0 },
+    { name: 'gated from empty: accepted steps truly worse', value: noDraft.acceptedTrulyWorse, unit: 'steps', target: `0 of ${noDraft.acceptedSteps}`, pass: noDraft.acceptedTrulyWorse === 0 },
     { name: 'gated candidates indecisive at the end', value: gated.gated ? gated.indecisive / gated.gated : 0, unit: 'share', target: '≤ 0.10', pass: gated.gated > 0 && gated.indecisive / gated.gated <= 0.1 },
     { name: 'gated best-on-val (fresh draws) − test', value: gated.freshValTestGap, unit: 'score', target: '≤ 0.03', pass: gated.freshValTestGap <= 0.03 },
     { name: 'gated best-on-val (selection draws) − test', value: gated.valTestGap, unit: 'score' },

@@ -67,6 +67,12 @@ export interface TrainOptions {
    * focus look); 0 = off
    */
   minFocusGain: number;
+  /**
+   * accept an otherwise indecisive candidate whose gain on its own job's val tasks is surely worth
+   * a change (interval above `minFocusGain`) while the other jobs' tasks show no loss (paired.ts
+   * focus accept)
+   */
+  focusAccept: boolean;
   /** reject (and rescue) a candidate that lowers the val tasks of jobs its edits were not learned from (scope-leak.ts) */
   scopeScreen: boolean;
   /** two-sided confidence of the scope-leak interval */
@@ -130,6 +136,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   // a real fix of one check raises its job's val tasks by ≥ 0.2 on the train bench; a paraphrase
   // of a rule the skill holds, or a rule about nothing, by ≤ 0.06
   minFocusGain: 0.1,
+  focusAccept: true,
   scopeScreen: true,
   scopeConfidence: 0.8,
   freshIncumbent: true,

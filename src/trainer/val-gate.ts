@@ -45,7 +45,7 @@ export function perLookConfidence(confidence: number, rounds: number): number {
  * Samples per focus task for every sample per val task in an extra round: the focus tasks get as
  * many new rollouts per round as the whole split does (3 tasks of 24 → 8×), so the look where the
  * edit acts narrows as fast as the one over every task. Why not spend them all there: the
- * whole-split interval is the one that accepts.
+ * other jobs' tasks must show no loss before the focus look may accept.
  */
 export function focusBoost(focusTasks: number, valTasks: number): number {
   return focusTasks > 0 ? Math.max(1, Math.round(valTasks / focusTasks)) : 1;
@@ -74,7 +74,7 @@ export async function gateOnVal(
   const { options, val, measure } = ctx;
   const maxRounds = options.gateEnabled ? options.gateRounds : 0;
   const confidence = perLookConfidence(options.gateConfidence, maxRounds);
-  const focusTest: FocusTest | undefined = focus && options.minFocusGain > 0 ? { taskIds: focus, minGain: options.minFocusGain } : undefined;
+  const focusTest: FocusTest | undefined = focus && options.minFocusGain > 0 ? { taskIds: focus, minGain: options.minFocusGain, accept: options.focusAccept } : undefined;
   const focusTasks: Task[] = focusTest ? val.filter((t) => focusTest.taskIds.has(t.id)) : [];
   const boost = focusBoost(focusTasks.length, val.length);
   // a fresh incumbent keeps its selection-biased first sample out of the pool
@@ -87,8 +87,8 @@ export async function gateOnVal(
   let focusSettled = false;
   let dense: { current: SplitScores; candidate: SplitScores } | null = null;
   let latest = { current: current.scores, candidate: candidate.scores };
-  // the dense focus samples feed the focus look only: the whole-split interval, the one that
-  // accepts, sees the same samples it would see without the look
+  // the dense focus samples feed the focus look only (its futility reject and its accept): the
+  // whole-split interval sees the same samples it would see without the look
   const decideAt = (cur: SplitScores, cand: SplitScores, round: number) =>
     pairedGateDecision({
       ...gateInputFor(options, cur, bestScore),

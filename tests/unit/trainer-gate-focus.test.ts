@@ -2,11 +2,13 @@
  * The gate's focus look (paired.ts focusComparison, val-gate.ts gateOnVal with a focus): an
  * otherwise indecisive candidate is rejected decisively when, on the val tasks of its own job
  * (sampled densely in the extra rounds) and on the whole split, its gain interval lies below the
- * minimum worthwhile gain. Acceptance is unchanged.
+ * minimum worthwhile gain; and, with the focus accept, an otherwise indecisive candidate whose
+ * gain there is surely worth it is accepted when the other jobs' tasks, sampled enough to see
+ * their noise, show no loss.
  */
 import { describe, expect, it } from 'vitest';
 import type { Edit, Task } from '../../src/core/records.js';
-import { focusComparison, gainsElsewhere, pairedGateDecision } from '../../src/trainer/paired.js';
+import { focusComparison, gainsElsewhere, losesElsewhere, pairedGateDecision } from '../../src/trainer/paired.js';
 import type { SplitScores } from '../../src/trainer/gate.js';
 import { focusBoost, gateOnVal } from '../../src/trainer/val-gate.js';
 import { focusTaskIds } from '../../src/trainer/scope-leak.js';
@@ -91,6 +93,31 @@ describe('focusComparison and the futility reject (pure)', () => {
     expect(d.outcome).not.toBe('reject');
     // the same own-job look with nothing happening elsewhere is rejected
     expect(gainsElsewhere({ ...base, ...pair({ own: 0, other: 0.01, focusN: 48, otherN: 12 }), focus })).toBe(false);
+  });
+
+  it('the focus accept: a gain surely worth it on its own job, with no loss elsewhere, accepts an otherwise indecisive candidate', () => {
+    const p = pair({ own: 0.3, other: 0, focusN: 48, otherN: 6, otherSpread: 0.3 });
+    expect(pairedGateDecision({ ...base, ...p, focus }).outcome).toBe('indecisive');
+    const d = pairedGateDecision({ ...base, ...p, focus: { ...focus, accept: true } });
+    expect(d.outcome).toBe('accept');
+    expect(d.accepted).toBe(true);
+    expect(d.focus?.lo).toBeGreaterThanOrEqual(0.1);
+    expect(d.reason).toMatch(/worth it where it acts/);
+  });
+
+  it('the focus accept is blocked by a loss on the other jobs, a mean below even there, or too few samples there to see their noise', () => {
+    const accept = { ...focus, accept: true };
+    // a leak: +0.3 on its job, −0.03 a task on every other (sampled enough): blocked, stays indecisive
+    const leak = pair({ own: 0.3, other: -0.03, focusN: 48, otherN: 6, otherSpread: 0.3 });
+    expect(losesElsewhere({ ...base, ...leak, focus: accept })).toBe(true);
+    expect(pairedGateDecision({ ...base, ...leak, focus: accept }).outcome).not.toBe('accept');
+    // no loss elsewhere, but two samples a task there: too few to tell
+    const sparse = pair({ own: 0.3, other: 0, focusN: 48, otherN: 2, otherSpread: 0.3 });
+    expect(losesElsewhere({ ...base, ...sparse, focus: accept })).toBe(true);
+    expect(pairedGateDecision({ ...base, ...sparse, focus: accept }).outcome).not.toBe('accept');
+    // a gain on its job below the minimum worth a change: no focus accept
+    const small = pair({ own: 0.08, other: 0, focusN: 48, otherN: 6, otherSpread: 0.3 });
+    expect(pairedGateDecision({ ...base, ...small, focus: accept }).outcome).not.toBe('accept');
   });
 
   it('minGain 0 switches the look off', () => {
@@ -191,7 +218,7 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
     return tally;
   }
 
-  it('decides where the whole-split gate stays indecisive, accepts nothing the whole-split gate would not, and rejects no real fix as not worthwhile', async () => {
+  it('decides where the whole-split gate stays indecisive, accepts more real fixes and no more truly worse candidates, and rejects no real fix as not worthwhile', async () => {
     const N = 240;
     const off = await run(false, N);
     const on = await run(true, N);
@@ -200,9 +227,10 @@ describe('gateOnVal with the focus look in a stratified noisy world', () => {
     );
     expect(off.indecisive / N).toBeGreaterThan(0.15);
     expect(on.indecisive / N).toBeLessThanOrEqual(0.75 * (off.indecisive / N));
-    // the same draws in both arms: the focus look only adds rejections, never an acceptance
+    // the same draws in both arms: the focus accept takes real fixes the whole split cannot confirm
+    // (its own job's gain surely worth it, no loss elsewhere), and no truly worse candidate more
     expect(on.worseAccepted).toBeLessThanOrEqual(off.worseAccepted);
     expect(on.fixesFutile).toBe(0);
-    expect(on.fixesAccepted).toBe(off.fixesAccepted);
+    expect(on.fixesAccepted).toBeGreaterThanOrEqual(2 * off.fixesAccepted);
   });
 });
