@@ -131,9 +131,9 @@ const TRUE_DROP = 0.02;
  * so the difference between two skills is their effect, not the draw. Used only to audit the
  * gate's acceptances (never seen by training).
  */
-async function trueTest(test: Task[], content: string, seed: number): Promise<number> {
+export async function trueTest(test: Task[], content: string, seed: number, samples = 4): Promise<number> {
   const referee = createSimBackend({ seed: seed + 20_000, role: 'target', pairedDraws: true });
-  const scored = await scoreSkill({ tasks: test, skill: { name: 'team-conventions', content }, target: referee, judge: referee, metric: 'soft', samples: 4 });
+  const scored = await scoreSkill({ tasks: test, skill: { name: 'team-conventions', content }, target: referee, judge: referee, metric: 'soft', samples });
   return scored.mean;
 }
 

@@ -193,7 +193,8 @@ export const LOSS_ELSEWHERE_CONFIDENCE = 0.6;
  */
 export function losesElsewhere(input: PairedGateInput): boolean {
   const ids = input.focus?.taskIds;
-  const sparse = (s: SplitScores) => s.perTask.some((t) => !ids?.has(t.taskId) && (t.samples?.length ?? 1) < MIN_SAMPLES);
+  if (!ids) return true;
+  const sparse = (s: SplitScores) => s.perTask.some((t) => !ids.has(t.taskId) && (t.samples?.length ?? 1) < MIN_SAMPLES);
   if (sparse(input.current) || sparse(input.candidate)) return true;
   const c = compareElsewhere(input, LOSS_ELSEWHERE_CONFIDENCE, 3);
   return c === null || c.meanDiff < -SCORE_EPSILON || c.verdict === 'loss';
