@@ -64,6 +64,8 @@ export const ARMS: Arm[] = [
   { name: 'trained, gate off, no start draft', noisy: true, options: { gateEnabled: false, startDraft: false }, main: true },
   // the focus accept fires from empty (after the draft few candidates gain 0.1 on their job): its worth there
   { name: 'trained, no start draft, no focus accept', noisy: true, options: { startDraft: false, focusAccept: false }, main: true },
+  // the mid-run prune acts on the optimizer's own accepted edits (after the draft there are few): its worth from empty
+  { name: 'trained, no start draft, no mid-run prune', noisy: true, options: { startDraft: false, midRunPrune: false }, main: true },
   { name: 'trained, no lr cap', noisy: true, options: { lrCap: false } },
   { name: 'trained, no rejected-edit buffer', noisy: true, options: { useBuffer: false } },
   { name: 'trained, no slow update', noisy: true, options: { slowUpdate: false } },
@@ -254,12 +256,15 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   );
   const noFocusAccept = by('trained, no start draft, no focus accept');
   out.write(`  focus accept (from empty): with ${f3(noDraft.shippedTest)}, without ${f3(noFocusAccept.shippedTest)}, with − without ${ci(pairedBootstrap(scores(noDraft.arm.name), scores(noFocusAccept.arm.name)))}; gate on − off from empty without it ${ci(pairedBootstrap(scores(noFocusAccept.arm.name), scores(noDraftOff.arm.name)))}\n`);
+  const noMidPrune = by('trained, no start draft, no mid-run prune');
+  out.write(`  mid-run prune (from empty): with ${f3(noDraft.shippedTest)}, without ${f3(noMidPrune.shippedTest)}, with − without ${ci(pairedBootstrap(scores(noDraft.arm.name), scores(noMidPrune.arm.name)))}; gate on − off from empty without it ${ci(pairedBootstrap(scores(noMidPrune.arm.name), scores(noDraftOff.arm.name)))}; calls per run with ${noDraft.calls.toFixed(0)}, without ${noMidPrune.calls.toFixed(0)}\n`);
+  out.write(`  per seed from empty: gated ${scores(noDraft.arm.name).map(f3).join(' ')} | gate off ${scores(noDraftOff.arm.name).map(f3).join(' ')}\n`);
   const deOn = results.find((a) => a.arm.name === 'trained, no start draft, de-instanced');
   const deOff = results.find((a) => a.arm.name === 'trained, gate off, no start draft, de-instanced');
   if (deOn && deOff) out.write(`  from empty with instance values de-instanced (deinstance: true): gated ${f3(deOn.shippedTest)}, gate off ${f3(deOff.shippedTest)}, gate on − off ${ci(pairedBootstrap(scores(deOn.arm.name), scores(deOff.arm.name)))}\n`);
   out.write(
     `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
-      ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds})\n`,
+      ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds}); from empty: gated ${noDraft.keepsGlobalHarm}/${nSeeds}, gate off ${noDraftOff.keepsGlobalHarm}/${nSeeds}\n`,
   );
   out.write(`per seed: gated ${scores(gated.arm.name).map(f3).join(' ')} | gate off ${scores(ungated.arm.name).map(f3).join(' ')}\n`);
   if (!quick) {

@@ -5,11 +5,17 @@ import { setGuidance } from './skilldoc.js';
 import { slowUpdate, updateMetaSkill } from './epoch.js';
 import { shuffled } from './rng.js';
 import { f2 } from './step.js';
+import { midRunPrune } from './mid-prune.js';
 import type { TrainContext } from './context.js';
 
 export async function epochBoundary(ctx: TrainContext, epoch: number): Promise<void> {
   const { options, st, files, train, val, measure, score, call, persist, input } = ctx;
   const note = input.onNote ?? (() => {});
+  const pruneSummary = await midRunPrune(ctx, epoch);
+  if (pruneSummary !== 'off') {
+    files.writeEpoch(epoch, 'prune', { summary: pruneSummary });
+    note(`[epoch ${epoch}] prune: ${pruneSummary}`);
+  }
   let slowSummary = 'off';
   if (options.slowUpdate) {
     const sample = shuffled(train, options.seed + epoch * 2000).slice(0, options.slowUpdateSamples);

@@ -111,7 +111,7 @@ export class RunFiles {
     this.json(`${base}/step_record.json`, files.record);
   }
 
-  writeEpoch(epoch: number, name: 'slow_update' | 'meta_skill', data: unknown): void {
+  writeEpoch(epoch: number, name: 'slow_update' | 'meta_skill' | 'prune', data: unknown): void {
     this.json(`epochs/epoch_${pad(epoch, 2)}/${name}.json`, data);
   }
 

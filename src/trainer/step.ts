@@ -84,7 +84,7 @@ export const MAX_FRESH_LOOKS = 4;
  * gate adds one fresh sample of the incumbent (up to MAX_FRESH_LOOKS) and compares against the
  * pool of fresh samples alone; the best skill's score is corrected with it.
  */
-async function freshIncumbent(ctx: TrainContext, before: SkillState): Promise<SkillState> {
+export async function freshIncumbent(ctx: TrainContext, before: SkillState): Promise<SkillState> {
   const { options, st } = ctx;
   if (!options.freshIncumbent || !options.gateEnabled) return before;
   const looks = Math.min(MAX_FRESH_LOOKS, (before.fresh ?? 0) + 1);

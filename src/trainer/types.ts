@@ -73,6 +73,8 @@ export interface TrainOptions {
    * focus accept)
    */
   focusAccept: boolean;
+  /** at each epoch boundary but the last, cut accepted edits and rule sentences whose removal raises val (mid-prune.ts; needs `prune`) */
+  midRunPrune: boolean;
   /** reject (and rescue) a candidate that lowers the val tasks of jobs its edits were not learned from (scope-leak.ts) */
   scopeScreen: boolean;
   /** two-sided confidence of the scope-leak interval */
@@ -137,6 +139,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   // of a rule the skill holds, or a rule about nothing, by ≤ 0.06
   minFocusGain: 0.1,
   focusAccept: true,
+  midRunPrune: true,
   scopeScreen: true,
   scopeConfidence: 0.8,
   freshIncumbent: true,
