@@ -89,8 +89,9 @@ export async function midRunPrune(ctx: TrainContext, epoch: number): Promise<str
   if (rebuildSkill(base, st.lineage, applyOpts) !== st.current.content) return 'skipped (the history does not rebuild the skill)';
   const cuts = cutsOf(st.lineage).slice(0, MAX_LOOKS);
   if (!cuts.length) return 'nothing to prune';
-  // the incumbent without its winner's curse: its selection draw would make every cut look worse
-  const current = await freshIncumbent(ctx, st.current);
+  // the incumbent without its winner's curse (its selection draw would make every cut look
+  // worse), kept out of the run state: a prune that cuts nothing leaves the run's course as it was
+  const current = await freshIncumbent(ctx, st.current, false);
   const looked: Array<{ cut: Cut; effect: number }> = [];
   for (const cut of cuts) {
     const content = rebuildSkill(base, cut.apply(st.lineage), applyOpts);

@@ -82,9 +82,10 @@ export const MAX_FRESH_LOOKS = 4;
  * first val measure beat the one before, so that measure is biased upward and every later
  * candidate, measured fresh, looks worse than it is (runs stalled after one lucky draw). Each
  * gate adds one fresh sample of the incumbent (up to MAX_FRESH_LOOKS) and compares against the
- * pool of fresh samples alone; the best skill's score is corrected with it.
+ * pool of fresh samples alone; the best skill's score is corrected with it. `adopt: false` leaves
+ * the run state as it was (a look that decides nothing must not change the run's course).
  */
-export async function freshIncumbent(ctx: TrainContext, before: SkillState): Promise<SkillState> {
+export async function freshIncumbent(ctx: TrainContext, before: SkillState, adopt = true): Promise<SkillState> {
   const { options, st } = ctx;
   if (!options.freshIncumbent || !options.gateEnabled) return before;
   const looks = Math.min(MAX_FRESH_LOOKS, (before.fresh ?? 0) + 1);
@@ -92,6 +93,7 @@ export async function freshIncumbent(ctx: TrainContext, before: SkillState): Pro
   countVal(ctx, 'incumbent');
   const scores = (await ctx.measure(ctx.val, before.content, 'incumbent', options.samples * (1 + looks), options.samples)).scores;
   const next: SkillState = { ...before, scores, score: ctx.score(scores), fresh: looks };
+  if (!adopt) return next;
   if (st.current.content === before.content) st.current = next;
   if (st.best.content === before.content) st.best = { ...st.best, scores, score: next.score, fresh: looks };
   return next;
