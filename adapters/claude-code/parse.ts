@@ -80,7 +80,19 @@ export function uuidKey(uuid: string): string {
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  return (a >>> 0).toString(36) + (b >>> 0).toString(36).padStart(7, '0');
+  return base36(a >>> 0) + base36(b >>> 0).padStart(7, '0');
+}
+
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** `n.toString(36)` of a uint32, the same digits at half the cost (V8's radix conversion goes through doubles). */
+function base36(n: number): string {
+  let s = '';
+  do {
+    const d = n % 36;
+    s = BASE36[d] + s;
+    n = (n - d) / 36;
+  } while (n > 0);
+  return s;
 }
 
 /**

@@ -77,6 +77,19 @@ describe('Claude Code parser', () => {
     // every digest has the shape, whatever the uuid (including odd ones a file may hold)
     const uuids = ['', 'x', SID, SID.toUpperCase(), 'ü'.repeat(50), ...Array.from({ length: 5000 }, () => `${fill(8)}-${fill(4)}-4${fill(3)}-8${fill(3)}-${fill(12)}`)];
     expect(uuids.filter((u) => !isUuidKey(uuidKey(u)))).toEqual([]);
+    // the digest is the same as it always was (stored states hold it): two FNV-style halves in base 36
+    const reference = (u: string) => {
+      let a = 0x811c9dc5;
+      let b = 0x9747b28c;
+      for (let i = 0; i < u.length; i++) {
+        const c = u.charCodeAt(i);
+        a = Math.imul(a ^ c, 0x01000193);
+        b = Math.imul(b ^ c, 0x5bd1e995);
+        b ^= b >>> 15;
+      }
+      return (a >>> 0).toString(36) + (b >>> 0).toString(36).padStart(7, '0');
+    };
+    expect(uuids.filter((u) => uuidKey(u) !== reference(u))).toEqual([]);
     // no string of the shape is touched by the rules: random ones, and ones built around the
     // lower-case words and prefixes of every rule (hints and regex literals) and of the key names
     const words = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'key', 'credentials', 'auth', 'bearer', 'basic', 'sig', 'age', 'eyj']);
