@@ -64,9 +64,12 @@ export class EventPacker {
   private refs = new Uint32Array(1024 * REFS);
   private readonly texts: string[] = [];
   private readonly dict = new Map<string, number>();
-  /** per column (role, kind, tool name, cwd): its last value and reference (runs of equal values are the rule) */
-  private readonly lastValue: Array<string | null> = [null, null, null, null];
-  private readonly lastRef = [0, 0, 0, 0];
+  /**
+   * per column (role, kind, tool name, cwd): its last value and reference (runs of equal values are
+   * the rule); -1: none yet (strings only in `lastValue`: one type at the compare, no deopt)
+   */
+  private readonly lastValue = ['', '', '', ''];
+  private readonly lastRef = [-1, -1, -1, -1];
 
   get rows(): number {
     return this.n;
@@ -79,7 +82,7 @@ export class EventPacker {
   }
 
   private refIn(column: number, s: string): number {
-    if (s === this.lastValue[column]) return this.lastRef[column];
+    if (s === this.lastValue[column] && this.lastRef[column] >= 0) return this.lastRef[column];
     const i = this.ref(s);
     this.lastValue[column] = s;
     this.lastRef[column] = i;

@@ -42,6 +42,8 @@ describe('packed event rows (worker → writer)', () => {
   it('unpack to the flat row values of every event, through a structured clone', () => {
     const batches: SessionEvent[][] = [
       [
+        // empty strings first in their columns (the packer's "last value" starts out empty)
+        ev(9, { toolName: '', cwd: '', text: '' }),
         ev(0, { role: 'user', kind: 'prompt', text: 'fix the → arrow ü', cwd: '/w' }),
         ev(1, { kind: 'tool_call', toolName: 'Bash', text: 'ls', cwd: '/w', meta: { callId: 'c1' } }),
         ev(2, { role: 'tool', kind: 'tool_result', toolName: 'Bash', isError: true, text: '', cwd: '/w', meta: { callId: 'c1', n: [1, { x: null }] } }),
@@ -65,7 +67,7 @@ describe('packed event rows (worker → writer)', () => {
     const back = unpackBatch(posted);
     expect(back.map((r) => r.packed?.rows ?? [])).toEqual(expected);
     for (const r of back) expect(r.output?.events ?? []).toEqual([]);
-    expect(back[0].packed).toMatchObject({ events: 5, prompts: 1, toolErrors: 1 });
+    expect(back[0].packed).toMatchObject({ events: 6, prompts: 1, toolErrors: 1 });
     expect(back[2].packed).toBeUndefined();
   });
 });
