@@ -5,12 +5,14 @@
  * were ~2.2 million values for the structured clone to write and read back one by one: a heap
  * number per timestamp, a fresh string per role, kind, tool name, cwd and meta. Here a batch's
  * numbers and flags travel as typed arrays (moved to the main thread, not copied), the repeated
- * short strings once each in a dictionary, and only the texts as strings of their own; the writer
- * turns them back into the very same flat values. (Measured on the bench corpus: pack + clone +
- * unpack ~20% cheaper than pack + clone of the flat rows, most of it saved on the main thread.)
+ * short strings (role, kind, tool name, cwd) once each in a dictionary, an empty meta as a flag,
+ * and only the texts and the other metas as strings of their own; the writer turns them back into
+ * the very same flat values. (Measured on the bench corpus: pack + clone + unpack ~20% cheaper
+ * than pack + clone of the flat rows, most of it saved on the main thread.)
  *
- * Tried and dropped: joining the texts into one string and slicing them back out. The clone got
- * cheaper still, but the join costs as much, and the slices of a two-byte string bound slower.
+ * Tried and dropped: joining the texts into one string and slicing them back out (the clone got
+ * cheaper still, but the join cost as much, and the slices of a two-byte string bound slower);
+ * metas in the dictionary (most are distinct, by their call id: the lookups cost more than they saved).
  */
 import type { SessionEvent } from '../core/records.js';
 
@@ -19,10 +21,10 @@ const TS_NULL = 1;
 const IS_ERROR = 2;
 const TOOL_NULL = 4;
 const CWD_NULL = 8;
-/** the meta is `{}` (the literal `eventMetaValue` returns): no dictionary entry */
+/** the meta is `{}` (the literal `eventMetaValue` returns): nothing in `metas` */
 const META_EMPTY = 16;
-/** Dictionary references per row: role, kind, tool name, cwd, meta. */
-const REFS = 5;
+/** Dictionary references per row: role, kind, tool name, cwd. */
+const REFS = 4;
 
 export interface PackedEvents {
   rows: number;
@@ -34,6 +36,8 @@ export interface PackedEvents {
   dict: string[];
   /** per row: its text */
   texts: string[];
+  /** the metas that are not `{}`, in row order (mostly distinct: a dictionary would not pay) */
+  metas: string[];
 }
 
 /** Whether an event's values have the types the columnar form carries exactly (else: posted flat). */
@@ -63,6 +67,7 @@ export class EventPacker {
   private flags = new Uint8Array(1024);
   private refs = new Uint32Array(1024 * REFS);
   private readonly texts: string[] = [];
+  private readonly metas: string[] = [];
   private readonly dict = new Map<string, number>();
   /**
    * per column (role, kind, tool name, cwd): its last value and reference (runs of equal values are
@@ -110,7 +115,7 @@ export class EventPacker {
     if (typeof e.cwd === 'string') this.refs[r + 3] = this.refIn(3, e.cwd);
     else f |= CWD_NULL;
     if (meta === '{}') f |= META_EMPTY;
-    else this.refs[r + 4] = this.ref(meta);
+    else this.metas.push(meta);
     this.flags[i] = f;
     this.texts.push(e.text);
   }
@@ -125,6 +130,7 @@ export class EventPacker {
       refs: this.refs.slice(0, n * REFS),
       dict: [...this.dict.keys()],
       texts: this.texts,
+      metas: this.metas,
     };
   }
 }
@@ -135,10 +141,28 @@ export function packedBuffers(p: PackedEvents): ArrayBuffer[] {
 }
 
 /**
- * Rows [from, to) of a packed batch as flat row values (`EVENT_COLUMNS` per row, in column order,
- * the session number a 0 placeholder): exactly what `eventRowValues` gives for the same events.
+ * Reads a packed batch back as flat row values (`EVENT_COLUMNS` per row, in column order, the
+ * session number a 0 placeholder): exactly what `eventRowValues` gives for the same events. Rows
+ * are read in order (`rows(from, to)` continues where the last call stopped: the metas are walked).
  */
-export function unpackRows(p: PackedEvents, from: number, to: number): unknown[] {
+export class EventUnpacker {
+  private meta = 0;
+  private next = 0;
+
+  constructor(private readonly p: PackedEvents) {}
+
+  rows(from: number, to: number): unknown[] {
+    if (from !== this.next) throw new Error(`packed rows read out of order (${from}, expected ${this.next})`);
+    this.next = to;
+    return unpackRows(this.p, from, to, this);
+  }
+
+  takeMeta(): string {
+    return this.p.metas[this.meta++];
+  }
+}
+
+function unpackRows(p: PackedEvents, from: number, to: number, u: EventUnpacker): unknown[] {
   // (pushed, not preallocated: a holey array was measurably slower to slice and to bind)
   const out: unknown[] = [];
   for (let i = from; i < to; i++) {
@@ -154,7 +178,7 @@ export function unpackRows(p: PackedEvents, from: number, to: number): unknown[]
       f & IS_ERROR ? 1 : 0,
       p.texts[i],
       f & CWD_NULL ? null : p.dict[p.refs[r + 3]],
-      f & META_EMPTY ? '{}' : p.dict[p.refs[r + 4]],
+      f & META_EMPTY ? '{}' : u.takeMeta(),
     );
   }
   return out;

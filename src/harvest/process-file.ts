@@ -10,7 +10,7 @@ import { getAdapter } from '../../adapters/index.js';
 import type { LineParser, ParseOutput } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit/json.js';
 import { eventMetaValue, eventRowValues } from '../store/repos/events.js';
-import { EventPacker, packable, unpackRows, type PackedEvents } from './packed-events.js';
+import { EventPacker, EventUnpacker, packable, type PackedEvents } from './packed-events.js';
 import { redactSecrets, redactValue } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';
 import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp, type TailOptions } from './tailer.js';
@@ -320,9 +320,10 @@ export function packBatch(results: FileResult[]): PackedBatch {
 
 /** Writer side: the results of a posted batch, each with its flat row values in `packed.rows`. */
 export function unpackBatch(batch: PackedBatch): FileResult[] {
+  const rows = new EventUnpacker(batch.events);
   batch.results.forEach((r, i) => {
     const first = batch.firstRow[i];
-    if (first >= 0 && r.packed) r.packed.rows = unpackRows(batch.events, first, first + r.packed.events);
+    if (first >= 0 && r.packed) r.packed.rows = rows.rows(first, first + r.packed.events);
   });
   return batch.results;
 }
