@@ -87,6 +87,12 @@ export interface LineParser {
   flush(): ParseOutput;
   /** JSON-serializable state to resume from the next offset (append-mode files only). */
   saveState(): unknown;
+  /**
+   * Optional: `saveState()` as it is stored, every string that may hold a secret redacted — for a
+   * parser whose state holds many strings that provably cannot (digests of a fixed shape). It must
+   * equal `redactValue(saveState())`. Absent: the harvest redacts the whole state.
+   */
+  saveRedactedState?(): unknown;
 }
 
 /** A directory's entries, or null when it is missing or unreadable. */

@@ -24,6 +24,9 @@ export function copilotCliSessionId(filePath: string): string {
 export function readWorkspaceYaml(file: string): Record<string, string> {
   let text: string;
   try {
+    // (most session folders have none: a failed read builds an error with a stack, ~20 µs, so
+    // the common case is asked first, without one)
+    if (!fs.existsSync(file)) return {};
     text = fs.readFileSync(file, 'utf8');
   } catch {
     return {};

@@ -12,9 +12,10 @@
  * paths the session's tools touched.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { segments } from '../kit/walk.js';
 import { CopilotCliParser } from './cli-events.js';
 import { vscodeWorkspaceFolderOf } from './vscode.js';
@@ -41,6 +42,9 @@ export function sessionStorePathFor(filePath: string): string {
 }
 
 const storeCache = new Map<string, { mtimeMs: number; cwd: Map<string, string> }>();
+// loaded on first use (as in ./vscdb.ts): every harvest worker thread loads this module, and few
+// ever open a session store
+let Database: typeof BetterSqlite3 | null = null;
 
 /** `sessions.id → sessions.cwd` of a session-store.db (empty when absent, locked or of another shape). */
 export function readSessionStoreCwds(dbPath: string): Map<string, string> {
@@ -54,6 +58,7 @@ export function readSessionStoreCwds(dbPath: string): Map<string, string> {
   if (hit && hit.mtimeMs === mtimeMs) return hit.cwd;
   const cwd = new Map<string, string>();
   try {
+    Database ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
     const db = new Database(dbPath, { readonly: true, fileMustExist: true });
     try {
       const cols = (db.prepare(`PRAGMA table_info(sessions)`).all() as Array<{ name: string }>).map((c) => c.name);

@@ -6,7 +6,16 @@
  * what is front matter (they once did: a first line `--- ` with a trailing space was front matter
  * to the trainer and nothing to the registry).
  */
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+import type YamlModule from 'yaml';
+
+// loaded on first use: the agent registry imports this module, so every harvest worker thread
+// did too, and loading the YAML library cost each ~40 ms of CPU it never needed (workers parse
+// transcripts, not skill documents)
+let yamlModule: typeof YamlModule | null = null;
+function yaml(): typeof YamlModule {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof YamlModule);
+}
 
 export { findSection, headingMatches, normalizeHeading, parseHeadings, type Heading, type Section } from './markdown.js';
 
@@ -47,7 +56,7 @@ export function frontMatterYaml(front: string): string {
 export function isFrontMatterValid(front: string): boolean {
   const inner = frontMatterYaml(front);
   try {
-    const v: unknown = YAML.parse(inner);
+    const v: unknown = yaml().parse(inner);
     return v !== null && typeof v === 'object' && !Array.isArray(v);
   } catch {
     return false;
@@ -67,7 +76,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   const inner = frontMatterYaml(front);
   if (!inner.trim()) return {};
   try {
-    const data: unknown = YAML.parse(inner);
+    const data: unknown = yaml().parse(inner);
     if (!data || typeof data !== 'object' || Array.isArray(data)) return {};
     const d = data as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

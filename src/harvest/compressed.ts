@@ -10,8 +10,12 @@
  * and corrupt or truncated data is a `CompressedFileError` — a per-file error, never a crash.
  */
 import fs from 'node:fs';
-import { Decompress } from 'fzstd';
+import { createRequire } from 'node:module';
+import type * as Fzstd from 'fzstd';
 import { LineSplitter, type TailOptions, type TailResult } from './tailer.js';
+
+// loaded on first use: every harvest worker thread loads this module, and most never meet a .zst
+let fzstd: typeof Fzstd | null = null;
 
 /** Refuse a compressed transcript whose content is larger than this (256 MiB). */
 export const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
@@ -42,7 +46,8 @@ export function tailCompressed(fd: number, offset: number, opts: TailOptions, ma
   const end = opts.endAt ?? fs.fstatSync(fd).size;
   const lines = new LineSplitter(opts);
   let total = 0;
-  const dec = new Decompress((chunk) => {
+  fzstd ??= createRequire(import.meta.url)('fzstd') as typeof Fzstd;
+  const dec = new fzstd.Decompress((chunk) => {
     total += chunk.length;
     // thrown from inside push(): stops the decoder at once instead of expanding the rest
     if (total > maxBytes) throw new CompressedFileError(`decompressed size over the ${Math.round(maxBytes / 1048576)} MiB cap: file skipped`);

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { ensureCacheSize, withoutForeignKeys, type Db } from '../store/db.js';
 import type { Config } from '../core/config.js';
 import type { AgentId, Session, SessionKind } from '../core/records.js';
@@ -14,12 +15,12 @@ import { silentProgress } from '../core/progress.js';
 import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
 import { getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
-import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
+import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, hasFileRows, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
 import { deleteSession, getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
 import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal, setEventText, storedEventText } from '../store/repos/events.js';
 import { joinContinuation } from './continue-text.js';
 import { Classifier } from './classify.js';
-import { chooseWorkers, runTasks } from './pool.js';
+import { chooseWorkers, runTasks, startWorkers, stopWorkers } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
 import { listCandidates } from './listing.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
@@ -93,6 +94,18 @@ function underProject(project: string | null, want: string): boolean {
 }
 
 export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = {}): Promise<HarvestSummary> {
+  // The first pass into an empty store reads every transcript there is: its worker threads are
+  // started now and boot while this thread lists and stats the files (~0.1 s of a cold pass on
+  // 10,000 files), instead of after. Unneeded ones (a small first harvest) are stopped unused.
+  const early = opts.workers !== 0 && !opts.files && opts.sinceMs === undefined && !hasFileRows(db) ? startWorkers(opts.workers ?? chooseWorkers(Number.POSITIVE_INFINITY, opts.env ?? process.env)) : [];
+  try {
+    return await harvestPass(db, config, opts, early);
+  } finally {
+    await stopWorkers(early); // (those runTasks did not take over)
+  }
+}
+
+async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: Worker[]): Promise<HarvestSummary> {
   const started = Date.now();
   const env = opts.env ?? process.env;
   const progress = opts.progress ?? silentProgress;
@@ -248,6 +261,7 @@ export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = 
     progress.start('harvest', tasks.length);
     try {
       await runTasks(tasks, workers, {
+        started: early,
         signal: opts.signal,
         onResults: (results) => {
           accept(results);

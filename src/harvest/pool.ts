@@ -9,13 +9,18 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { throwIfAborted } from '../core/errors.js';
-import { processFile, type FileResult, type FileTask } from './process-file.js';
+import { processFile, unpackBatch, type FileResult, type FileTask, type PackedBatch } from './process-file.js';
 
 export interface PoolOptions {
   /** worker count; 0 = inline. Default: decided from the amount of work and the CPU count */
   workers?: number;
   signal?: AbortSignal;
   onResults(results: FileResult[]): void;
+  /**
+   * Workers started ahead (`startWorkers`): used first, before new ones are started. `runTasks`
+   * takes them over: those it needs it terminates when done, the others at once.
+   */
+  started?: Worker[];
 }
 
 /** Below this many bytes to read, starting workers costs more than it saves. */
@@ -46,6 +51,29 @@ export function chooseWorkers(totalBytes: number, env: NodeJS.ProcessEnv = proce
   return Math.max(1, Math.min(2, cpus));
 }
 
+/**
+ * Starts `count` workers before their tasks are known (hand them to `runTasks` as `started`, or
+ * end them with `stopWorkers`). A worker thread takes ~50 ms to boot (a V8 isolate, Node's
+ * bootstrap, the parse modules): started while the main thread still lists and stats the files,
+ * that time is not added to the pass.
+ */
+export function startWorkers(count: number): Worker[] {
+  const file = workerFile();
+  return file ? Array.from({ length: Math.max(0, count) }, () => watched(new Worker(file))) : [];
+}
+
+/** Started workers that exited (crashed) before `runTasks` took them over and listened itself. */
+const exitedEarly = new WeakSet<Worker>();
+function watched(w: Worker): Worker {
+  w.once('exit', () => exitedEarly.add(w));
+  w.on('error', () => {}); // (reported by its exit; an unheard 'error' event would throw)
+  return w;
+}
+
+export async function stopWorkers(workers: Worker[]): Promise<void> {
+  await Promise.all(workers.map((w) => w.terminate()));
+}
+
 /** Groups tasks into batches of bounded bytes (estimated from the bytes each task will read). */
 export function batchTasks(tasks: Array<FileTask & { estBytes: number }>): FileTask[][] {
   const batches: FileTask[][] = [];
@@ -66,6 +94,17 @@ export function batchTasks(tasks: Array<FileTask & { estBytes: number }>): FileT
 
 export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, workers: number, opts: PoolOptions): Promise<void> {
   const batches = batchTasks(tasks);
+  const started = opts.started?.splice(0) ?? []; // taken over: the caller's list is emptied
+  const wanted = workers > 0 ? Math.min(workers, batches.length) : 0;
+  const stopping = stopWorkers(started.splice(wanted)); // the spare ones, at once
+  try {
+    await runBatches(batches, wanted, started, opts);
+  } finally {
+    await stopping;
+  }
+}
+
+async function runBatches(batches: FileTask[][], workers: number, started: Worker[], opts: PoolOptions): Promise<void> {
   if (workers <= 0) {
     for (const b of batches) {
       throwIfAborted(opts.signal);
@@ -75,7 +114,7 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
     return;
   }
   const file = workerFile();
-  if (!file) return runTasks(tasks, 0, opts);
+  if (!file) return runBatches(batches, 0, started, opts);
   // Batches [next, last) are still to hand out. Tasks arrive grouped by agent (Claude, Codex, then
   // Copilot), and odd workers take from the back: each worker then parses one or two formats, not
   // all three. Every new format a worker meets deoptimizes its hot parse path and costs another
@@ -85,7 +124,7 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
   let last = batches.length;
   const take = (worker: number): FileTask[] => (worker % 2 === 1 ? batches[--last] : batches[next++]);
   let failure: unknown = null;
-  const pool = Array.from({ length: Math.min(workers, batches.length) }, () => new Worker(file));
+  const pool = [...started, ...Array.from({ length: Math.max(0, workers - started.length) }, () => new Worker(file))];
   // The main thread only writes: parsing here would hold results back while the workers wait.
   // Each worker keeps IN_FLIGHT batches queued, so it parses the next one while the main thread
   // is still writing the results of the previous one (one in flight left a worker idle half the time).
@@ -109,11 +148,11 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
               }
               if (!queued.length) finish();
             };
-            w.on('message', (msg: { results: FileResult[] }) => {
+            w.on('message', (msg: PackedBatch) => {
               queued.shift();
               send(); // refill before writing: the worker parses while we write
               try {
-                opts.onResults(msg.results);
+                opts.onResults(unpackBatch(msg));
               } catch (err) {
                 failure = err;
               }
@@ -134,6 +173,7 @@ export async function runTasks(tasks: Array<FileTask & { estBytes: number }>, wo
             w.on('error', crashed);
             w.on('exit', crashed);
             send();
+            if (exitedEarly.has(w)) crashed(); // a started worker that died before we listened
           }),
       ),
     );

@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import { isAscii } from 'node:buffer';
 import type { AgentId } from '../core/records.js';
 import { getAdapter } from '../../adapters/index.js';
-import type { ParseOutput } from '../../adapters/types.js';
+import type { LineParser, ParseOutput } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit/json.js';
-import { eventRowValues } from '../store/repos/events.js';
+import { eventMetaValue, eventRowValues } from '../store/repos/events.js';
+import { EventPacker, EventUnpacker, packable, type PackedEvents } from './packed-events.js';
 import { redactSecrets, redactValue } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';
-import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp } from './tailer.js';
+import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp, type TailOptions } from './tailer.js';
 import { CompressedFileError, isCompressedTranscript, tailCompressed } from './compressed.js';
 
 /** Tool-output strings longer than this are cut to head + tail before parsing (kit caps them lower anyway). */
@@ -54,8 +55,8 @@ export interface FileResult {
   redactions: number;
   redactionKinds: Record<string, number>;
   /**
-   * Set by `packResult` (worker threads): the events as flat row values, `output.events` emptied,
-   * with the counts the summary needs. Cheaper to post to the writer and bound without reshaping.
+   * Set by `packBatch` (worker threads): `output.events` emptied, with the counts the summary
+   * needs; `rows` (the events as flat row values, bound without reshaping) filled by `unpackBatch`.
    */
   packed?: { rows: unknown[]; events: number; prompts: number; toolErrors: number };
   /** the file vanished (ENOENT) */
@@ -86,11 +87,89 @@ function emptyResult(task: FileTask): FileResult {
   };
 }
 
+function bump(res: FileResult, reason: string, n = 1): void {
+  res.skipped[reason] = (res.skipped[reason] ?? 0) + n;
+}
+
+/** One JSON value to the parser: a non-object line and a parser that throws are counted, not fatal. */
+function feed(res: FileResult, parser: LineParser, obj: unknown): void {
+  if (!isObj(obj)) return bump(res, 'not-object');
+  try {
+    parser.line(obj);
+  } catch {
+    bump(res, 'parser-error');
+  }
+}
+
+/*
+ * Why processFile is cut into small functions and the per-line path is a class of its own: V8
+ * optimizes a function that runs often (processFile runs once per file, 10,000 times in a cold
+ * pass) together with whatever it can inline. With the line loop's callbacks as closures created
+ * inside processFile, its optimized code took in the line splitter, the prefilter/shrink/parse
+ * path and the adapter's parser; every new transcript format a worker met invalidated that code
+ * and it was compiled again, whole (4 compiles of ~50 ms each per isolate, on the same two cores
+ * that parse). Kept apart, the per-file glue compiles small and the line path compiles once per
+ * shape of its own.
+ */
+
+/** The per-line path of a JSONL read: the `TailOptions` the tailer (or the zstd reader) calls. */
+class LineFeed implements TailOptions {
+  /** the head hash, from the first chunk when reading from 0 */
+  headFromRead: string | null = null;
+
+  constructor(
+    private readonly res: FileResult,
+    private readonly parser: LineParser,
+    private readonly prefilter: ((line: string) => string | null) | undefined,
+    private readonly shrinkable: ((line: string) => boolean) | undefined,
+    readonly maxLineBytes: number,
+    readonly endAt: number,
+    private readonly headLen: number,
+  ) {}
+
+  onOversize(): void {
+    bump(this.res, 'oversize');
+  }
+
+  onHead(b: Buffer, n: number): void {
+    if (n >= this.headLen) this.headFromRead = hashBytes(b.subarray(0, this.headLen));
+  }
+
+  onBytes(b: Buffer, s: number, e: number): void {
+    this.res.lines++;
+    // The adapters' prefilter and shrinkable tests look for ASCII markers only, so they are
+    // given the raw bytes as latin1 (a cheap one-byte copy, same offsets as the bytes): a
+    // skipped line is never decoded, and of a tool-output line only the kept parts are.
+    const prefilter = this.prefilter;
+    const shrinkable = this.shrinkable;
+    const view = prefilter || shrinkable ? b.toString('latin1', s, e) : null;
+    if (view !== null) {
+      const skip = prefilter?.(view);
+      if (skip) return bump(this.res, skip);
+    }
+    // Most lines are ASCII, and then the latin1 view already is the decoded text: no second
+    // (UTF-8) decode of the line, nor its garbage (~10% of a worker's time).
+    const ascii = view !== null && isAscii(b.subarray(s, e));
+    const shrink = view !== null && e - s > SHRINK_OVER && shrinkable?.(view);
+    const text = shrink
+      ? ascii
+        ? shrinkLongStrings(view, SHRINK_OVER, SHRINK_HEAD, SHRINK_TAIL)
+        : shrinkLongStringsUtf8(b, s, view, SHRINK_OVER, SHRINK_HEAD, SHRINK_TAIL)
+      : ascii
+        ? view
+        : b.toString('utf8', s, e);
+    let obj: unknown;
+    try {
+      obj = JSON.parse(text);
+    } catch {
+      return bump(this.res, 'malformed');
+    }
+    feed(this.res, this.parser, obj);
+  }
+}
+
 export function processFile(task: FileTask): FileResult {
   const res = emptyResult(task);
-  const bump = (reason: string, n = 1) => {
-    res.skipped[reason] = (res.skipped[reason] ?? 0) + n;
-  };
   let fd: number;
   try {
     fd = fs.openSync(task.path, 'r');
@@ -100,122 +179,7 @@ export function processFile(task: FileTask): FileResult {
     return { ...res, retry: true, error: `cannot read: ${(err as Error).message}` };
   }
   try {
-    const adapter = getAdapter(task.agent);
-    const stamp = task.stamp ?? stampOf(fs.fstatSync(fd));
-    res.stamp = stamp;
-    const whole = adapter.readMode(task.path) === 'whole';
-    let offset = whole ? 0 : task.offset;
-    let stateText = whole ? null : task.state;
-    if (offset > 0) {
-      const sameHead = task.headHash !== null && stamp.size >= Math.max(offset, task.headLen) && headHash(fd, task.headLen) === task.headHash;
-      if (!sameHead) {
-        res.rewritten = true;
-        offset = 0;
-        stateText = null;
-      }
-    }
-    res.reset = offset === 0;
-    let state: unknown;
-    if (stateText) {
-      try {
-        state = JSON.parse(stateText);
-      } catch {
-        // unreadable saved state: start over rather than guess
-        offset = 0;
-        res.reset = true;
-      }
-    }
-    const parser = adapter.createParser(task.path, state);
-    let headFromRead: string | null = null; // the head hash, from the first chunk when reading from 0
-    const feed = (obj: unknown) => {
-      if (!isObj(obj)) return bump('not-object');
-      try {
-        parser.line(obj);
-      } catch {
-        bump('parser-error');
-      }
-    };
-    if (adapter.isWholeJson?.(task.path)) {
-      const text = fs.readFileSync(fd, 'utf8');
-      res.bytesRead = Buffer.byteLength(text);
-      try {
-        feed(JSON.parse(text));
-        res.lines = 1;
-      } catch {
-        // VS Code rewrites the whole .json on save: a half-written file is retried next time
-        return { ...res, retry: true, error: 'incomplete JSON document (file being rewritten?)' };
-      }
-      res.offset = stamp.size;
-    } else {
-      const prefilter = adapter.prefilter;
-      const shrinkable = adapter.shrinkable;
-      const headLen = Math.min(stamp.size, HEAD_BYTES);
-      // a compressed file (.zst, read whole) is decompressed and its lines take the same path
-      const tail = (isCompressedTranscript(task.path) ? tailCompressed : tailLines)(fd, offset, {
-        maxLineBytes: task.maxLineBytes,
-        endAt: stamp.size,
-        onOversize: () => bump('oversize'),
-        onHead: (b, n) => {
-          if (n >= headLen) headFromRead = hashBytes(b.subarray(0, headLen));
-        },
-        onBytes: (b, s, e) => {
-          res.lines++;
-          // The adapters' prefilter and shrinkable tests look for ASCII markers only, so they are
-          // given the raw bytes as latin1 (a cheap one-byte copy, same offsets as the bytes): a
-          // skipped line is never decoded, and of a tool-output line only the kept parts are.
-          const view = prefilter || shrinkable ? b.toString('latin1', s, e) : null;
-          if (view !== null) {
-            const skip = prefilter?.(view);
-            if (skip) return bump(skip);
-          }
-          // Most lines are ASCII, and then the latin1 view already is the decoded text: no second
-          // (UTF-8) decode of the line, nor its garbage (~10% of a worker's time).
-          const ascii = view !== null && isAscii(b.subarray(s, e));
-          const shrink = view !== null && e - s > SHRINK_OVER && shrinkable?.(view);
-          const text = shrink
-            ? ascii
-              ? shrinkLongStrings(view, SHRINK_OVER, SHRINK_HEAD, SHRINK_TAIL)
-              : shrinkLongStringsUtf8(b, s, view, SHRINK_OVER, SHRINK_HEAD, SHRINK_TAIL)
-            : ascii
-              ? view
-              : b.toString('utf8', s, e);
-          let obj: unknown;
-          try {
-            obj = JSON.parse(text);
-          } catch {
-            return bump('malformed');
-          }
-          feed(obj);
-        },
-      });
-      res.bytesRead = tail.offset - offset;
-      res.offset = tail.offset;
-      res.pending = tail.pending;
-    }
-    res.headLen = Math.min(stamp.size, HEAD_BYTES);
-    res.headHash = headFromRead ?? headHash(fd, res.headLen);
-    const out = parser.flush();
-    for (const [k, v] of Object.entries(out.skipped)) bump(k, v);
-    if (out.redactions) {
-      // the builder redacted every text once, whole, before cutting it
-      res.redactions += out.redactions.count;
-      for (const [k, n] of Object.entries(out.redactions.kinds)) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + n;
-    } else {
-      for (const ev of out.events) {
-        const r = redactSecrets(ev.text);
-        if (r.count) {
-          ev.text = r.text;
-          res.redactions += r.count;
-          for (const k of r.kinds) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + 1;
-        }
-      }
-    }
-    if (out.session?.title) out.session.title = redactSecrets(out.session.title).text;
-    res.output = { ...out, skipped: {}, redactions: undefined };
-    // parser state is stored too (files.state): the session title and any carried text in it are redacted
-    const saved = redactValue(parser.saveState());
-    res.state = saved === null || saved === undefined ? null : JSON.stringify(saved);
-    return res;
+    return readOpenFile(task, fd, res);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { ...res, gone: true };
@@ -228,18 +192,138 @@ export function processFile(task: FileTask): FileResult {
   }
 }
 
-/** Moves a result's events into flat row values (see `FileResult.packed`). */
-export function packResult(r: FileResult): FileResult {
-  if (!r.output || r.packed) return r;
-  const rows: unknown[] = [];
-  let prompts = 0;
-  let toolErrors = 0;
-  for (const e of r.output.events) {
-    eventRowValues(rows, e);
-    if (e.kind === 'prompt') prompts++;
-    else if (e.kind === 'tool_result' && e.isError) toolErrors++;
+function readOpenFile(task: FileTask, fd: number, res: FileResult): FileResult {
+  const adapter = getAdapter(task.agent);
+  const stamp = task.stamp ?? stampOf(fs.fstatSync(fd));
+  res.stamp = stamp;
+  const whole = adapter.readMode(task.path) === 'whole';
+  let offset = whole ? 0 : task.offset;
+  let stateText = whole ? null : task.state;
+  if (offset > 0) {
+    const sameHead = task.headHash !== null && stamp.size >= Math.max(offset, task.headLen) && headHash(fd, task.headLen) === task.headHash;
+    if (!sameHead) {
+      res.rewritten = true;
+      offset = 0;
+      stateText = null;
+    }
   }
-  r.packed = { rows, events: r.output.events.length, prompts, toolErrors };
-  r.output.events = [];
-  return r;
+  res.reset = offset === 0;
+  let state: unknown;
+  if (stateText) {
+    try {
+      state = JSON.parse(stateText);
+    } catch {
+      // unreadable saved state: start over rather than guess
+      offset = 0;
+      res.reset = true;
+    }
+  }
+  const parser = adapter.createParser(task.path, state);
+  let headFromRead: string | null = null;
+  if (adapter.isWholeJson?.(task.path)) {
+    const text = fs.readFileSync(fd, 'utf8');
+    res.bytesRead = Buffer.byteLength(text);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      // VS Code rewrites the whole .json on save: a half-written file is retried next time
+      return { ...res, retry: true, error: 'incomplete JSON document (file being rewritten?)' };
+    }
+    feed(res, parser, doc);
+    res.lines = 1;
+    res.offset = stamp.size;
+  } else {
+    const lines = new LineFeed(res, parser, adapter.prefilter, adapter.shrinkable, task.maxLineBytes, stamp.size, Math.min(stamp.size, HEAD_BYTES));
+    // a compressed file (.zst, read whole) is decompressed and its lines take the same path
+    const tail = (isCompressedTranscript(task.path) ? tailCompressed : tailLines)(fd, offset, lines);
+    headFromRead = lines.headFromRead;
+    res.bytesRead = tail.offset - offset;
+    res.offset = tail.offset;
+    res.pending = tail.pending;
+  }
+  res.headLen = Math.min(stamp.size, HEAD_BYTES);
+  res.headHash = headFromRead ?? headHash(fd, res.headLen);
+  finishParse(res, parser);
+  return res;
+}
+
+/** The parser's output and saved state, redacted (what the writer stores). */
+function finishParse(res: FileResult, parser: LineParser): void {
+  const out = parser.flush();
+  for (const [k, v] of Object.entries(out.skipped)) bump(res, k, v);
+  if (out.redactions) {
+    // the builder redacted every text once, whole, before cutting it
+    res.redactions += out.redactions.count;
+    for (const [k, n] of Object.entries(out.redactions.kinds)) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + n;
+  } else {
+    for (const ev of out.events) {
+      const r = redactSecrets(ev.text);
+      if (r.count) {
+        ev.text = r.text;
+        res.redactions += r.count;
+        for (const k of r.kinds) res.redactionKinds[k] = (res.redactionKinds[k] ?? 0) + 1;
+      }
+    }
+  }
+  if (out.session?.title) out.session.title = redactSecrets(out.session.title).text;
+  res.output = { ...out, skipped: {}, redactions: undefined };
+  // parser state is stored too (files.state): the session title and any carried text in it are redacted
+  const saved = parser.saveRedactedState ? parser.saveRedactedState() : redactValue(parser.saveState());
+  res.state = saved === null || saved === undefined ? null : JSON.stringify(saved);
+}
+
+/**
+ * A worker's batch of results as posted to the writer: the events of every result moved into one
+ * columnar `PackedEvents` (see packed-events.ts), `output.events` emptied, each result's
+ * `packed` holding its counts and, after `unpackBatch`, its flat row values.
+ */
+export interface PackedBatch {
+  results: FileResult[];
+  events: PackedEvents;
+  /** per result: its first row in `events` (-1: its rows are in `packed.rows` as they are) */
+  firstRow: number[];
+}
+
+/** Worker side: packs a batch of results for posting (see `packedBuffers` for the transfer list). */
+export function packBatch(results: FileResult[]): PackedBatch {
+  const packer = new EventPacker();
+  const firstRow: number[] = [];
+  for (const r of results) {
+    if (!r.output) {
+      firstRow.push(-1);
+      continue;
+    }
+    const events = r.output.events;
+    let prompts = 0;
+    let toolErrors = 0;
+    let typed = true;
+    for (const e of events) {
+      if (e.kind === 'prompt') prompts++;
+      else if (e.kind === 'tool_result' && e.isError) toolErrors++;
+      if (!packable(e)) typed = false;
+    }
+    const rows: unknown[] = [];
+    if (typed) {
+      firstRow.push(packer.rows);
+      for (const e of events) packer.add(e, eventMetaValue(e));
+    } else {
+      // a value of an unexpected type travels as it is (the columnar form only carries the usual ones)
+      firstRow.push(-1);
+      for (const e of events) eventRowValues(rows, e);
+    }
+    r.packed = { rows, events: events.length, prompts, toolErrors };
+    r.output.events = [];
+  }
+  return { results, events: packer.finish(), firstRow };
+}
+
+/** Writer side: the results of a posted batch, each with its flat row values in `packed.rows`. */
+export function unpackBatch(batch: PackedBatch): FileResult[] {
+  const rows = new EventUnpacker(batch.events);
+  batch.results.forEach((r, i) => {
+    const first = batch.firstRow[i];
+    if (first >= 0 && r.packed) r.packed.rows = rows.rows(first, first + r.packed.events);
+  });
+  return batch.results;
 }

@@ -1,6 +1,8 @@
 /** Claude Code pitfalls beyond the shared fixtures (reference/transcripts.md §1.9). */
 import { describe, expect, it } from 'vitest';
-import { ClaudeParser, cleanClaudePrompt } from '../../adapters/claude-code/parse.js';
+import { ClaudeParser, cleanClaudePrompt, isUuidKey, uuidKey } from '../../adapters/claude-code/parse.js';
+import { redactSecrets, redactValue } from '../../src/core/redact.js';
+import { PROVIDER_RULES } from '../../src/core/secret-rules.js';
 import { claudeConfigRoots, isClaudeTranscript } from '../../adapters/claude-code/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
 import type { ParseOutput } from '../../adapters/types.js';
@@ -63,6 +65,66 @@ describe('Claude Code parser', () => {
     const out = fromLegacy.flush();
     expect(out.skipped.duplicate).toBe(1);
     expect(out.events.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['second']);
+  });
+
+  // The harvest stores the parser state without running the secret rules over `seen`
+  // (saveRedactedState): that is only sound while no rule can match a digest.
+  it('keeps uuid digests to a shape no secret rule matches, and saves the state redacted as redactValue does', () => {
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const B36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+    const fill = (len: number) => Array.from({ length: len }, () => B36[Math.floor(rand() * 36)]).join('');
+    // every digest has the shape, whatever the uuid (including odd ones a file may hold)
+    const uuids = ['', 'x', SID, SID.toUpperCase(), 'ü'.repeat(50), ...Array.from({ length: 5000 }, () => `${fill(8)}-${fill(4)}-4${fill(3)}-8${fill(3)}-${fill(12)}`)];
+    expect(uuids.filter((u) => !isUuidKey(uuidKey(u)))).toEqual([]);
+    // the digest is the same as it always was (stored states hold it): two FNV-style halves in base 36
+    const reference = (u: string) => {
+      let a = 0x811c9dc5;
+      let b = 0x9747b28c;
+      for (let i = 0; i < u.length; i++) {
+        const c = u.charCodeAt(i);
+        a = Math.imul(a ^ c, 0x01000193);
+        b = Math.imul(b ^ c, 0x5bd1e995);
+        b ^= b >>> 15;
+      }
+      return (a >>> 0).toString(36) + (b >>> 0).toString(36).padStart(7, '0');
+    };
+    expect(uuids.filter((u) => uuidKey(u) !== reference(u))).toEqual([]);
+    // no string of the shape is touched by the rules: random ones, and ones built around the
+    // lower-case words and prefixes of every rule (hints and regex literals) and of the key names
+    const words = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'key', 'credentials', 'auth', 'bearer', 'basic', 'sig', 'age', 'eyj']);
+    for (const r of PROVIDER_RULES) for (const w of `${r.hint} ${r.re.source}`.toLowerCase().match(/[0-9a-z]{2,14}/g) ?? []) words.add(w);
+    const candidates: string[] = Array.from({ length: 20000 }, () => fill(8 + Math.floor(rand() * 7)));
+    for (const w of words) {
+      for (let len = Math.max(8, w.length); len <= 14; len++) {
+        for (let at = 0; at + w.length <= len; at++) candidates.push(fill(at) + w + fill(len - at - w.length));
+      }
+    }
+    expect(candidates.filter((c) => !isUuidKey(c))).toEqual([]);
+    expect(candidates.filter((c) => redactSecrets(c).text !== c)).toEqual([]);
+    // the only all-lower-case rule (Databricks: dapi + 32 hex) needs more characters than a digest has
+    expect(redactSecrets(`dapi${'a1'.repeat(16)}`).count).toBe(1);
+    expect(isUuidKey(`dapi${'a1'.repeat(16)}`)).toBe(false);
+
+    // the saved state: the same JSON as redacting all of it, the title's secret redacted
+    const p = new ClaudeParser(FILE, undefined);
+    for (let i = 0; i < 50; i++) p.line(user(`ask ${i}`) as Record<string, unknown>);
+    p.line({ type: 'custom-title', customTitle: 'deploy with ghp_1234567890abcdefghijABCDEFGHIJ123456', sessionId: SID } as Record<string, unknown>);
+    p.flush();
+    const stored = JSON.stringify(p.saveRedactedState());
+    expect(stored).toBe(JSON.stringify(redactValue(p.saveState())));
+    expect(stored).toContain('[REDACTED:github-token]');
+    expect((JSON.parse(stored) as { seen: string[] }).seen).toHaveLength(50);
+    // a loaded state whose `seen` holds something else than digests is redacted whole
+    const odd = { ...(JSON.parse(stored) as object), seen: ['ghp_1234567890abcdefghijABCDEFGHIJ123456'] };
+    const q = new ClaudeParser(FILE, odd);
+    q.flush();
+    expect(JSON.stringify(q.saveRedactedState())).toBe(JSON.stringify(redactValue(q.saveState())));
+    expect(JSON.stringify(q.saveRedactedState())).not.toContain('ghp_');
+    const resumed = new ClaudeParser(FILE, JSON.parse(stored));
+    resumed.line(user('one more') as Record<string, unknown>);
+    resumed.flush();
+    expect(JSON.stringify(resumed.saveRedactedState())).toBe(JSON.stringify(redactValue(resumed.saveState())));
   });
 
   it('skips meta, command echoes, compaction summaries, interrupts and wrappers; strips envelopes', () => {

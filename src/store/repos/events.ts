@@ -27,17 +27,19 @@ const MULTI = 32;
 const SID_OF = '(SELECT sid FROM sessions WHERE id = ?)';
 
 /**
- * An event as its row values, in column order, appended to `out`. The flat form is what a harvest
- * worker posts to the writer: cheap to copy between threads and bound as is. The worker does not
- * know the session number (the writer assigns it), so the first value is a 0 placeholder.
+ * An event as its row values, in column order, appended to `out`: the form the writer binds as is.
+ * (Harvest workers post the same values columnar, see src/harvest/packed-events.ts, and the writer
+ * turns them back into this form.) The session number is assigned by the writer, so the first
+ * value is a 0 placeholder.
  */
 export function eventRowValues(out: unknown[], e: SessionEvent): void {
-  let meta = '{}';
-  for (const _k in e.meta) {
-    meta = JSON.stringify(e.meta);
-    break;
-  }
-  out.push(0, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, e.cwd ?? null, meta);
+  out.push(0, e.seq, e.ts, e.role, e.kind, e.toolName ?? null, e.isError ? 1 : 0, e.text, e.cwd ?? null, eventMetaValue(e));
+}
+
+/** An event's `meta` column value: its meta as JSON text (`{}` when empty). */
+export function eventMetaValue(e: SessionEvent): string {
+  for (const _k in e.meta) return JSON.stringify(e.meta);
+  return '{}';
 }
 
 /** Inserts one session's events (`sid` from `upsertSession`). */

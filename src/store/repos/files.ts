@@ -117,6 +117,11 @@ export function unreadableFiles(db: Db, limit = 5): { count: number; sample: Arr
   return { count, sample };
 }
 
+/** Whether any file was ever recorded (false: the store has not been harvested yet). */
+export function hasFileRows(db: Db): boolean {
+  return cachedStatement(db, 'SELECT EXISTS (SELECT 1 FROM files)').pluck().get() === 1;
+}
+
 export function countFiles(db: Db): number {
   return (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
 }
