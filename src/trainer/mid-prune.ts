@@ -71,6 +71,8 @@ function cutsOf(lineage: LineageOp[]): Cut[] {
     if (op.kind !== 'edits') continue;
     for (const e of op.edits) {
       cuts.push({ id: e.id, sentence: null, apply: (l) => withoutEdits(l, new Set([e.id])) });
+      // sentence cuts only within a one-line bullet: a multi-line edit (a section, a list) keeps its shape
+      if (!/^\s*[-*] [^\n]+\s*$/.test(e.edit.content ?? '')) continue;
       const sentences = ruleSentences(e.edit.content ?? '');
       if (sentences.length < 2) continue;
       for (const s of sentences) cuts.push({ id: e.id, sentence: s, apply: (l) => withoutSentence(l, e.id, s) });

@@ -110,6 +110,16 @@ describe('midRunPrune', () => {
     expect(buffer.list().map((e) => e.edit.content)).toEqual([`- ${JSON_ONLY}`]);
   });
 
+  it('leaves a multi-line edit whole: no sentence cut flattens a section', async () => {
+    const { ctx, st } = await contextFor([`${USAGE}\n${RISK}\n${JSON_ONLY}`], 0.1, 2);
+    await midRunPrune(ctx, 1);
+    // the only cut it may make is the whole edit (here it does: the edit ruins every reply); its
+    // lines never run together into one bullet, which a sentence cut would do
+    expect(st.current.content).not.toContain(`${USAGE} ${RISK}`);
+    expect(st.current.content).not.toContain('only with JSON');
+    expect(rebuildSkill('', st.lineage, applyOpts)).toBe(st.current.content);
+  });
+
   it('cuts nothing at the last epoch (the finish prunes) or with the gate off', async () => {
     const a = await contextFor([`${USAGE} ${JSON_ONLY}`], 0.1, 1);
     expect(await midRunPrune(a.ctx, 3)).toBe('off');
