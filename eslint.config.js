@@ -17,7 +17,7 @@ const VENDOR_NAMES = [
 ].join('|');
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
+  { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

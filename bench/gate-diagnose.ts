@@ -2,8 +2,8 @@
  * Diagnostic, not part of `npm run bench`: trains the persona world with the noisy optimizer and
  * prints every step's gate verdict beside its true effect on test (the noise-free referee of
  * train-experiment.ts, 8 samples), so a reader can see which candidates the gate got wrong.
- *   node dist/bench/gate-diagnose.js 1-10          seeds 1..10, from empty
- *   node dist/bench/gate-diagnose.js 3 draft       seed 3, from the start draft
+ *   node dist-bench/bench/gate-diagnose.js 1-10          seeds 1..10, from empty
+ *   node dist-bench/bench/gate-diagnose.js 3 draft       seed 3, from the start draft
  *   DIAG_SKILL=1 …                                 also the shipped skill, its edits and each candidate's new lines
  */
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { resolvePaths } from '../src/core/paths.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
-import { personaWorld } from '../src/llm/sim/persona.js';
+import { personaWorld } from './persona.js';
 import { trainSkill } from '../src/trainer/train.js';
 import { DEFAULT_HARM } from '../src/llm/sim/reflect.js';
 import { BASE_OPTIONS } from './train.js';

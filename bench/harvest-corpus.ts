@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The checkout this file runs from (bench/ from source, dist/bench/ when built): the nearest folder with a package.json. */
+/** The checkout this file runs from (bench/ from source, dist-bench/bench/ when built): the nearest folder with a package.json. */
 function checkoutRoot(from: string): string | null {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json'))) return dir;

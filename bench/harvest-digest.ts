@@ -2,7 +2,7 @@
  * What a cold harvest of the bench corpus stores, as one sha256 per table: the guard for harvest
  * speed work (a faster pass must store exactly the same rows). Harvests the corpus (built or reused
  * like `bench/harvest.ts` does; `--mb N --files N` for another size) into a fresh store with the
- * harvest of another build if given (`--dist <dir>`, e.g. another checkout's `dist`: compare two
+ * harvest of another build if given (`--dist <dir>`, e.g. another checkout's `dist-bench`: compare two
  * builds on the same corpus), else this one, and prints per table its row count and digest.
  *
  * Rows are digested in primary-key order, every column except the clock (`updated_at`) and the
@@ -11,7 +11,7 @@
  * rows: compare digests taken on the same corpus, one after the other (`bench/harvest.ts`
  * rewrites one corpus file, which changes its mtime).
  *
- * Usage: node dist/bench/harvest-digest.js [--dist <dir>] [--mb N] [--files N]
+ * Usage: node dist-bench/bench/harvest-digest.js [--dist <dir>] [--mb N] [--files N]
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -4,7 +4,7 @@
  * recall), every cluster holding several labels (the pairs lost to precision), and what the review
  * was shown and decided for those clusters.
  *
- *   node dist/bench/mine-paraphrase-diagnose.js fresh [--no-review] [--seeds 21,22,23]
+ *   node dist-bench/bench/mine-paraphrase-diagnose.js fresh [--no-review] [--seeds 21,22,23]
  *
  * A reading aid for whoever changes the miner: it prints the corpus labels, so nothing here may
  * ever feed the miner or the sim reviewer.

@@ -1,7 +1,7 @@
 /**
  * Does the learned skill's description make the agent load it? On the paraphrase corpus: mine a
  * template set, describe each project's skill the way a night does (its train and validation
- * tasks, skill-description.ts), then show the simulated agent (src/llm/sim/skill-loader.ts: it
+ * tasks, skill-description.ts), then show the simulated agent (bench/skill-loader.ts: it
  * sees only the skill's name and description beside the ask, as Claude Code's skill listing) the
  * asks of a second, hidden corpus from the same templates, made in the same projects. An ask whose
  * job is one of the project's mined families should load the skill; any other ask (another job,
@@ -17,7 +17,7 @@ import { runMining } from '../src/mine/index.js';
 import { MAX_DESCRIPTION_CHARS, skillDescriptionOfTasks } from '../src/mine/skill-description.js';
 import { listTasks } from '../src/store/repos/tasks.js';
 import { clusterAssignments } from '../src/store/repos/mining.js';
-import { simLoadsSkill } from '../src/llm/sim/skill-loader.js';
+import { simLoadsSkill } from './skill-loader.js';
 import { insertCorpus } from './mine-corpus.js';
 import { generateParaphraseCorpus, type ParaphraseCorpus, type TemplateSet } from './mine-paraphrase.js';
 

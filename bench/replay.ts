@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { BenchResult } from './types.js';
 import { openDb } from '../src/store/db.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
-import { simPersonaTasks, personaIdealSkill } from '../src/llm/sim/persona.js';
+import { simPersonaTasks, personaIdealSkill } from './persona.js';
 import { rolloutBatchWithStats } from '../src/replay/index.js';
 
 function flag(args: string[], name: string, fallback: number): number {

@@ -24,7 +24,7 @@ import type { Task } from '../src/core/records.js';
 import { runExperiment, type ExperimentOutcome } from './train-experiment.js';
 import type { TrainOptions } from '../src/trainer/train.js';
 import { DEFAULT_HARM, type HarmRates } from '../src/llm/sim/reflect.js';
-import { PREFERENCE_KIND, personaCorrectionsSkill, personaIdealSkill, personaVisibleChecksSkill } from '../src/llm/sim/persona.js';
+import { PREFERENCE_KIND, personaCorrectionsSkill, personaIdealSkill, personaVisibleChecksSkill } from './persona.js';
 import { ci, f3, mean, pairedBootstrap } from './stats.js';
 import { e2eResults } from './train-e2e.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, runCli, CLI_BIN, type Sandbox } from '../helpers/sandbox.js';
-import { simPersonaTasks } from '../../src/llm/sim/persona.js';
+import { simPersonaTasks } from '../../bench/persona.js';
 import { openDb } from '../../src/store/db.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { markProjectSeen } from '../helpers/seen-project.js';

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { runExperiment } from '../../bench/train-experiment.js';
 import { BASE_OPTIONS } from '../../bench/train.js';
-import { personaVisibleChecksSkill, personaWorld } from '../../src/llm/sim/persona.js';
+import { personaVisibleChecksSkill, personaWorld } from '../../bench/persona.js';
 
 // The instance-valued persona world (the train bench's headline): a train/val instance check
 // carries its own session's value, so a notepad of the check descriptions hard-codes one

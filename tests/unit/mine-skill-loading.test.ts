@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { familyPhrase, skillDescriptionOfTasks } from '../../src/mine/skill-description.js';
-import { listedPhrases, simLoadsSkill } from '../../src/llm/sim/skill-loader.js';
+import { listedPhrases, simLoadsSkill } from '../../bench/skill-loader.js';
 import { cutAsksDescription } from '../../bench/mine-skill-load.js';
 
 const skill = (description: string) => ({ name: 'ledgerline-recurring', description });

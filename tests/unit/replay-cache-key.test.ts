@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutCacheKey } from '../../src/replay/index.js';
 import { CliBackend, DEFAULT_CLI_REPLAY, type CliReplayOptions } from '../../src/llm/cli.js';
-import { simPersonaTasks } from '../../src/llm/sim/index.js';
+import { simPersonaTasks } from '../../bench/persona.js';
 import { claudeExec } from '../../adapters/claude-code/exec.js';
 
 const task = { ...simPersonaTasks(3, 2, { ruleOnly: true })[0], project: '/repos/app' };

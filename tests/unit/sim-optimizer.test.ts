@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { createSimBackend, simPersonaTasks } from '../../src/llm/sim/index.js';
+import { createSimBackend } from '../../src/llm/sim/index.js';
+import { simPersonaTasks } from '../../bench/persona.js';
 import { IRRELEVANT_GUIDANCE } from '../../src/llm/sim/reflect.js';
 import {
   ReflectReply,

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createSimBackend } from '../../src/llm/sim/index.js';
-import { personaIdealSkill, personaVisibleChecksSkill, personaCorrectionsSkill, personaWorld, PERSONA_FAMILIES, simPersonaTasks } from '../../src/llm/sim/persona.js';
+import { personaIdealSkill, personaVisibleChecksSkill, personaCorrectionsSkill, personaWorld, PERSONA_FAMILIES, simPersonaTasks } from '../../bench/persona.js';
 import { perform, dilution } from '../../src/llm/sim/target.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import { jobOfAsk, jobsNamed } from '../../src/llm/sim/jobs.js';

@@ -192,4 +192,3 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
   };
 }
 
-export { simPersonaTasks } from './persona.js';

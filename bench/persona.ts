@@ -15,11 +15,11 @@
  *
  * `PERSONA_RULES` is the ground truth: a hand-written skill built from it is the oracle.
  */
-import type { Check, Task, Split } from '../../core/records.js';
-import { stableId } from '../../core/ids.js';
-import { DEFAULT_COMMAND_TOOL } from '../../core/tool-kinds.js';
-import { Rng } from './rng.js';
-import type { Subject } from './jobs.js';
+import type { Check, Task, Split } from '../src/core/records.js';
+import { stableId } from '../src/core/ids.js';
+import { DEFAULT_COMMAND_TOOL } from '../src/core/tool-kinds.js';
+import { Rng } from '../src/llm/sim/rng.js';
+import type { Subject } from '../src/llm/sim/jobs.js';
 
 export type PreferenceKind = 'visible' | 'correction' | 'instance';
 

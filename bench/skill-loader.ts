@@ -2,13 +2,13 @@
  * The simulated agent's choice to load a skill, as Claude Code makes it: the agent sees only the
  * skills' listing (each skill's name and `description`) beside the user's ask, and loads a skill
  * when the description names the job the ask is. It reads both with the same careful reader's
- * knowledge of software jobs as the sim cluster review (cluster-review.ts `jobOf`), which is not
+ * knowledge of software jobs as the sim cluster review (src/llm/sim/cluster-review.ts `jobOf`), which is not
  * the miner's vocabulary: a description that only the miner's own words could match does not
  * count. A job the reader does not know is matched by words: every content word of a listed
  * phrase ("asked to sketch an architecture") appears in the ask. It never sees a task, its checks
  * or the skill's body.
  */
-import { jobOf } from './cluster-review.js';
+import { jobOf } from '../src/llm/sim/cluster-review.js';
 
 export interface SkillListing {
   name: string;
