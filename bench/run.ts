@@ -2,16 +2,48 @@
  * `npm run bench [-- <area> ...]`: runs the benchmark areas (all by default) and prints one table.
  * Each area is a module `bench/<area>.ts` exporting `run(args): Promise<BenchResult[]>`.
  * Exit code 1 if any figure misses its target, so regressions are visible in CI logs.
+ * Each area's rows are saved to bench/results/run-<area>.json with the commit, date, machine load
+ * and arguments (`--no-save` skips it); `npm run bench -- report` writes docs/BENCHMARKS.md from them.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import type { BenchResult } from './types.js';
+import { checkoutRoot, resultsDir, writeReport, type SavedResult } from './report.js';
 
 const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'daemon', 'tui'];
 
+function saveRun(area: string, rows: BenchResult[], args: string[]): void {
+  const root = checkoutRoot();
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout?.trim() ? ' (uncommitted changes)' : '';
+  const saved: SavedResult = {
+    $schema: 'skillopt-sleep-bench/result@1',
+    area,
+    title: `npm run bench -- ${[area, ...args].join(' ')}`,
+    provenance: {
+      how: 'run',
+      commit: commit + dirty,
+      date: new Date().toISOString().slice(0, 10),
+      load: `${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism?.() ?? os.cpus().length} cores`,
+      command: `npm run bench -- ${[area, ...args].join(' ')}`,
+    },
+    rows: rows.map((r) => ({ ...r, value: Number.isFinite(r.value) ? r.value : -1, ...(Number.isFinite(r.value) ? {} : { note: `not measured: ${r.unit}` }) })),
+  };
+  fs.mkdirSync(resultsDir(root), { recursive: true });
+  fs.writeFileSync(path.join(resultsDir(root), `run-${area}.json`), JSON.stringify(saved, null, 2) + '\n');
+}
+
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'report') {
+    process.stdout.write(`wrote ${writeReport()}\n`);
+    return;
+  }
+  const save = !argv.includes('--no-save');
+  const args = argv.filter((a) => a !== '--no-save');
   const chosen = args.filter((a) => AREAS.includes(a));
   const rest = args.filter((a) => !AREAS.includes(a));
   const areas = chosen.length ? chosen : AREAS;
@@ -26,7 +58,9 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: ${area}…\n`);
     const mod = (await import(pathToFileURL(file).href)) as { run(args: string[]): Promise<BenchResult[]> };
     try {
-      for (const r of await mod.run(rest)) rows.push({ area, ...r });
+      const areaRows = await mod.run(rest);
+      for (const r of areaRows) rows.push({ area, ...r });
+      if (save) saveRun(area, areaRows, rest);
     } catch (err) {
       rows.push({ area, name: 'error', value: NaN, unit: String((err as Error).message), pass: false });
     }

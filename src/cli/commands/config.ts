@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { assertConfigValue } from '../../core/config-validate.js';
 import { configJsonSchema, getPath, listLeafKeys, loadConfig, setConfigValue } from '../../core/config.js';
+import { renderConfigDoc } from '../../core/config-doc.js';
 import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/fsutil.js';
 
@@ -74,4 +75,9 @@ export function register(program: Command): void {
         }
       }),
     );
+
+  config
+    .command('doc')
+    .description('print the configuration reference as markdown (every key, its env var, default and meaning: docs/CONFIG.md)')
+    .action(action((ctx) => void ctx.out.write(renderConfigDoc())));
 }
