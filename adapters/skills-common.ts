@@ -2,7 +2,7 @@
  * Shared vocabulary of the per-agent skill-location modules (adapters/<agent>/skills.ts):
  * a skill root is a folder whose children are `<name>/SKILL.md` skills; an instruction file is a
  * single Markdown file the agent loads as standing instructions (CLAUDE.md, AGENTS.md, ...).
- * Only the adapters know these paths (DESIGN.md "Where skills live").
+ * Only the adapters know these paths (docs/ARCHITECTURE.md, "One record per agent").
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -9,7 +9,7 @@
  * by the most of them; a tie goes to the earlier agent of the registry. So with Claude Code it is
  * `<project>/.claude/skills/skillopt-sleep-learned/SKILL.md` (read by Claude Code and Copilot), with
  * Codex alone `<project>/.agents/skills/…` (read by Codex, Copilot and Gemini CLI). No single
- * project folder is read by every agent (DESIGN.md table): when an agent used does not read the
+ * project folder is read by every agent (docs/REFERENCE.md, "Where data lives"): when an agent used does not read the
  * chosen folder (Claude Code with Codex), the target carries a copy in that agent's root
  * (`mirrors`), written and reverted with it. The review screen shows who reads each file.
  * Habits that recur across projects go to the personal managed skill (`personalManagedSkillTarget`).

@@ -1,5 +1,5 @@
 /**
- * Claude Code JSONL → events (reference/transcripts.md §1). Prompts are `user` rows that are not
+ * Claude Code JSONL → events (docs/transcript-formats.md §1). Prompts are `user` rows that are not
  * meta, compaction summaries, command echoes or tool results, plus `queued_command` attachments;
  * assistant responses are written one content block per line and merged by `message.id`; rows
  * re-appended by a second /compact are dropped by `uuid`; the final answer of a turn is the text

@@ -6,7 +6,7 @@
  * The `target` role works on the seeded workspace like the user's own Codex would: its shell and
  * apply_patch are on, under the `workspace-write` sandbox with /tmp and $TMPDIR taken out of its
  * writable roots (writes only inside the workspace, no network). Codex's sandbox limits writes, not reads: a command may still read files outside the
- * workspace (said in the README). Other roles keep the shell off and a read-only sandbox.
+ * workspace (said in docs/REFERENCE.md, Replays). Other roles keep the shell off and a read-only sandbox.
  * The skill is installed as the workspace's AGENTS.md, which Codex injects whole.
  *
  * No trace: `--ephemeral` (no rollout files) and a private CODEX_HOME per run, because Codex also

@@ -1,5 +1,5 @@
 /**
- * Codex rollout JSONL → events (reference/transcripts.md §2), every envelope era:
+ * Codex rollout JSONL → events (docs/transcript-formats.md §2), every envelope era:
  * bare 2025 files (no envelope, cwd only in `<environment_context>`), `{timestamp,type,payload}`
  * in legacy history mode (prompts duplicated as `event_msg/user_message`: we read only
  * `response_item` messages) and paginated mode (no user/agent message events at all).

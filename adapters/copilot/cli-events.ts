@@ -1,5 +1,5 @@
 /**
- * Copilot CLI `events.jsonl` → events (reference/transcripts.md §4). Envelope
+ * Copilot CLI `events.jsonl` → events (docs/transcript-formats.md §4). Envelope
  * `{type,data,id,timestamp,parentId}`; events with a top-level `agentId` belong to a sub-agent and
  * are skipped; hidden skill/inter-agent user messages are skipped; a shell's non-zero exit is a
  * success:true result ending `<exited with exit code N>`. The flat older layout

@@ -1,5 +1,5 @@
 /**
- * Copilot CLI legacy sessions (≤ Oct 2025, reference/transcripts.md §4.1):
+ * Copilot CLI legacy sessions (≤ Oct 2025, docs/transcript-formats.md §4.1):
  * `<home>/history-session-state/session_<sessionId>_<epoch ms>.json` (some tools also name them
  * `<sessionId>.json`): one JSON document per session, rewritten by the CLI, dropped upstream since.
  *

@@ -1,5 +1,5 @@
 /**
- * VS Code chat titles from `state.vscdb` (reference/transcripts.md §3.1, §3.5): a chat file carries a
+ * VS Code chat titles from `state.vscdb` (docs/transcript-formats.md §3.1, §3.5): a chat file carries a
  * title only when the user renamed it (`customTitle`); the title VS Code shows is in the SQLite
  * key-value store next to the chat folder, table `ItemTable`, key `chat.ChatSessionStore.index`,
  * JSON `{version, entries: {<sessionId>: {sessionId, title, lastMessageDate, isEmpty…}}}`.

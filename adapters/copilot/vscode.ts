@@ -1,5 +1,5 @@
 /**
- * VS Code Copilot Chat sessions → events (reference/transcripts.md §3). A `.jsonl` file is an
+ * VS Code Copilot Chat sessions → events (docs/transcript-formats.md §3). A `.jsonl` file is an
  * ObjectMutationLog: `kind` 0 initial state, 1 set (`v` absent = undefined), 2 push (truncate to
  * `i` first), 3 delete — replayed in order, best effort per entry. A `.json` file is the whole
  * state. Either way the session is rebuilt from the final state on every change (VS Code rewrites

@@ -2,7 +2,7 @@
  * The configuration schema: one zod schema is the source of truth for every key, its type, its one
  * default and its description. Nested objects use `.prefault({})` (zod 4): a missing object is
  * parsed as `{}`, so each field's own `.default()` applies and no default is written twice. The JSON
- * Schema file (schema/config.schema.json), `config show` and the README's key list all come from it;
+ * Schema file (schema/config.schema.json), `config show` and docs/CONFIG.md (`config doc`) all come from it;
  * reading the file and the env overlay are the loader's job (config.ts).
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The typed records modules exchange (DESIGN.md "Key records"). Zod schemas are the source of
+ * The typed records modules exchange (docs/ARCHITECTURE.md, "Records between modules"). Zod schemas are the source of
  * truth; the TypeScript types are inferred from them. Modules talk through these, never through
  * each other's internals.
  */

@@ -1,5 +1,5 @@
 /**
- * Compressed transcripts: Codex's "cold" rollouts `rollout-*.jsonl.zst` (reference/transcripts.md
+ * Compressed transcripts: Codex's "cold" rollouts `rollout-*.jsonl.zst` (docs/transcript-formats.md
  * §2.1). Node 20's zlib has no zstd, so the pure-JS `fzstd` decoder is used. A compressed file is a
  * finished session: it is read whole (the adapter's read mode is `whole`), decompressed as a stream
  * and cut into lines that go through the same per-line path as a plain file's (`TailOptions`), so

@@ -1,5 +1,5 @@
 /**
- * The USER-JOURNEY week, as Dana lives it: the `skillopt-sleep` command on PATH the way `npm link`
+ * A week with the product (README.md, "A week with it"), as Dana lives it: the `skillopt-sleep` command on PATH the way `npm link`
  * puts it there (a symlink to the package's bin), run from her own project folder — never the
  * tool's clone — with a temporary HOME and agent homes. Monday: harvest and `tasks list`; run from
  * the clone, a project command refuses with a hint. Night: a night on the simulated model stages

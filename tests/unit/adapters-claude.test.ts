@@ -1,4 +1,4 @@
-/** Claude Code pitfalls beyond the shared fixtures (reference/transcripts.md §1.9). */
+/** Claude Code pitfalls beyond the shared fixtures (docs/transcript-formats.md §1.9). */
 import { describe, expect, it } from 'vitest';
 import { ClaudeParser, cleanClaudePrompt, isUuidKey, uuidKey } from '../../adapters/claude-code/parse.js';
 import { redactSecrets, redactValue } from '../../src/core/redact.js';

@@ -1,4 +1,4 @@
-/** Codex pitfalls beyond the shared fixtures (reference/transcripts.md §2.6). */
+/** Codex pitfalls beyond the shared fixtures (docs/transcript-formats.md §2.6). */
 import { describe, expect, it } from 'vitest';
 import { cleanCodexPrompt, CodexParser, codexOutputIsError, codexPrefilter, uuidV7Ms } from '../../adapters/codex/parse.js';
 import { codexHomes, codexIdFromPath, isCodexTranscript } from '../../adapters/codex/paths.js';

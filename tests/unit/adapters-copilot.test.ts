@@ -1,4 +1,4 @@
-/** Copilot pitfalls: VS Code mutation-log replay (reference/transcripts.md §3.2/3.5) and Copilot CLI events (§4.5). */
+/** Copilot pitfalls: VS Code mutation-log replay (docs/transcript-formats.md §3.2/3.5) and Copilot CLI events (§4.5). */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';

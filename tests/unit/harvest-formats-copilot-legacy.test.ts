@@ -1,6 +1,6 @@
 /**
  * Copilot CLI legacy sessions `~/.copilot/history-session-state/session_<id>_<ts>.json`
- * (reference/transcripts.md §4.1): one JSON document with `chatMessages` and `timeline`.
+ * (docs/transcript-formats.md §4.1): one JSON document with `chatMessages` and `timeline`.
  *
  * The fixture below is written for this project (fictional content) in the shape other readers of
  * these files parse: file name `session_<uuid>_<timestamp>.json` and the fields `sessionId`,

@@ -1,5 +1,5 @@
 /**
- * VS Code chat titles from `state.vscdb` (reference/transcripts.md §3.1/§3.5): a chat that was
+ * VS Code chat titles from `state.vscdb` (docs/transcript-formats.md §3.1/§3.5): a chat that was
  * never renamed has no title in its file; VS Code's index (`ItemTable`, key
  * `chat.ChatSessionStore.index`) has it. Real SQLite files are made here with better-sqlite3;
  * missing, corrupt and locked databases must give "no title", never an error or a stall.

@@ -1,5 +1,5 @@
 /**
- * Codex cold rollouts `rollout-*.jsonl.zst` (reference/transcripts.md §2.1): listed next to plain
+ * Codex cold rollouts `rollout-*.jsonl.zst` (docs/transcript-formats.md §2.1): listed next to plain
  * rollouts, decompressed and read whole with the same per-line path, the plain `.jsonl` preferred
  * when both exist, and a corrupt or oversized file is a per-file error that never stops the pass.
  * The compressed files are committed (tests/fixtures/codex/compressed/, made with the real `zstd`
