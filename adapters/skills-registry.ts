@@ -16,13 +16,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+import type YamlModule from 'yaml';
 import type { AgentId, SkillTarget } from '../src/core/records.js';
 import { SleepError } from '../src/core/errors.js';
 import { AGENT_IDS, getAgent } from './index.js';
 import type { InstructionFile, SkillLocationContext } from './skills-common.js';
 
 export type { SkillLocationContext, SkillRoot, InstructionFile } from './skills-common.js';
+
+// loaded on first use, as in src/core/skill-doc.ts: every CLI command imports this module through
+// the agent registry, and evaluating the YAML library cost each run ~90 ms of CPU that only
+// writing a new managed skill needs
+let yamlModule: typeof YamlModule | null = null;
+const yaml = (): typeof YamlModule => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof YamlModule);
 
 export const MANAGED_SKILL_NAME = 'skillopt-sleep-learned';
 export const ALL_AGENTS: AgentId[] = [...AGENT_IDS];
@@ -98,7 +105,7 @@ export { parseFrontMatter, type FrontMatter } from '../src/core/skill-doc.js';
 export function scaffoldSkill(name: string, description: string): string {
   if (!isValidSkillName(name)) throw new SleepError('INVALID_INPUT', `invalid skill name "${name}"`, { hint: 'use lowercase letters, digits and hyphens' });
   const desc = description.replace(/\s+/g, ' ').trim();
-  return `---\n${YAML.stringify({ name, description: desc }).trimEnd()}\n---\n\n# ${name}\n\nLearned by skillopt-sleep from your recurring tasks. Review changes with \`skillopt-sleep review\`.\n`;
+  return `---\n${yaml().stringify({ name, description: desc }).trimEnd()}\n---\n\n# ${name}\n\nLearned by skillopt-sleep from your recurring tasks. Review changes with \`skillopt-sleep review\`.\n`;
 }
 
 function isFile(p: string): boolean {

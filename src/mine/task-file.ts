@@ -7,7 +7,8 @@
  * Every problem in the file is reported at once (with the task's position), and nothing is
  * written unless the whole file is valid.
  */
-import { stringify as toYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import type YamlModule from 'yaml';
 import { z } from 'zod';
 import { CheckSchema, JudgeSchema, ReferenceSchema, Split, TaskSchema, type Check, type Task } from '../core/records.js';
 import { SleepError, errorMessage } from '../core/errors.js';
@@ -15,6 +16,11 @@ import { stableId } from '../core/ids.js';
 import { redactValue } from '../core/redact.js';
 import { makeCheck, validateJudge } from './judge-synth.js';
 import { assignSplit } from './splits.js';
+
+// loaded on first use (only `tasks export --format promptfoo` writes YAML): the CLI imports this
+// module for every command, and evaluating the YAML library cost each run ~90 ms of CPU
+let yamlModule: typeof YamlModule | null = null;
+const toYaml = (value: unknown): string => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof YamlModule).stringify(value);
 
 export const TASK_FILE_FORMAT = 'skillopt-sleep.tasks.v1';
 
