@@ -3,7 +3,7 @@
  * So no test, helper, bench or source file may name a path outside the checkout: not the sibling
  * reference folder the project was planned in, not a relative path that climbs above the root,
  * not a fixture helper path or a symlink that leads out. A test file runs from its own folder;
- * compiled code runs from its folder under dist/ or (under vitest) from source, and may hold one
+ * compiled code runs from its folder under dist/ (bench: dist-bench/) or (under vitest) from source, and may hold one
  * path for each (e.g. src/llm/spawn.ts), so its path must land inside from at least one of them.
  */
 import fs from 'node:fs';
@@ -47,7 +47,9 @@ interface Found {
 /** Literal relative paths in code: relative imports, `new URL('…', import.meta.url)`, and path.join/resolve from this file's folder or the repo root. */
 function relativePaths(file: string, compiled: boolean, text = fs.readFileSync(file, 'utf8')): Found[] {
   const own = path.dirname(file);
-  const bases = compiled ? [own, path.join(REPO_ROOT, 'dist', path.relative(REPO_ROOT, own))] : [own];
+  // bench/ compiles into dist-bench/ (tsconfig.bench.json), the product into dist/
+  const outDir = path.relative(REPO_ROOT, own).split(path.sep)[0] === 'bench' ? 'dist-bench' : 'dist';
+  const bases = compiled ? [own, path.join(REPO_ROOT, outDir, path.relative(REPO_ROOT, own))] : [own];
   const found: Found[] = [];
   const lineOf = (index: number) => text.slice(0, index).split('\n').length;
   const add = (index: number, snippet: string, b: string[], segments: string[]) => found.push({ file, line: lineOf(index), text: snippet, bases: b, segments });
@@ -76,7 +78,7 @@ describe('the repository stands alone', () => {
   it('scans a real tree, and its detector catches the ways a path climbs out', () => {
     expect(files.filter((f) => CODE.test(f.file)).length).toBeGreaterThan(200);
     expect(files.filter((f) => CODE.test(f.file)).flatMap((f) => relativePaths(f.file, f.compiled)).length).toBeGreaterThan(500);
-    // as a bench file could write them: out of the repo from bench/ and from dist/bench/ alike
+    // as a bench file could write them: out of the repo from bench/ and from dist-bench/bench/ alike
     const bench = path.join(REPO_ROOT, 'bench/probe.ts');
     const climbing = [
       "const HERE = path.dirname(fileURLToPath(import.meta.url));",
