@@ -151,8 +151,9 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
     }
   }
 
-  const { candidates, paths, listed } = listCandidates(db, config, agents, env, opts.files);
+  const { candidates, paths, listed, unreadable } = listCandidates(db, config, agents, env, opts.files);
   summary.files = candidates.length;
+  for (const dir of unreadable ?? []) notePassedOver(summary, dir, 'unreadable-folder');
   throwIfAborted(opts.signal);
 
   const known = loadFileStamps(db);
@@ -372,6 +373,7 @@ const PASS_OVER_TEXT: Record<string, string> = {
   'symlink-loop': 'a symbolic link loop: skipped',
   'dangling-symlink': 'a symbolic link to nothing: skipped',
   unreadable: 'not readable (permissions): skipped',
+  'unreadable-folder': 'a folder that could not be listed (permissions, a loop, an I/O error): its transcripts are skipped',
 };
 
 function notePassedOver(summary: HarvestSummary, file: string, reason: string): void {

@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { resolvePaths } from '../../src/core/paths.js';
@@ -214,5 +214,26 @@ describe('odd paths under a transcript root', () => {
     expect(second.status, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/files\s+\d+ seen, 0 read/);
     expect(second.stdout).toMatch(/note\s+.*self\.jsonl: a symbolic link loop: skipped/);
+  });
+
+  it('a folder that cannot be listed is skipped with a note; the others are read; no error', async () => {
+    // (the tests run as root, whom permissions do not stop: the refusal is the one readdir gives a user)
+    const real = fs.readdirSync;
+    const spy = vi.spyOn(fs, 'readdirSync').mockImplementation(((dir: fs.PathLike, opts?: unknown) => {
+      if (String(dir) === claudeDir) throw Object.assign(new Error(`EACCES: permission denied, scandir '${String(dir)}'`), { code: 'EACCES' });
+      return (real as (d: fs.PathLike, o?: unknown) => unknown)(dir, opts);
+    }) as typeof fs.readdirSync);
+    const db = openDb(resolvePaths({ env: sb.env }).database);
+    try {
+      const summary = await runHarvest(db, defaultConfig(), { env: sb.env, stateDir: path.join(sb.home, 'state'), workers: 0 });
+      expect(summary.errors).toEqual([]);
+      expect(summary.notes).toContainEqual({ file: claudeDir, message: expect.stringMatching(/could not be listed/) });
+      expect(summary.skipped['unreadable-folder']).toBe(1);
+      expect(summary.sessions).toBeGreaterThan(0); // Codex and Copilot were read
+      expect(listSessions(db, { agent: 'claude-code', limit: 100 }).filter((x) => x.file.startsWith(claudeDir + path.sep))).toEqual([]);
+    } finally {
+      spy.mockRestore();
+      db.close();
+    }
   });
 });
