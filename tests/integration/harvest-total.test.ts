@@ -20,7 +20,8 @@ import { getSession, listSessions } from '../../src/store/repos/sessions.js';
 import { listEvents } from '../../src/store/repos/events.js';
 import { getFileRow } from '../../src/store/repos/files.js';
 import { makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
-import { CLAUDE_PROJECT_DIR, FIXTURE_PROJECT, fixtureHome } from '../helpers/fixtures.js';
+import { CLAUDE_PROJECT_DIR, FIXTURE_PROJECT, VSCODE_WORKSPACE, fixtureFile, fixtureHome } from '../helpers/fixtures.js';
+import { processFile } from '../../src/harvest/process-file.js';
 
 const SID = '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23';
 let sb: Sandbox;
@@ -125,6 +126,22 @@ describe('one bad line never stops the harvest', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('a whole-JSON transcript (VS Code) that starts with a byte order mark is read as without it', () => {
+    const rel = `User/workspaceStorage/${VSCODE_WORKSPACE}/chatSessions/4c2a9e71-0d3b-4f5a-8e6c-7b1d2e3f4a5b.json`;
+    const read = (tag: string, bom: boolean) => {
+      const file = path.join(sb.root, tag, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.copyFileSync(fixtureFile('copilot-vscode', `User/workspaceStorage/${VSCODE_WORKSPACE}/workspace.json`), path.join(path.dirname(path.dirname(file)), 'workspace.json'));
+      fs.writeFileSync(file, Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), fs.readFileSync(fixtureFile('copilot-vscode', rel))]));
+      return processFile({ path: file, agent: 'copilot', offset: 0, state: null, headHash: null, headLen: 0, maxLineBytes: 1 << 20 });
+    };
+    const plain = read('plain', false);
+    const withBom = read('bom', true);
+    expect(plain.output!.events.length).toBeGreaterThan(0);
+    expect(withBom.retry).toBeFalsy();
+    expect(withBom.output!.events.map((e) => e.text)).toEqual(plain.output!.events.map((e) => e.text));
   });
 
   it('lone surrogates, invalid UTF-8 and numbers where text belongs are stored as text', () => {
