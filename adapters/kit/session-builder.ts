@@ -9,6 +9,7 @@ import { isObj } from './json.js';
 import { redactSecrets } from '../../src/core/redact.js';
 import { holdBackTail } from './hold-back.js';
 import { redactForCut } from './redact-cut.js';
+import { storableEpochMs } from '../../src/core/timestamps.js';
 
 /**
  * Caps on stored text: mining needs prompts and answers, not whole tool outputs. A failed tool's
@@ -151,7 +152,9 @@ export class SessionBuilder {
     this.skipped[reason] = (this.skipped[reason] ?? 0) + n;
   }
 
-  touch(ts: number | null): void {
+  touch(raw: number | null): void {
+    // an instant that cannot be stored never becomes the session's start or end (it would hide the real one)
+    const ts = storableEpochMs(raw);
     if (ts === null) return;
     if (this.st.startedAt === null || ts < this.st.startedAt) this.st.startedAt = ts;
     if (this.st.endedAt === null || ts > this.st.endedAt) this.st.endedAt = ts;

@@ -61,6 +61,8 @@ export class DirListingCache {
   /** directories read from disk; whole roots served from the cache (for tests and the bench) */
   reads = 0;
   rootHits = 0;
+  /** folders that exist but could not be listed (permissions, a loop, an I/O error) since the last `takeUnreadable` */
+  private unreadable = new Set<string>();
 
   /** `now`: the clock the racy window is measured on (tests move it forward) */
   constructor(private readonly now: () => number = Date.now) {}
@@ -92,6 +94,13 @@ export class DirListingCache {
     return files;
   }
 
+  /** The folders that could not be listed since the last call (the harvest notes them). */
+  takeUnreadable(): string[] {
+    const out = [...this.unreadable];
+    this.unreadable.clear();
+    return out;
+  }
+
   private readDir(dir: string): { entries: readonly Dirent[] | null; stamp: DirStamp | null; settled: boolean } {
     const now = this.now();
     const stamp = statDir(dir);
@@ -106,7 +115,10 @@ export class DirListingCache {
     let entries: Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // (a folder deleted while we looked is normal; one we may not read is worth a note)
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.unreadable.add(dir);
       this.listings.delete(dir);
       return { entries: null, stamp: null, settled: false };
     }

@@ -11,7 +11,8 @@ import { AGENTS, AGENT_IDS, discoverRoots, getAdapter, rootEnvFrom } from '../..
 import { agentEnabled } from '../../adapters/agent.js';
 import { retainedSessions } from '../store/repos/sessions.js';
 import { openDb } from '../store/db.js';
-import { unreadableFiles } from '../store/repos/files.js';
+import { fileProblems, type FileProblem } from '../store/repos/files.js';
+import type { Db } from '../store/db.js';
 
 /** One line per agent: the transcript folder found (with its session file count), or where it looked. */
 export function transcriptRootChecks(ctx: DoctorContext): DoctorCheck[] {
@@ -38,19 +39,53 @@ export function transcriptRootChecks(ctx: DoctorContext): DoctorCheck[] {
   return checks;
 }
 
-/** The transcript files the harvests could not use (kept on the file row until the file changes). */
+/** A file's lost lines in a few words: `malformed 2, invalid-event 1`. */
+function damageText(damaged: Record<string, number>): string {
+  return Object.entries(damaged)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+}
+
+/** What `status --json` says of the transcript files with a problem (`transcriptProblems`, docs/json/status.md). */
+export interface TranscriptProblems {
+  /** files whose last read failed or some of whose lines could not be stored */
+  files: number;
+  /** of those, files whose last read failed (their error) */
+  errors: number;
+  /** lines not stored, in all those files */
+  damagedLines: number;
+  /** the newest few: path, agent, error (null: read, some lines lost), damaged lines by reason, when (ms) */
+  sample: FileProblem[];
+}
+
+export function transcriptProblems(db: Db, limit = 5): TranscriptProblems {
+  const p = fileProblems(db, limit);
+  return { files: p.count, errors: p.errors, damagedLines: p.damagedLines, sample: p.sample };
+}
+
+/** One line per problem file: its error, else its lost lines. */
+export function describeProblem(f: FileProblem): string {
+  const lost = damageText(f.damaged);
+  return `${f.path} (${[f.error, lost ? `lines not stored: ${lost}` : ''].filter(Boolean).join('; ')})`;
+}
+
+/**
+ * The transcript files the harvests could not use, or could use only in part (kept on the file row:
+ * an error until the file is stored, lost lines until it is read from its start again).
+ */
 export function unreadableFileChecks(ctx: DoctorContext): DoctorCheck[] {
   if (!fs.existsSync(ctx.paths.database)) return [];
   const db = openDb(ctx.paths.database, { readonly: true });
   try {
-    const { count, sample } = unreadableFiles(db, 3);
-    if (!count) return [{ name: 'transcript files', status: 'ok', detail: 'every harvested file was readable' }];
+    const p = transcriptProblems(db, 3);
+    if (!p.files) return [{ name: 'transcript files', status: 'ok', detail: 'every harvested file was readable' }];
+    const what = [p.errors ? `${p.errors} could not be used` : '', p.damagedLines ? `${p.damagedLines} damaged line${p.damagedLines === 1 ? '' : 's'} were skipped` : ''].filter(Boolean).join(', ');
     return [
       {
         name: 'transcript files',
         status: 'warn',
-        detail: `${count} file${count === 1 ? '' : 's'} could not be used: ${sample.map((f) => `${f.path} (${f.error})`).join('; ')}${count > sample.length ? '; …' : ''}`,
-        fix: 'a corrupt or truncated transcript is skipped until it changes; move it away if it is not needed',
+        detail: `${p.files} file${p.files === 1 ? '' : 's'} with problems (${what}): ${p.sample.map(describeProblem).join('; ')}${p.files > p.sample.length ? '; …' : ''}`,
+        fix: 'a corrupt transcript is skipped until it changes and a damaged line is skipped for good (the rest of its file is stored); move a file away if it is not needed',
       },
     ];
   } finally {

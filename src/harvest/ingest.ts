@@ -15,10 +15,11 @@ import { silentProgress } from '../core/progress.js';
 import { resolvePaths } from '../core/paths.js';
 import { throwIfAborted } from '../core/errors.js';
 import { getAdapter, HARVEST_ADAPTERS, isAgentEnabled, rootEnvFrom } from '../../adapters/index.js';
-import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, hasFileRows, loadFileStamps, upsertFileRow } from '../store/repos/files.js';
+import { deleteFileRow, fileAgents, fileRowsCommitted, getFileRow, hasFileRows, loadFileStamps, recordFileFailure, upsertFileRow } from '../store/repos/files.js';
 import { deleteSession, getSession, sessionSid, upsertSession } from '../store/repos/sessions.js';
 import { deleteSessionEvents, insertEventRows, insertEvents, setEventFinal, setEventText, storedEventText } from '../store/repos/events.js';
 import { joinContinuation } from './continue-text.js';
+import { DAMAGED_LINE_REASONS } from './validate-output.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks, startWorkers, stopWorkers } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
@@ -71,9 +72,13 @@ export interface HarvestSummary {
   prompts: number;
   toolErrors: number;
   skipped: Record<string, number>;
+  /** values replaced to be storable (a timestamp past year 9999, a number where text belongs…), by field */
+  repaired: Record<string, number>;
   redactions: number;
   redactionsByKind: Record<string, number>;
   errors: Array<{ file: string; message: string }>;
+  /** paths passed over that are not errors: a symbolic link loop, a dangling link, an unreadable folder */
+  notes: Array<{ file: string; message: string }>;
   newSessionIds: string[];
   workers: number;
   /** time spent writing the store (the main thread's share of the pass) */
@@ -124,9 +129,11 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
     prompts: 0,
     toolErrors: 0,
     skipped: {},
+    repaired: {},
     redactions: 0,
     redactionsByKind: {},
     errors: [],
+    notes: [],
     newSessionIds: [],
     workers: 0,
     writeMs: 0,
@@ -144,8 +151,9 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
     }
   }
 
-  const { candidates, paths, listed } = listCandidates(db, config, agents, env, opts.files);
+  const { candidates, paths, listed, unreadable } = listCandidates(db, config, agents, env, opts.files);
   summary.files = candidates.length;
+  for (const dir of unreadable ?? []) notePassedOver(summary, dir, 'unreadable-folder');
   throwIfAborted(opts.signal);
 
   const known = loadFileStamps(db);
@@ -166,11 +174,14 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
     if (k) knownListed++;
     const failed = stats.error(i);
     if (failed) {
-      summary.errors.push({ file: c.path, message: failed.message });
+      const passedOver = passOverReason(failed);
+      if (passedOver) notePassedOver(summary, c.path, passedOver);
+      else summary.errors.push({ file: c.path, message: failed.message });
       continue;
     }
     if (!stats.exists(i)) {
       if (k) gone.push(c.path);
+      else if (isSymlink(c.path)) notePassedOver(summary, c.path, 'dangling-symlink');
       continue;
     }
     if (!stats.isFile(i)) continue;
@@ -181,6 +192,7 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
     let state: string | null = null;
     let headHash: string | null = null;
     let headLen = 0;
+    let damaged: string | null = null;
     if (sameFile && getAdapter(c.agent).readMode(c.path) === 'append') {
       const row = getFileRow(db, c.path);
       if (row && row.offset > 0) {
@@ -188,6 +200,7 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
         state = row.state;
         headHash = row.headHash;
         headLen = row.headLen;
+        damaged = row.damaged ?? null;
       }
     }
     const stamp = stats.stamp(i);
@@ -198,6 +211,7 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
       state,
       headHash,
       headLen,
+      damaged,
       maxLineBytes: config.harvest.maxLineBytes,
       stamp,
       estBytes: Math.max(0, stamp.size - offset),
@@ -221,8 +235,24 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
   // SQLite's default 2 MB page cache a big first harvest thrashes; 24 MB keeps the hot pages in memory.
   if (tasks.length > 50) ensureCacheSize(db, 24);
   const touched = new Map<string, SessionKind>();
+  const writeCtx: WriteContext = { classifier, known, project: opts.project, excluded };
+  // Each file is written in a savepoint of its batch: a file whose rows cannot be stored rolls back
+  // alone, its error is recorded on its row, and the batch goes on with the others.
+  const writeFile = db.transaction((r: FileResult, tally: FileTally) => writeResult(db, r, writeCtx, tally));
   const writeBatch = db.transaction((results: FileResult[]) => {
-    for (const r of results) writeResult(db, r, { classifier, summary, touched, known, project: opts.project, excluded });
+    for (const r of results) {
+      const tally = emptyTally();
+      try {
+        writeFile(r, tally);
+      } catch (err) {
+        if (isStoreWide(err)) throw err; // the store itself failed (full, locked, read-only): the pass fails loudly
+        const message = `not stored: ${(err as Error).message}; this file is read again on the next pass`;
+        recordFileFailure(db, r.path, r.agent, message);
+        summary.errors.push({ file: r.path, message });
+        continue;
+      }
+      mergeTally(summary, tally, touched);
+    }
   });
   // Results are committed in groups: every commit rewrites the index pages it touched, so fewer,
   // larger transactions (bounded in size and age, so other writers are not kept waiting) are cheaper.
@@ -284,8 +314,6 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
 
 interface WriteContext {
   classifier: Classifier;
-  summary: HarvestSummary;
-  touched: Map<string, SessionKind>;
   /** files that had a row when the pass began (each file is written once a pass) */
   known: ReadonlyMap<string, unknown>;
   project?: string;
@@ -293,8 +321,97 @@ interface WriteContext {
   excluded: ProjectMatcher;
 }
 
-function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
-  const { summary } = ctx;
+/** What writing one file adds to the summary: merged only once the file's savepoint is released. */
+type FileTally = Pick<
+  HarvestSummary,
+  'errors' | 'filesChanged' | 'bytesRead' | 'lines' | 'skipped' | 'repaired' | 'redactions' | 'redactionsByKind' | 'newSessionIds' | 'events' | 'prompts' | 'toolErrors'
+> & { touched?: [string, SessionKind] };
+
+function emptyTally(): FileTally {
+  return { errors: [], filesChanged: 0, bytesRead: 0, lines: 0, skipped: {}, repaired: {}, redactions: 0, redactionsByKind: {}, newSessionIds: [], events: 0, prompts: 0, toolErrors: 0 };
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const k in from) into[k] = (into[k] ?? 0) + from[k];
+}
+
+function mergeTally(summary: HarvestSummary, t: FileTally, touched: Map<string, SessionKind>): void {
+  for (const e of t.errors) summary.errors.push(e);
+  summary.filesChanged += t.filesChanged;
+  summary.bytesRead += t.bytesRead;
+  summary.lines += t.lines;
+  addCounts(summary.skipped, t.skipped);
+  addCounts(summary.repaired, t.repaired);
+  summary.redactions += t.redactions;
+  addCounts(summary.redactionsByKind, t.redactionsByKind);
+  for (const id of t.newSessionIds) summary.newSessionIds.push(id);
+  summary.events += t.events;
+  summary.prompts += t.prompts;
+  summary.toolErrors += t.toolErrors;
+  if (t.touched) touched.set(t.touched[0], t.touched[1]);
+}
+
+/**
+ * SQLite failures of the store as a whole, not of one file's rows: retrying the next file cannot
+ * help, so they end the pass (what earlier batches committed stays).
+ */
+const STORE_WIDE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CORRUPT|NOTADB|NOMEM|CANTOPEN|PERM|INTERRUPT|ABORT|PROTOCOL)/;
+function isStoreWide(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORE_WIDE.test(code);
+}
+
+/** Why a path that failed its `stat` is passed over with a note rather than reported as an error. */
+function passOverReason(err: Error): string | null {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP') return 'symlink-loop';
+  if (code === 'EACCES' || code === 'EPERM') return 'unreadable';
+  return null;
+}
+
+const PASS_OVER_TEXT: Record<string, string> = {
+  'symlink-loop': 'a symbolic link loop: skipped',
+  'dangling-symlink': 'a symbolic link to nothing: skipped',
+  unreadable: 'not readable (permissions): skipped',
+  'unreadable-folder': 'a folder that could not be listed (permissions, a loop, an I/O error): its transcripts are skipped',
+};
+
+function notePassedOver(summary: HarvestSummary, file: string, reason: string): void {
+  summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1;
+  summary.notes.push({ file, message: PASS_OVER_TEXT[reason] ?? `${reason}: skipped` });
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The file's damaged lines (those no record of which could be stored) as stored on its row: this
+ * read's, plus the earlier reads' when this one continued from an offset.
+ */
+function damageAfter(r: FileResult): string | null {
+  let damage: Record<string, number> | null = null;
+  for (const k of DAMAGED_LINE_REASONS) {
+    const n = r.skipped[k];
+    if (n) (damage ??= {})[k] = n;
+  }
+  const before = r.reset ? null : r.damagedBefore;
+  if (!damage) return before ?? null;
+  if (before) {
+    try {
+      addCounts(damage, JSON.parse(before) as Record<string, number>);
+    } catch {
+      // (an unreadable old count is dropped: this read's counts are still right)
+    }
+  }
+  return JSON.stringify(damage);
+}
+
+function writeResult(db: Db, r: FileResult, ctx: WriteContext, summary: FileTally): void {
   if (r.gone) {
     deleteFileRow(db, r.path);
     return;
@@ -304,7 +421,8 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   summary.filesChanged++;
   summary.bytesRead += r.bytesRead;
   summary.lines += r.lines;
-  for (const [k, v] of Object.entries(r.skipped)) summary.skipped[k] = (summary.skipped[k] ?? 0) + v;
+  addCounts(summary.skipped, r.skipped);
+  if (r.repaired) addCounts(summary.repaired, r.repaired);
   const fileRow = {
     path: r.path,
     agent: r.agent,
@@ -319,6 +437,7 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
     state: r.state,
     // a file read but not usable (a corrupt .zst) keeps its error until it changes: `doctor` lists it
     error: (r.error ?? null) as string | null,
+    damaged: damageAfter(r),
   };
   const snap = r.output.session;
   if (!snap) {
@@ -397,7 +516,7 @@ function writeResult(db: Db, r: FileResult, ctx: WriteContext): void {
   }
   upsertFileRow(db, fileRow);
   if (!existing) summary.newSessionIds.push(snap.id);
-  ctx.touched.set(snap.id, kind);
+  summary.touched = [snap.id, kind];
   const counted = r.packed ?? {
     events: r.output.events.length,
     prompts: r.output.events.filter((e) => e.kind === 'prompt').length,

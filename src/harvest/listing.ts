@@ -33,6 +33,8 @@ export interface Listing {
   /** the candidates' paths, in the same order */
   paths: string[];
   listed: ReadonlySet<string>;
+  /** folders under the roots that exist but could not be listed this time (skipped; the harvest notes them) */
+  unreadable?: string[];
 }
 
 /** A full scan's listing, kept with the per-root file lists it was built from (see listCandidates). */
@@ -72,10 +74,11 @@ export function listCandidates(db: Db, config: Config, agents: AgentId[], env: N
       parts.push({ agent: a.id, files: cache.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read)) });
     }
   }
+  const unreadable = cache.takeUnreadable();
   // every root served from the cache (the same arrays as last time): the last listing still holds
   const last = lastFullListings.get(db);
-  if (last && last.parts.length === parts.length && parts.every((p, i) => p.files === last.parts[i])) return last.listing;
+  if (last && last.parts.length === parts.length && parts.every((p, i) => p.files === last.parts[i])) return unreadable.length ? { ...last.listing, unreadable } : last.listing;
   const listing = listingOf(parts);
   lastFullListings.set(db, { parts: parts.map((p) => p.files), listing });
-  return listing;
+  return unreadable.length ? { ...listing, unreadable } : listing;
 }

@@ -15,6 +15,7 @@ import { redactSecrets, redactValue } from '../core/redact.js';
 import { shrinkLongStrings, shrinkLongStringsUtf8 } from './shrink.js';
 import { HEAD_BYTES, hashBytes, headHash, stampOf, tailLines, type FileStamp, type TailOptions } from './tailer.js';
 import { CompressedFileError, isCompressedTranscript, tailCompressed } from './compressed.js';
+import { validateOutput } from './validate-output.js';
 
 /** Tool-output strings longer than this are cut to head + tail before parsing (kit caps them lower anyway). */
 const SHRINK_OVER = 1024;
@@ -30,6 +31,8 @@ export interface FileTask {
   state: string | null;
   headHash: string | null;
   headLen: number;
+  /** the file row's damaged-line counts (JSON) when reading on from `offset` */
+  damaged?: string | null;
   maxLineBytes: number;
   /** the stat the caller just took (saves an fstat per file); re-taken when absent */
   stamp?: FileStamp;
@@ -43,6 +46,8 @@ export interface FileResult {
   pending: number;
   headHash: string | null;
   headLen: number;
+  /** the damaged-line counts of the reads before this one (JSON; dropped when this one starts over) */
+  damagedBefore?: string | null;
   /** parsed from byte 0: the session's stored events are replaced, not appended to */
   reset: boolean;
   /** the file was truncated or replaced since the last read */
@@ -52,6 +57,8 @@ export interface FileResult {
   lines: number;
   bytesRead: number;
   skipped: Record<string, number>;
+  /** values replaced to be storable, by field (./validate-output.ts) */
+  repaired?: Record<string, number>;
   redactions: number;
   redactionKinds: Record<string, number>;
   /**
@@ -75,6 +82,7 @@ function emptyResult(task: FileTask): FileResult {
     pending: 0,
     headHash: task.headHash,
     headLen: task.headLen,
+    damagedBefore: task.damaged ?? null,
     reset: false,
     rewritten: false,
     state: task.state,
@@ -82,6 +90,7 @@ function emptyResult(task: FileTask): FileResult {
     lines: 0,
     bytesRead: 0,
     skipped: {},
+    repaired: {},
     redactions: 0,
     redactionKinds: {},
   };
@@ -137,6 +146,9 @@ class LineFeed implements TailOptions {
 
   onBytes(b: Buffer, s: number, e: number): void {
     this.res.lines++;
+    // A UTF-8 byte order mark is not JSON: dropped where a line starts with one (a file's first
+    // line as some editors save it, or a later one in a file rewritten or concatenated with one).
+    if (e - s >= 3 && b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf) s += 3;
     // The adapters' prefilter and shrinkable tests look for ASCII markers only, so they are
     // given the raw bytes as latin1 (a cheap one-byte copy, same offsets as the bytes): a
     // skipped line is never decoded, and of a tool-output line only the kept parts are.
@@ -221,8 +233,9 @@ function readOpenFile(task: FileTask, fd: number, res: FileResult): FileResult {
   const parser = adapter.createParser(task.path, state);
   let headFromRead: string | null = null;
   if (adapter.isWholeJson?.(task.path)) {
-    const text = fs.readFileSync(fd, 'utf8');
-    res.bytesRead = Buffer.byteLength(text);
+    const raw = fs.readFileSync(fd, 'utf8');
+    res.bytesRead = Buffer.byteLength(raw);
+    const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw; // (a byte order mark is not JSON)
     let doc: unknown;
     try {
       doc = JSON.parse(text);
@@ -250,8 +263,10 @@ function readOpenFile(task: FileTask, fd: number, res: FileResult): FileResult {
 
 /** The parser's output and saved state, redacted (what the writer stores). */
 function finishParse(res: FileResult, parser: LineParser): void {
-  const out = parser.flush();
-  for (const [k, v] of Object.entries(out.skipped)) bump(res, k, v);
+  const parsed = parser.flush();
+  for (const [k, v] of Object.entries(parsed.skipped)) bump(res, k, v);
+  // every adapter's output is made storable here, the one place all of them pass through
+  const out = validateOutput(parsed, { skipped: res.skipped, repaired: (res.repaired ??= {}) });
   if (out.redactions) {
     // the builder redacted every text once, whole, before cutting it
     res.redactions += out.redactions.count;

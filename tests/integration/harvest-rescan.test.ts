@@ -104,8 +104,10 @@ describe('rescans on one long-lived connection', () => {
     twin.close();
     expect((await harvest()).filesChanged).toBe(0); // this connection saw the twin's commit
 
-    // a write batch that fails half-way (the first file's rows written, the second's throw): the
-    // transaction rolls back, and the next pass reads both files again
+    // a write batch that fails half-way on the store itself (the first file's rows written, the
+    // second's throw SQLITE_IOERR, as better-sqlite3 reports a disk error): the transaction rolls
+    // back, and the next pass reads both files again (a failure of one file's rows alone is
+    // isolated instead: tests/integration/harvest-total.test.ts)
     const second = path.join(claude, `${CLAUDE_PROJECT}/5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860.jsonl`);
     for (const [file, sid, n] of [[target, '2e8f6d19-3a4c-4b7e-a1d0-5c9b8e7f6a23', 3], [second, '5f0c2b7e-8d4a-4f61-9b3e-2a7c91d4e860', 4]] as const) {
       fs.appendFileSync(file, JSON.stringify({ type: 'user', uuid: `extra-${n}`, sessionId: sid, timestamp: '2026-11-21T09:10:00.000Z', cwd: FIXTURE_PROJECT, message: { role: 'user', content: 'and the tests' } }) + '\n');
@@ -116,7 +118,7 @@ describe('rescans on one long-lived connection', () => {
       .spyOn(sessionsRepo, 'upsertSession')
       .mockImplementationOnce((...args) => real(...args))
       .mockImplementationOnce(() => {
-        throw new Error('disk I/O error');
+        throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
       });
     await expect(harvest()).rejects.toThrow('disk I/O error');
     expect(spy).toHaveBeenCalledTimes(2);

@@ -14,6 +14,7 @@ import { resolveProjectOption } from '../project.js';
 import { SleepError } from '../../core/errors.js';
 import { redactValue } from '../../core/redact.js';
 import { ensurePrivateDir, fsyncDir } from '../../core/fsutil.js';
+import { endStream, writeLines } from '../big-output.js';
 import { EXPORT_TABLES, NOT_EXPORTED, exportRows, projectExportTables } from '../../store/repos/privacy.js';
 
 export function register(program: Command): void {
@@ -23,44 +24,41 @@ export function register(program: Command): void {
     .option('--project <p>', "only this project's sessions, events, tasks, proposals and banned edits")
     .option('--out <file>', 'write to FILE (created 0600) instead of stdout')
     .action(
-      action((ctx, opts: { project?: string; out?: string }) => {
+      action(async (ctx, opts: { project?: string; out?: string }) => {
         if (!fs.existsSync(ctx.paths.database)) throw new SleepError('NOT_FOUND', 'nothing is stored yet', { hint: 'run `skillopt-sleep harvest` first' });
         const project = opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined;
         const tables = project ? projectExportTables() : [...EXPORT_TABLES];
         const outFile = opts.out ? path.resolve(opts.out) : null;
         const tmp = outFile ? `${outFile}.${process.pid}.tmp` : null;
         if (outFile) ensurePrivateDir(path.dirname(outFile));
-        const fd = tmp ? fs.openSync(tmp, 'w', 0o600) : 1;
-        let closed = false; // stdout closed early (`export | head`): stop writing, not an error
-        const write = (obj: unknown) => {
-          if (closed) return;
-          try {
-            fs.writeSync(fd, JSON.stringify(obj) + '\n');
-          } catch (err) {
-            if (!tmp && (err as NodeJS.ErrnoException).code === 'EPIPE') closed = true;
-            else throw err;
-          }
-        };
+        const fd = tmp ? fs.openSync(tmp, 'w', 0o600) : null;
+        // through a stream, at the reader's pace (big-output.ts: a sync write to a piped stdout fails with EAGAIN)
+        const sink = fd !== null ? fs.createWriteStream('', { fd, autoClose: false }) : ctx.out;
         const counts: Record<string, number> = {};
         let redactions = 0;
-        try {
-          write({ $schema: schemaTag('export'), exportedAt: new Date().toISOString(), project: project ?? null, tables, notExported: [...NOT_EXPORTED] });
+        function* lines(): Generator<string> {
+          yield JSON.stringify({ $schema: schemaTag('export'), exportedAt: new Date().toISOString(), project: project ?? null, tables, notExported: [...NOT_EXPORTED] });
           for (const table of tables) {
             counts[table] = 0;
             for (const row of exportRows(ctx.db, table, project)) {
-              if (closed) break;
-              write({ table, row: isoTimestamps(redactValue(row, (n) => (redactions += n))) });
+              yield JSON.stringify({ table, row: isoTimestamps(redactValue(row, (n) => (redactions += n))) });
               counts[table]++;
             }
           }
-          if (tmp && outFile) {
+        }
+        let closed = false; // stdout closed early (`export | head`): stop writing, not an error
+        try {
+          closed = (await writeLines(sink, lines())) === 'closed';
+          if (fd !== null && tmp && outFile) {
+            if (closed) throw new Error(`${tmp} was closed while the export was written`);
+            await endStream(sink);
             fs.fsyncSync(fd);
             fs.closeSync(fd);
             fs.renameSync(tmp, outFile);
             fsyncDir(path.dirname(outFile));
           }
         } catch (err) {
-          if (tmp) {
+          if (fd !== null && tmp) {
             try {
               fs.closeSync(fd);
             } catch {

@@ -32,6 +32,9 @@ export function renderSummary(s: HarvestSummary, print: (line: string) => void):
   print(`events     ${s.events} (${s.prompts} prompts, ${s.toolErrors} tool errors)`);
   print(`skipped    ${formatCounts(s.skipped)}`);
   print(`redactions ${s.redactions}${s.redactions ? ` (${formatCounts(s.redactionsByKind)})` : ''}`);
+  if (Object.keys(s.repaired).length) print(`repaired   ${formatCounts(s.repaired)} (values that could not be stored as they were)`);
+  for (const n of s.notes.slice(0, 10)) print(`note       ${n.file}: ${n.message}`);
+  if (s.notes.length > 10) print(`note       … and ${s.notes.length - 10} more`);
   for (const e of s.errors.slice(0, 10)) print(`error      ${e.file}: ${e.message}`);
   if (s.errors.length > 10) print(`error      … and ${s.errors.length - 10} more`);
   print(`took       ${(s.durationMs / 1000).toFixed(2)} s`);

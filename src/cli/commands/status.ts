@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
-import { retentionChecks, retentionStatus } from '../../harvest/doctor-probe.js';
+import { describeProblem, retentionChecks, retentionStatus, transcriptProblems } from '../../harvest/doctor-probe.js';
 
 export function register(program: Command): void {
   program
@@ -12,7 +12,8 @@ export function register(program: Command): void {
       action(async (ctx) => {
         const collected = await collectStatus(ctx.paths, ctx.db, ctx.config);
         // agents that delete their own transcripts: their window and what our store keeps (for scripts too)
-        const s = { ...collected, retention: retentionStatus(ctx) };
+        // transcript files whose last read failed or lost lines (what `doctor` warns about too)
+        const s = { ...collected, retention: retentionStatus(ctx), transcriptProblems: transcriptProblems(ctx.db) };
         ctx.emit('status', s, () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
@@ -40,6 +41,11 @@ export function register(program: Command): void {
             for (const r of retentionChecks(ctx)) p('retention:', `${r.detail}${r.status === 'warn' && r.fix ? ` — ${r.fix}` : ''}`);
             p('backend:', h.backend.name ? h.backend.detail || h.backend.name : `none (${h.backend.detail}); nights are skipped until one is available`);
             if (s.running) p('memory:', `${Math.round(h.rssBytes / 1048576)} MB resident`);
+          }
+          const tp = s.transcriptProblems;
+          if (tp.files) {
+            p('transcripts:', `${tp.files} file${tp.files === 1 ? '' : 's'} with problems (${tp.errors} not stored, ${tp.damagedLines} damaged lines skipped; \`skillopt-sleep doctor\` lists them)`);
+            for (const f of tp.sample) ctx.print(`  ${describeProblem(f)}`);
           }
           if (s.lastNight) {
             const n = s.lastNight;

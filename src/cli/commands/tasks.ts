@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import type { Command } from 'commander';
+import { writeText } from '../big-output.js';
 import { action } from '../run.js';
 import type { CliContext } from '../context.js';
 import { Split, TaskSchema, type Task } from '../../core/records.js';
@@ -287,7 +288,7 @@ export function register(program: Command): void {
     .option('--project <path>', 'tasks seen in this project, including cross-project ones')
     .option('--split <split>', 'only train, val or test')
     .action(
-      action((ctx, opts: { format: string; out?: string; project?: string; split?: string }) => {
+      action(async (ctx, opts: { format: string; out?: string; project?: string; split?: string }) => {
         if (opts.format !== 'jsonl' && opts.format !== 'promptfoo') throw new UsageError(`unknown format "${opts.format}"`, 'use --format jsonl or --format promptfoo');
         const list = listTasks(ctx.db, { ...(opts.project ? { seenIn: resolveProjectOption(ctx.db, opts.project, { mustExist: true }) } : {}), split: parseSplit(opts.split) });
         const text = opts.format === 'jsonl' ? exportJsonl(list) : exportPromptfoo(list);
@@ -296,7 +297,7 @@ export function register(program: Command): void {
           writeFileAtomic(out, text, { mode: 0o600 });
           ctx.emit('tasks-export', { ok: true, file: out, tasks: list.length, format: opts.format }, () => ctx.print(`wrote ${list.length} task(s) to ${out}`));
         } else {
-          ctx.out.write(text);
+          await writeText(ctx.out, text); // at the reader's pace (big-output.ts)
         }
       }),
     );

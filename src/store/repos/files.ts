@@ -15,6 +15,11 @@ export interface FileRow {
   sessionId: string | null;
   state: string | null;
   error: string | null;
+  /**
+   * the file's lines that could not be stored, by reason, as JSON text (`{"malformed":2}`), since it
+   * was last read from its start; null or absent: none
+   */
+  damaged?: string | null;
 }
 
 /** `[dev, ino, size, mtimeMs]` of a file row. */
@@ -85,7 +90,7 @@ function splitHead(v: string | null): { headHash: string | null; headLen: number
 export function getFileRow(db: Db, filePath: string): FileRow | undefined {
   const r = cachedStatement(
     db,
-    'SELECT path, agent, dev, ino, size, mtime_ms AS mtimeMs, offset, head_hash AS head, session_id AS sessionId, state, error FROM files WHERE path = ?',
+    'SELECT path, agent, dev, ino, size, mtime_ms AS mtimeMs, offset, head_hash AS head, session_id AS sessionId, state, error, damaged FROM files WHERE path = ?',
   ).get(filePath) as (Omit<FileRow, 'headHash' | 'headLen'> & { head: string | null }) | undefined;
   if (!r) return undefined;
   const { head, ...rest } = r;
@@ -95,12 +100,12 @@ export function getFileRow(db: Db, filePath: string): FileRow | undefined {
 export function upsertFileRow(db: Db, r: FileRow, now = Date.now()): void {
   // positional parameters: binding by name looks every key up on an object, per call
   cachedStatement(db,
-    `INSERT INTO files(path, agent, dev, ino, size, mtime_ms, offset, head_hash, session_id, state, error, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO files(path, agent, dev, ino, size, mtime_ms, offset, head_hash, session_id, state, error, damaged, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, dev = excluded.dev, ino = excluded.ino, size = excluded.size,
        mtime_ms = excluded.mtime_ms, offset = excluded.offset, head_hash = excluded.head_hash,
-       session_id = excluded.session_id, state = excluded.state, error = excluded.error, updated_at = excluded.updated_at`,
-  ).run(r.path, r.agent, r.dev, r.ino, r.size, r.mtimeMs, r.offset, r.headHash ? `${r.headLen}:${r.headHash}` : null, r.sessionId, r.state, r.error, now);
+       session_id = excluded.session_id, state = excluded.state, error = excluded.error, damaged = excluded.damaged, updated_at = excluded.updated_at`,
+  ).run(r.path, r.agent, r.dev, r.ino, r.size, r.mtimeMs, r.offset, r.headHash ? `${r.headLen}:${r.headHash}` : null, r.sessionId, r.state, r.error, r.damaged ?? null, now);
   stampCaches.get(db)?.pending.push([r.path, [r.dev, r.ino, r.size, r.mtimeMs]]);
 }
 
@@ -115,6 +120,61 @@ export function unreadableFiles(db: Db, limit = 5): { count: number; sample: Arr
   const count = (db.prepare(`SELECT count(*) AS n FROM files WHERE ${where}`).get() as { n: number }).n;
   const sample = db.prepare(`SELECT path, error FROM files WHERE ${where} ORDER BY updated_at DESC LIMIT ?`).all(limit) as Array<{ path: string; error: string }>;
   return { count, sample };
+}
+
+/**
+ * A file whose newest read could not be stored at all: its error is recorded on its row, which
+ * keeps the stamp of the last read that was (a new row gets none), so every pass tries it again
+ * from where that read stopped. What was stored of it before stays.
+ */
+export function recordFileFailure(db: Db, filePath: string, agent: string, error: string, now = Date.now()): void {
+  cachedStatement(
+    db,
+    `INSERT INTO files(path, agent, error, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT(path) DO UPDATE SET error = excluded.error, updated_at = excluded.updated_at`,
+  ).run(filePath, agent, error, now);
+  // (the stamp is unchanged, or all zeros for a new row: the cached stamps take the row as written)
+  const row = cachedStatement(db, 'SELECT dev, ino, size, mtime_ms FROM files WHERE path = ?').raw(true).get(filePath) as FileStamp;
+  stampCaches.get(db)?.pending.push([filePath, row]);
+}
+
+/** A file with a problem: its last read failed (`error`) or some of its lines could not be stored (`damaged`). */
+export interface FileProblem {
+  path: string;
+  agent: string;
+  error: string | null;
+  /** lines not stored, by reason */
+  damaged: Record<string, number>;
+  /** when the row was last written (ms) */
+  updatedAt: number;
+}
+
+function parseDamage(text: string | null): Record<string, number> {
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The transcript files with a problem (`status`, `doctor`): how many, how many lines they lost in
+ * all, and the newest few. Duplicates of another file's session are not problems.
+ */
+export function fileProblems(db: Db, limit = 5): { count: number; errors: number; damagedLines: number; sample: FileProblem[] } {
+  const where = "(error IS NOT NULL AND error NOT LIKE 'duplicate of %') OR damaged IS NOT NULL";
+  const counts = db
+    .prepare(`SELECT count(*) AS n, sum(error IS NOT NULL AND error NOT LIKE 'duplicate of %') AS errors, group_concat(damaged, char(10)) AS damaged FROM files WHERE ${where}`)
+    .get() as { n: number; errors: number | null; damaged: string | null };
+  let damagedLines = 0;
+  for (const line of counts.damaged?.split('\n') ?? []) for (const n of Object.values(parseDamage(line))) damagedLines += Number(n) || 0;
+  const rows = db
+    .prepare(`SELECT path, agent, error, damaged, updated_at AS updatedAt FROM files WHERE ${where} ORDER BY updated_at DESC, path LIMIT ?`)
+    .all(limit) as Array<{ path: string; agent: string; error: string | null; damaged: string | null; updatedAt: number }>;
+  const sample = rows.map((r) => ({ ...r, error: r.error?.startsWith('duplicate of ') ? null : r.error, damaged: parseDamage(r.damaged) }));
+  return { count: counts.n, errors: counts.errors ?? 0, damagedLines, sample };
 }
 
 /** Whether any file was ever recorded (false: the store has not been harvested yet). */
