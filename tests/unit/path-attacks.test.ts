@@ -28,6 +28,8 @@ function setup() {
   const unseen = path.join(root, 'unseen');
   const outside = path.join(root, 'outside');
   for (const d of [seen, unseen, outside, env.HOME!]) fs.mkdirSync(d, { recursive: true });
+  // both are git work trees the user owns: only the harvest history tells them apart
+  for (const d of [seen, unseen]) fs.mkdirSync(path.join(d, '.git'));
   markProjectSeen(db, seen);
   cleanups.push(() => {
     db.close();

@@ -25,7 +25,7 @@ function setup() {
   const paths = resolvePaths({ env });
   const db = openDb(paths.database);
   const seen = path.join(root, 'seen');
-  fs.mkdirSync(seen, { recursive: true });
+  fs.mkdirSync(path.join(seen, '.git'), { recursive: true }); // a git work tree: projects are written only there
   markProjectSeen(db, seen);
   cleanups.push(() => {
     db.close();
