@@ -121,11 +121,14 @@ describe('path attacks write nothing outside the allowed targets', () => {
     expect(fs.readFileSync(victim, 'utf8')).toBe('keep me\n');
   });
 
-  it('crafted task imports (project "/", "..", home, an unseen folder) open no write target', () => {
+  it('crafted task imports: "/" and ".." are refused at import; home, an unseen folder, one outside open no write target', () => {
     const s = setup();
     const before = snapshot(s);
     const judge = { checks: [{ op: 'contains', value: 'ok' }] };
-    const text = JSON.stringify(['/', `${s.seen}/..`, s.env.HOME, s.unseen, path.join(s.seen, '..', 'outside')].map((project, i) => ({ intent: `task ${i}`, project, judge })));
+    for (const project of ['/', `${s.seen}/..`]) {
+      expect(() => parseTaskFile(JSON.stringify([{ intent: 'task', project, judge }]), 'crafted.json'), project).toThrow(/is refused/);
+    }
+    const text = JSON.stringify([s.env.HOME, s.unseen, path.join(s.root, 'outside')].map((project, i) => ({ intent: `task ${i}`, project, judge })));
     const { tasks } = parseTaskFile(text, 'crafted.json');
     expect(tasks.length).toBeGreaterThan(0);
     for (const t of tasks) {
