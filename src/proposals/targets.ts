@@ -141,9 +141,10 @@ function assertOneTarget(db: Db, target: SkillTarget, ctx: TargetPolicyContext):
     assertConfinedWrite(file, null, env);
     return;
   }
+  // the confinement first: its refusal names the link and where it leads
   if (project === null) {
-    assertWritableTarget(file, { project: null, env });
     assertConfinedWrite(file, null, env);
+    assertWritableTarget(file, { project: null, env });
     return;
   }
   const projectPlain = plainPathProblem(project);
@@ -153,11 +154,11 @@ function assertOneTarget(db: Db, target: SkillTarget, ctx: TargetPolicyContext):
   const rp = real(project);
   if (!hasSessionsInProject(db, project) && !hasSessionsInProject(db, rp)) throw refuse(target, `no agent session was ever harvested in project ${project}`);
   if (isInside(path.resolve(file), path.resolve(project))) {
-    assertWritableTarget(file, { project, env });
     assertConfinedWrite(file, project, env);
+    assertWritableTarget(file, { project, env });
   } else {
     // outside the project only an agent's personal skill root is allowed
-    assertWritableTarget(file, { project: null, env });
     assertConfinedWrite(file, null, env);
+    assertWritableTarget(file, { project: null, env });
   }
 }
