@@ -230,8 +230,8 @@ export interface RevertOutcome {
   removedDirs: string[];
 }
 
-/** The folders the apply of `p` created (its sealed `applied.json`), checked; [] for an apply made before they were recorded. */
-function createdByApply(paths: SleepPaths, p: Proposal, env: NodeJS.ProcessEnv): string[] {
+/** The folders the apply of `p` created (its sealed `applied.json`), checked; null for an apply made before they were recorded. */
+function createdByApply(paths: SleepPaths, p: Proposal, env: NodeJS.ProcessEnv): string[] | null {
   const file = appliedRecordPath(paths, p.id);
   let rec;
   try {
@@ -241,7 +241,7 @@ function createdByApply(paths: SleepPaths, p: Proposal, env: NodeJS.ProcessEnv):
       hint: `nothing was changed; check ${p.skillTarget.path} (the backup is in ${backupDir(paths, p.id)}), then remove ${file} to revert without removing the folders apply created`,
     });
   }
-  if (!rec) return [];
+  if (!rec) return null;
   const problem = rec.proposalId !== p.id || rec.path !== p.skillTarget.path ? `it names ${rec.proposalId} and ${rec.path}` : validCreatedDirs(p, rec.createdDirs, env);
   if (problem) {
     throw new SleepError('INVALID_INPUT', `refusing to revert ${p.id}: ${file} does not agree with the proposal (${problem})`, {
@@ -287,10 +287,11 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
     else writeFileAtomic(file, backup);
     const done = finishRevert(db, { proposal: p, path: file, beforeHash: now, afterHash, backupPath, now: ts, note: null });
     clearJournal(paths, p.id);
-    if (backup === undefined) removeEmptySkillDir(file);
-    const copies = revertCopies(p, receipt.afterHash, backupPath, env);
+    // an apply from before folders were recorded: at least the new skill's own folder goes
+    if (backup === undefined && created === null) removeEmptySkillDir(file);
+    const copies = revertCopies(p, receipt.afterHash, backupPath, env, created !== null);
     // last, the folders the apply made, deepest first, each only when nothing else is in it now
-    const removedDirs = removeEmptyDirs(created);
+    const removedDirs = removeEmptyDirs(created ?? []);
     fs.rmSync(appliedRecordPath(paths, p.id), { force: true });
     return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content', copies, removedDirs };
   });

@@ -51,8 +51,12 @@ export function writeCopies(p: Proposal, content: string, backupPath: string, en
   return out;
 }
 
-/** Puts back every copy that still holds what apply wrote (`appliedHash`). */
-export function revertCopies(p: Proposal, appliedHash: string | null, backupPath: string, env: NodeJS.ProcessEnv): CopyResult[] {
+/**
+ * Puts back every copy that still holds what apply wrote (`appliedHash`). `dirsRecorded`: the
+ * apply recorded the folders it made (the caller removes those); else a removed copy's own folder
+ * goes with it when empty.
+ */
+export function revertCopies(p: Proposal, appliedHash: string | null, backupPath: string, env: NodeJS.ProcessEnv, dirsRecorded = false): CopyResult[] {
   const out: CopyResult[] = [];
   (p.skillTarget.mirrors ?? []).forEach((m, i) => {
     assertWritableTarget(m.path, { project: p.skillTarget.project ?? null, env });
@@ -66,7 +70,7 @@ export function revertCopies(p: Proposal, appliedHash: string | null, backupPath
     if (before === undefined) {
       fs.rmSync(m.path, { force: true });
       try {
-        fs.rmdirSync(path.dirname(m.path));
+        if (!dirsRecorded) fs.rmdirSync(path.dirname(m.path));
       } catch {
         /* not empty */
       }
