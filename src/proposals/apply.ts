@@ -158,9 +158,18 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const planned = [...new Set([file, ...(p.skillTarget.mirrors ?? []).map((m) => m.path)].flatMap((f) => missingDirs(path.dirname(f))))];
     writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale, createdDirs: planned });
 
+    // re-checked right before the folders are made and again before the rename: a link swapped in
+    // since the checks must not lead the write out (what was made for it goes again)
+    const confineTo = confinementProject(p.skillTarget, typed);
+    assertConfinedWrite(file, confineTo, env);
     const created = makeDirsTracked(path.dirname(file));
-    // re-check right before the rename: a link swapped in since the checks must not lead the write out
-    assertConfinedWrite(file, confinementProject(p.skillTarget, typed), env);
+    try {
+      assertConfinedWrite(file, confineTo, env);
+    } catch (err) {
+      removeEmptyDirs(created);
+      clearJournal(paths, p.id);
+      throw err;
+    }
     // and a write by the user since our read must not be lost
     if (liveHash(file) !== beforeHash) {
       clearJournal(paths, p.id);
