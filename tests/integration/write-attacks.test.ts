@@ -28,6 +28,9 @@ import { applyProposal, revertProposal } from '../../src/proposals/apply.js';
 import { appliedRecordPath, journalPath, writeJournal, writeSealed, type Journal } from '../../src/proposals/journal.js';
 import { recoverInterrupted } from '../../src/proposals/recover.js';
 import { parseTaskFile } from '../../src/mine/task-file.js';
+import { upsertTask } from '../../src/store/repos/tasks.js';
+import { runNight } from '../../src/night/night.js';
+import { makeTask } from '../helpers/tasks.js';
 import { managedSkillTarget } from '../../adapters/skills-registry.js';
 
 const IS_ROOT = process.getuid?.() === 0;
@@ -329,6 +332,30 @@ describe("a transcript's cwd chooses no write target", () => {
     const p = stage(w, managedSkillTarget({ project: w.repo, env: w.env }, { agentsUsed: ['claude-code'] }));
     craft(w, p.id, skillAt(w.repo, path.join(other, '.claude/skills/evil/SKILL.md')));
     expectRefusedAndUntouched(w, () => applyProposal(w.db, w.paths, p.id, { env: w.env }), { code: 'PATH_ESCAPE', mentions: /refusing to write .*second/ });
+  });
+});
+
+describe('a night over tasks mined in a hostile project', () => {
+  it('skips a target in /etc without a model call and says why; the night is not failed by it', async () => {
+    const w = world();
+    const judge = { checks: [{ id: 'c1', op: 'contains' as const, value: 'Changelog', weight: 1, sealed: false }], reference: { kind: 'rule' as const } };
+    // what mining a transcript whose cwd is /etc would store (a task import refuses /etc outright)
+    const asks = ['write the changelog entry for the parser fix', 'summarise the open pull requests on billing', 'rename the legacy gateway module', 'document the release checklist', 'explain why the backup job times out', 'add validation to the signup email field'];
+    for (let i = 0; i < asks.length; i++) upsertTask(w.db, makeTask({ id: `t-etc-${i}`, intent: asks[i]!, judge, split: i % 2 ? 'val' : 'train', project: '/etc', agents: ['claude-code'] }));
+    markProjectSeen(w.db, '/etc', 'claude-code:etc');
+    const sys = systemSnapshot();
+    const config = defaultConfig();
+    config.training.minValTasks = 1;
+    const report = await runNight(w.db, w.paths, config, { env: w.env, backend: 'sim', skipHarvest: true });
+    const item = report.items.find((it) => it.target.path.startsWith('/etc/'));
+    expect(item, JSON.stringify(report.items)).toBeDefined();
+    expect(item!.status).toBe('skipped');
+    expect(item!.reason).toMatch(/not trained: refusing to write \/etc\/\.claude\/skills\/.*\/etc is the system folder \/etc/);
+    expect(item!.needed).toMatch(/git work trees you own/);
+    expect(report.used.calls).toBe(0);
+    expect(report.status).not.toBe('failed');
+    expect(report.proposals).toEqual([]);
+    expect(systemSnapshot()).toEqual(sys);
   });
 });
 
