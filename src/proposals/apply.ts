@@ -40,6 +40,7 @@ import {
   finishRevert,
   liveHash,
   readSealed,
+  removableDirs,
   validCreatedDirs,
   writeAppliedRecord,
   writeJournal,
@@ -155,7 +156,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const now = opts.now ?? Date.now();
     // the folders this apply will make (for the file and its copies), named before any is made,
     // so a crash or a revert takes away exactly those and never one that was there before
-    const planned = [...new Set([file, ...(p.skillTarget.mirrors ?? []).map((m) => m.path)].flatMap((f) => missingDirs(path.dirname(f))))];
+    const planned = removableDirs(p, [...new Set([file, ...(p.skillTarget.mirrors ?? []).map((m) => m.path)].flatMap((f) => missingDirs(path.dirname(f))))], env);
     writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale, createdDirs: planned });
 
     // re-checked right before the folders are made and again before the rename: a link swapped in
@@ -179,7 +180,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     writeFileAtomic(file, content);
     const copies = writeCopies(p, content, backupPath, env, created);
 
-    writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: created });
+    writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
     const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds) });
     clearJournal(paths, p.id);
     const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);

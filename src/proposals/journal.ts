@@ -162,6 +162,11 @@ export function validCreatedDirs(p: Proposal, dirs: string[], env: NodeJS.Proces
   return null;
 }
 
+/** Of the folders an apply makes, those it may record (and so take away again): never the home folder, one above it or a system folder. */
+export function removableDirs(p: Proposal, dirs: string[], env: NodeJS.ProcessEnv): string[] {
+  return dirs.filter((d) => validCreatedDirs(p, [d], env) === null);
+}
+
 export function backupDir(paths: SleepPaths, proposalId: string): string {
   return path.join(paths.backupsDir, proposalId);
 }

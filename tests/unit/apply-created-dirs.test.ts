@@ -92,6 +92,20 @@ describe('revert removes the folders apply created', () => {
     expect(fs.existsSync(agents)).toBe(false);
   });
 
+  it('a home folder that did not exist yet is made by apply but never recorded, so revert leaves it', () => {
+    const s = setup();
+    const home = path.join(s.root, 'newhome');
+    const env = { ...s.env, HOME: home, CLAUDE_CONFIG_DIR: undefined };
+    const target = personalManagedSkillTarget({ env }, { agentsUsed: ['claude-code'] });
+    expect(target.path.startsWith(path.join(home, '.claude') + path.sep)).toBe(true);
+    const p = stageProposal(s.db, s.paths, { target, baseContent: null, candidate: doc(target.name), runId: null, result, env });
+    applyProposal(s.db, s.paths, p.id, { env });
+    const out = revertProposal(s.db, s.paths, p.id, { env });
+    expect(out.removedDirs).toContain(path.join(home, '.claude'));
+    expect(out.removedDirs).not.toContain(home);
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
+
   it('an apply a crash stopped before it wrote: recovery takes away the empty folders it had made', () => {
     const s = setup();
     const target = managedSkillTarget({ project: s.project, env: s.env }, { agentsUsed: ['claude-code'] });
