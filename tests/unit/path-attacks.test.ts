@@ -151,6 +151,13 @@ describe('a `--skill <path>` the user typed', () => {
     expect(changedFiles(before, snapshot(s))).toEqual([typed]);
   });
 
+  it('is still refused in a system folder (staging writes nothing there either)', () => {
+    const s = setup();
+    const typed = '/etc/skillopt-sleep-typed/SKILL.md';
+    expect(() => stage(s, skillAt(null, typed), typed)).toThrow(expect.objectContaining({ code: 'PATH_ESCAPE', message: expect.stringMatching(/inside the system folder \/etc/) }));
+    expect(fs.existsSync(path.dirname(typed))).toBe(false);
+  });
+
   it('and only that path: a record re-pointed at a sibling file, or a second proposal without the flag, is refused', () => {
     const s = setup();
     const typed = path.join(s.unseen, '.claude/skills/release/SKILL.md');
