@@ -107,8 +107,9 @@ function stage(db: Db, paths: SleepPaths, root: string, name: string, lines: num
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const base = skillText(lines, false);
   fs.writeFileSync(file, base);
-  // proposals write only inside projects the store has seen sessions in (proposals/targets.ts)
+  // proposals write only inside git work trees the store has seen sessions in (proposals/targets.ts)
   const project = path.join(root, 'project');
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true });
   upsertSession(db, { id: 'claude-code:bench', agent: 'claude-code', vendorId: 'bench', project, cwd: project, gitBranch: null, startedAt: 1, endedAt: 2, kind: 'interactive', parentId: null, file: '/nonexistent/bench.jsonl', title: null, promptCount: 1, toolErrorCount: 0 });
   return stageProposal(db, paths, {
     target: { agent: 'claude-code', path: file, name, kind: 'skill', readBy: ['claude-code', 'copilot'], project: path.join(root, 'project') },

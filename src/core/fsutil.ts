@@ -68,3 +68,48 @@ export function readIfExists(file: string): string | undefined {
     throw err;
   }
 }
+
+/** The folders from the nearest existing ancestor of `dir` (exclusive) down to `dir`: what `mkdir -p` would create, top-down. */
+export function missingDirs(dir: string): string[] {
+  const out: string[] = [];
+  let cur = path.resolve(dir);
+  while (!fs.existsSync(cur)) {
+    out.unshift(cur);
+    const parent = path.dirname(cur);
+    if (parent === cur) break;
+    cur = parent;
+  }
+  return out;
+}
+
+/**
+ * `mkdir -p` that says which folders it created itself (top-down), so whoever made them can
+ * take exactly those away again and never a folder that was there before.
+ */
+export function makeDirsTracked(dir: string): string[] {
+  const created: string[] = [];
+  for (const d of missingDirs(dir)) {
+    try {
+      fs.mkdirSync(d);
+      created.push(d);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  return created;
+}
+
+/** Removes the folders of `dirs` that are empty, deepest first; returns the ones removed. */
+export function removeEmptyDirs(dirs: string[]): string[] {
+  const removed: string[] = [];
+  for (const d of [...new Set(dirs)].sort((a, b) => b.length - a.length)) {
+    try {
+      if (!fs.lstatSync(d).isDirectory()) continue;
+      fs.rmdirSync(d);
+      removed.push(d);
+    } catch {
+      /* not empty, gone already, or not ours to remove */
+    }
+  }
+  return removed;
+}

@@ -269,6 +269,7 @@ export const ProposalSchema = z.object({
   nightId: z.string().nullable().optional(),
   skillTarget: SkillTargetSchema,
   baseHash: z.string(), // sha256 of the live file at base time ('' when the file did not exist)
+  startHash: z.string().optional(), // sha256 of start.md (what training started from): a partial apply checks the file against it
   candidate: z.string(),
   diff: z.string(),
   baselineScore: z.number(),

@@ -7,12 +7,15 @@
  * Every problem in the file is reported at once (with the task's position), and nothing is
  * written unless the whole file is valid.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type YamlModule from 'yaml';
 import { z } from 'zod';
 import { CheckSchema, JudgeSchema, ReferenceSchema, Split, TaskSchema, type Check, type Task } from '../core/records.js';
 import { SleepError, errorMessage } from '../core/errors.js';
 import { stableId } from '../core/ids.js';
+import { plainPathProblem, systemPathProblem } from '../core/write-roots.js';
 import { redactValue } from '../core/redact.js';
 import { makeCheck, validateJudge } from './judge-synth.js';
 import { assignSplit } from './splits.js';
@@ -24,11 +27,36 @@ const toYaml = (value: unknown): string => (yamlModule ??= createRequire(import.
 
 export const TASK_FILE_FORMAT = 'skillopt-sleep.tasks.v1';
 
+/**
+ * An imported task's project decides where a night writes (src/proposals/targets.ts checks it
+ * again, on real paths, before anything is written); a file that names a project no user works in
+ * is refused here already, whole, so nothing of it reaches the store: not an absolute, normalised
+ * path (`..`, `//`, a trailing `/`), control characters (NUL…), or a system folder.
+ */
+function importedProjectProblem(p: string): string | null {
+  const plain = plainPathProblem(p);
+  if (plain) return plain;
+  if (path.normalize(p) !== p || (p.length > 1 && /[\\/]$/.test(p))) return 'it is not a normalised path (no "//", "/./" or trailing "/")';
+  const sys = systemPathProblem(p) ?? (fs.existsSync(p) ? systemPathProblem(fs.realpathSync(p)) : null);
+  return sys;
+}
+
+/** A skill hint is matched against skill folder names: a name, never a path. */
+function skillHintProblem(n: string): string | null {
+  if (n.length > 128) return 'a skill name is at most 128 characters';
+  if (/[\u0000-\u001f\u007f]/.test(n)) return 'a skill name has no control characters (NUL, newline…)';
+  if (/[\\/]/.test(n) || n.startsWith('.') || n.includes('..')) return 'a skill name is a folder name, not a path ("/", "\\", "..", a leading ".")';
+  return null;
+}
+
 const LooseCheck = CheckSchema.partial({ id: true, weight: true, sealed: true });
 const LooseTask = z
   .object({
     id: z.string().min(1).optional(),
-    project: z.string().nullable().optional(),
+    project: z.string().nullable().optional().superRefine((p, ctx) => {
+      const why = p == null ? null : importedProjectProblem(p);
+      if (why) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(p)} is refused: ${why}` });
+    }),
     intent: z.string().min(1, 'intent must not be empty'),
     context: z.string().optional(),
     judge: z
@@ -36,7 +64,10 @@ const LooseTask = z
       .optional(),
     split: Split.optional(),
     origin: z.enum(['real', 'dream', 'imported']).optional(),
-    skillHint: z.string().nullable().optional(),
+    skillHint: z.string().nullable().optional().superRefine((n, ctx) => {
+      const why = n == null ? null : skillHintProblem(n);
+      if (why) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(n)} is refused: ${why}` });
+    }),
     family: z.string().nullable().optional(),
     occurrences: z.number().int().nonnegative().optional(),
     firstSeen: z.number().int().nullable().optional(),

@@ -22,6 +22,7 @@ import { scoreSkill } from '../replay/index.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
+import { assertDerivedTarget } from '../proposals/targets.js';
 import { fromStart, trainingImproved } from '../proposals/stage-train.js';
 import { applyProposal } from '../proposals/apply.js';
 
@@ -76,6 +77,17 @@ export interface TrainItemArgs {
 /** Trains one target and stages it if (and only if) it passed the gate. */
 export async function trainItem(a: TrainItemArgs): Promise<void> {
   const { item, ir } = a;
+  // a target no proposal could ever be staged for (a transcript's cwd of /etc, a folder that is
+  // not a git work tree, a symlink leading out) costs no model call and stops no other skill
+  try {
+    assertDerivedTarget(a.db, item.target, { env: a.env, userSkillPath: a.userSkillPath === item.target.path ? a.userSkillPath : undefined });
+  } catch (err) {
+    if (!isSleepError(err) || err.code !== 'PATH_ESCAPE') throw err;
+    ir.status = 'skipped';
+    ir.reason = `not trained: ${errorMessage(err)}`;
+    if (err.hint) ir.needed = err.hint;
+    return;
+  }
   const base = readIfExists(item.target.path) ?? null;
   const start = startDocument(item, base);
   // tonight's sealed audit slice sits out of training, the gate, the proposal and autoApply

@@ -189,7 +189,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
   };
 
   try {
-    const rec = recoverInterrupted(db, paths);
+    const rec = recoverInterrupted(db, paths, env);
     report.recovered.push(...rec.actions, ...rec.unresolved.map((u) => `unresolved: ${u}`));
     if (!report.dryRun) {
       report.recovered.push(...closeInterruptedNights(db, paths, id));

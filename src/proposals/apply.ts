@@ -2,12 +2,16 @@
  * The user's decisions on a proposal: apply, reject, revert. Applying is the only place that
  * writes a live skill file, so it is careful:
  *  - it refuses a stale base (the live file changed since training) unless forced;
- *  - it writes only inside the resolved skill roots (PATH_ESCAPE otherwise, symlinks included);
- *  - it keeps a backup and a journal (`backups/<id>/journal.json`) before touching the file, then
- *    writes atomically (temp, fsync, rename), then records the decision and a receipt, then drops
- *    the journal. Killing the process at any point leaves the live file old or new, never partial;
+ *  - it writes only to a derived target confined to its project or an agent's skills home, judged
+ *    on real paths (targets.ts; PATH_ESCAPE otherwise, symlinks included), checked again right
+ *    before each write;
+ *  - it keeps a backup and a sealed journal (`backups/<id>/journal.json`, naming the folders it is
+ *    about to create) before touching the file, then writes atomically (temp, fsync, rename), then
+ *    records what it created (`applied.json`), the decision and a receipt, then drops the journal.
+ *    Killing the process at any point leaves the live file old or new, never partial;
  *    `recoverInterrupted` finishes or rolls back what a journal describes and says what it did.
- * Revert restores the backup only when the live file is still exactly what we applied.
+ * Revert restores the backup only when the live file is still exactly what we applied, and takes
+ * away the folders the apply created (when they are empty again).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,10 +19,10 @@ import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { AgentId, Proposal } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
-import { assertDerivedTarget } from './targets.js';
+import { assertConfinedWrite, assertDerivedTarget, confinementProject } from './targets.js';
 import { describeRisk } from './risk-lint.js';
 import { assessRisk } from './provenance.js';
-import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
+import { ensurePrivateDir, makeDirsTracked, missingDirs, readIfExists, removeEmptyDirs, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
@@ -26,7 +30,21 @@ import { editHash } from '../trainer/buffer.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
 import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
-import { backupDir, backupPathFor, clearJournal, finishApply, finishRevert, liveHash, writeJournal } from './journal.js';
+import {
+  AppliedRecordSchema,
+  appliedRecordPath,
+  backupDir,
+  backupPathFor,
+  clearJournal,
+  finishApply,
+  finishRevert,
+  liveHash,
+  readSealed,
+  removableDirs,
+  validCreatedDirs,
+  writeAppliedRecord,
+  writeJournal,
+} from './journal.js';
 
 export { rescoreSubset, contentForEdits } from './partial.js';
 
@@ -94,8 +112,6 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       });
     }
     const file = p.skillTarget.path;
-    assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: proposalUserSkillPath(db, p.id) ?? undefined });
-    assertWritableTarget(file, ctxFor(p, env));
     const project = p.skillTarget.project;
     if (project && !fs.existsSync(project)) {
       // never recreate the folder tree of a project that was moved or deleted
@@ -103,6 +119,9 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
         hint: `if the repository moved, harvest and run a night there for a fresh proposal; \`skillopt-sleep reject ${p.id}\` drops this one`,
       });
     }
+    const typed = proposalUserSkillPath(db, p.id) ?? undefined;
+    assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: typed });
+    assertWritableTarget(file, ctxFor(p, env));
 
     const current = readIfExists(file);
     const beforeHash = current === undefined ? '' : sha256(current);
@@ -135,17 +154,33 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       writeFileAtomic(`${backupPath}.absent`, '', { mode: 0o600 });
     }
     const now = opts.now ?? Date.now();
-    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale });
+    // the folders this apply will make (for the file and its copies), named before any is made,
+    // so a crash or a revert takes away exactly those and never one that was there before
+    const planned = removableDirs(p, [...new Set([file, ...(p.skillTarget.mirrors ?? []).map((m) => m.path)].flatMap((f) => missingDirs(path.dirname(f))))], env);
+    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale, createdDirs: planned });
 
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    // re-check right before the rename: a write by the user since our read must not be lost
+    // re-checked right before the folders are made and again before the rename: a link swapped in
+    // since the checks must not lead the write out (what was made for it goes again)
+    const confineTo = confinementProject(p.skillTarget, typed);
+    assertConfinedWrite(file, confineTo, env);
+    const created = makeDirsTracked(path.dirname(file));
+    try {
+      assertConfinedWrite(file, confineTo, env);
+    } catch (err) {
+      removeEmptyDirs(created);
+      clearJournal(paths, p.id);
+      throw err;
+    }
+    // and a write by the user since our read must not be lost
     if (liveHash(file) !== beforeHash) {
       clearJournal(paths, p.id);
+      removeEmptyDirs(created);
       throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
     }
     writeFileAtomic(file, content);
-    const copies = writeCopies(p, content, backupPath, env);
+    const copies = writeCopies(p, content, backupPath, env, created);
 
+    writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
     const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds) });
     clearJournal(paths, p.id);
     const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);
@@ -201,6 +236,29 @@ export interface RevertOutcome {
   path: string;
   restored: 'content' | 'removed';
   copies: CopyResult[];
+  /** the folders the apply had created, empty again and removed */
+  removedDirs: string[];
+}
+
+/** The folders the apply of `p` created (its sealed `applied.json`), checked; null for an apply made before they were recorded. */
+function createdByApply(paths: SleepPaths, p: Proposal, env: NodeJS.ProcessEnv): string[] | null {
+  const file = appliedRecordPath(paths, p.id);
+  let rec;
+  try {
+    rec = readSealed(paths, file, AppliedRecordSchema);
+  } catch (err) {
+    throw new SleepError('INVALID_INPUT', `refusing to revert ${p.id}: ${(err as Error).message}`, {
+      hint: `nothing was changed; check ${p.skillTarget.path} (the backup is in ${backupDir(paths, p.id)}), then remove ${file} to revert without removing the folders apply created`,
+    });
+  }
+  if (!rec) return null;
+  const problem = rec.proposalId !== p.id || rec.path !== p.skillTarget.path ? `it names ${rec.proposalId} and ${rec.path}` : validCreatedDirs(p, rec.createdDirs, env);
+  if (problem) {
+    throw new SleepError('INVALID_INPUT', `refusing to revert ${p.id}: ${file} does not agree with the proposal (${problem})`, {
+      hint: `nothing was changed; remove ${file} to revert without removing the folders apply created`,
+    });
+  }
+  return rec.createdDirs;
 }
 
 export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: DecisionOptions = {}): RevertOutcome {
@@ -215,8 +273,10 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
       .pop();
     if (!receipt) throw new SleepError('INTERNAL', `proposal ${p.id} is applied but has no apply receipt`, { hint: 'restore the file by hand from the backups folder' });
     const file = p.skillTarget.path;
-    assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: proposalUserSkillPath(db, p.id) ?? undefined });
+    const typed = proposalUserSkillPath(db, p.id) ?? undefined;
+    assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: typed });
     assertWritableTarget(file, ctxFor(p, env));
+    const created = createdByApply(paths, p, env);
     const backupPath = receipt.backupPath ?? backupPathFor(paths, p);
     const absent = fs.existsSync(`${backupPath}.absent`) && !fs.existsSync(backupPath);
     const backup = absent ? undefined : readIfExists(backupPath);
@@ -232,13 +292,18 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
     const afterHash = backup === undefined ? '' : sha256(backup);
     const ts = opts.now ?? Date.now();
     writeJournal(paths, { v: 1, action: 'revert', proposalId: p.id, path: file, beforeHash: now, afterHash, backupPath, pid: process.pid, startedAt: ts });
+    assertConfinedWrite(file, confinementProject(p.skillTarget, typed), env);
     if (backup === undefined) fs.rmSync(file, { force: true });
     else writeFileAtomic(file, backup);
     const done = finishRevert(db, { proposal: p, path: file, beforeHash: now, afterHash, backupPath, now: ts, note: null });
     clearJournal(paths, p.id);
-    if (backup === undefined) removeEmptySkillDir(file);
-    const copies = revertCopies(p, receipt.afterHash, backupPath, env);
-    return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content', copies };
+    // an apply from before folders were recorded: at least the new skill's own folder goes
+    if (backup === undefined && created === null) removeEmptySkillDir(file);
+    const copies = revertCopies(p, receipt.afterHash, backupPath, env, created !== null);
+    // last, the folders the apply made, deepest first, each only when nothing else is in it now
+    const removedDirs = removeEmptyDirs(created ?? []);
+    fs.rmSync(appliedRecordPath(paths, p.id), { force: true });
+    return { proposal: done, path: file, restored: backup === undefined ? 'removed' : 'content', copies, removedDirs };
   });
 }
 

@@ -2,7 +2,7 @@
  * Copies of a managed skill for agents that do not read the primary file (SkillTarget.mirrors:
  * Claude Code reads `.claude/skills`, Codex `.agents/skills`; a project used with both gets the
  * learned skill in each). A copy is written with the primary, by the same rules: inside a derived
- * target (targets.ts, checked before any write), atomically, after a backup of what was there
+ * target (targets.ts, checked before any write and again right before its own), atomically, after a backup of what was there
  * (`<backup>.copy-<n>`, or `.absent` when there was nothing). Revert puts back each copy that is
  * still exactly what apply wrote; a copy the user edited since is left alone and reported.
  * The journal covers the primary file: a crash between the primary and a copy leaves that copy
@@ -11,8 +11,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentId, Proposal } from '../core/records.js';
-import { readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
+import { makeDirsTracked, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { assertWritableTarget } from '../../adapters/skills-registry.js';
+import { assertConfinedWrite } from './targets.js';
 
 export interface CopyResult {
   path: string;
@@ -23,11 +24,15 @@ export interface CopyResult {
 
 const copyBackup = (backupPath: string, i: number) => `${backupPath}.copy-${i}`;
 
-/** Writes `content` to every copy of `p`'s skill, each after a backup of what was there. */
-export function writeCopies(p: Proposal, content: string, backupPath: string, env: NodeJS.ProcessEnv): CopyResult[] {
+/**
+ * Writes `content` to every copy of `p`'s skill, each after a backup of what was there. The
+ * folders it makes are appended to `created` (the apply's record, so revert takes them away).
+ */
+export function writeCopies(p: Proposal, content: string, backupPath: string, env: NodeJS.ProcessEnv, created: string[] = []): CopyResult[] {
   const out: CopyResult[] = [];
   (p.skillTarget.mirrors ?? []).forEach((m, i) => {
     assertWritableTarget(m.path, { project: p.skillTarget.project ?? null, env });
+    assertConfinedWrite(m.path, p.skillTarget.project ?? null, env);
     const current = readIfExists(m.path);
     const backup = copyBackup(backupPath, i);
     if (current !== undefined) {
@@ -38,18 +43,24 @@ export function writeCopies(p: Proposal, content: string, backupPath: string, en
       writeFileAtomic(`${backup}.absent`, '', { mode: 0o600 });
     }
     if (current === content) return out.push({ path: m.path, readBy: m.readBy, outcome: 'unchanged' });
-    fs.mkdirSync(path.dirname(m.path), { recursive: true });
+    created.push(...makeDirsTracked(path.dirname(m.path)));
+    assertConfinedWrite(m.path, p.skillTarget.project ?? null, env); // again, right before the write
     writeFileAtomic(m.path, content);
     out.push({ path: m.path, readBy: m.readBy, outcome: 'written' });
   });
   return out;
 }
 
-/** Puts back every copy that still holds what apply wrote (`appliedHash`). */
-export function revertCopies(p: Proposal, appliedHash: string | null, backupPath: string, env: NodeJS.ProcessEnv): CopyResult[] {
+/**
+ * Puts back every copy that still holds what apply wrote (`appliedHash`). `dirsRecorded`: the
+ * apply recorded the folders it made (the caller removes those); else a removed copy's own folder
+ * goes with it when empty.
+ */
+export function revertCopies(p: Proposal, appliedHash: string | null, backupPath: string, env: NodeJS.ProcessEnv, dirsRecorded = false): CopyResult[] {
   const out: CopyResult[] = [];
   (p.skillTarget.mirrors ?? []).forEach((m, i) => {
     assertWritableTarget(m.path, { project: p.skillTarget.project ?? null, env });
+    assertConfinedWrite(m.path, p.skillTarget.project ?? null, env);
     const backup = copyBackup(backupPath, i);
     const absent = fs.existsSync(`${backup}.absent`) && !fs.existsSync(backup);
     const before = absent ? undefined : readIfExists(backup);
@@ -59,7 +70,7 @@ export function revertCopies(p: Proposal, appliedHash: string | null, backupPath
     if (before === undefined) {
       fs.rmSync(m.path, { force: true });
       try {
-        fs.rmdirSync(path.dirname(m.path));
+        if (!dirsRecorded) fs.rmdirSync(path.dirname(m.path));
       } catch {
         /* not empty */
       }

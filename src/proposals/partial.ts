@@ -12,6 +12,7 @@ import type { Edit, Proposal, Task } from '../core/records.js';
 import type { Backend } from '../core/protocol.js';
 import type { Progress } from '../core/progress.js';
 import { SleepError, throwIfAborted } from '../core/errors.js';
+import { sha256 } from '../core/fsutil.js';
 import { requireProposal } from '../store/repos/proposals.js';
 import { getTask } from '../store/repos/tasks.js';
 import { applyEdits } from '../trainer/edits.js';
@@ -24,25 +25,40 @@ export function editScopeFor(p: Proposal): 'document' | 'learned' {
   return p.skillTarget.kind === 'managed' ? 'document' : 'learned';
 }
 
+/** The edit scope report.json recorded, when the report is this proposal's own (same id and candidate). */
 function readReportScope(p: Proposal): 'document' | 'learned' | null {
   try {
-    const r = JSON.parse(fs.readFileSync(path.join(p.dir, 'report.json'), 'utf8')) as { editScope?: unknown };
+    const r = JSON.parse(fs.readFileSync(path.join(p.dir, 'report.json'), 'utf8')) as { id?: unknown; candidateHash?: unknown; editScope?: unknown };
+    if (r.id !== p.id || r.candidateHash !== sha256(p.candidate)) return null;
     return r.editScope === 'document' || r.editScope === 'learned' ? r.editScope : null;
   } catch {
     return null;
   }
 }
 
-/** The document training started from: `start.md` if staged, else the base snapshot. */
+/**
+ * The document training started from, checked: `start.md` (or `base.md`) of the proposal folder
+ * only when its hash is the one the store recorded at staging (`startHash`; for a proposal staged
+ * before that was recorded, the base's hash). The folder is plain files a user or a tool can edit,
+ * and a partial apply writes what it rebuilds from them to the live skill.
+ */
 export function startContent(p: Proposal): string {
-  for (const name of ['start.md', 'base.md']) {
+  const expected = p.startHash ?? (p.baseHash !== '' ? p.baseHash : null);
+  const read = (name: string) => {
     try {
       return fs.readFileSync(path.join(p.dir, name), 'utf8');
     } catch {
-      /* try the next */
+      return undefined;
     }
-  }
-  throw new SleepError('NOT_FOUND', `proposal folder ${p.dir} has no start.md or base.md`, { hint: 'the proposal folder was removed; apply the whole proposal or run a new night' });
+  };
+  const text = read('start.md') ?? read('base.md');
+  if (text === undefined) throw new SleepError('NOT_FOUND', `proposal folder ${p.dir} has no start.md or base.md`, { hint: 'the proposal folder was removed; apply the whole proposal or run a new night' });
+  if (expected !== null && sha256(text) === expected) return text;
+  throw new SleepError('INVALID_INPUT', expected === null
+    ? `cannot check ${path.join(p.dir, 'start.md')}: proposal ${p.id} was staged before its start was recorded, and it starts from no base`
+    : `${path.join(p.dir, 'start.md')} is not what proposal ${p.id} was staged with (sha256 ${expected.slice(0, 12)} expected): it was edited, so a partial apply will not rebuild the skill from it`, {
+    hint: `apply the whole proposal (\`skillopt-sleep apply ${p.id}\` without --only), or run a new night`,
+  });
 }
 
 /** The skill text with only `editIds` (accepted edits of the proposal) applied. */

@@ -120,6 +120,7 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     nightId: input.nightId ?? null,
     skillTarget: input.target,
     baseHash,
+    startHash: sha256(input.startContent ?? base),
     candidate: input.candidate,
     diff,
     baselineScore: input.result.baselineScore,

@@ -46,6 +46,7 @@ export function seedReview(env: NodeJS.ProcessEnv, projectDir: string, opts: { e
   const now = opts.now ?? Date.now();
   try {
     markProjectSeen(db, projectDir);
+    fs.mkdirSync(path.join(projectDir, '.git'), { recursive: true }); // proposals write only into git work trees
     for (const t of [
       task('t-val-a', 'write a changelog entry for the parser fix', 'val', ['no, Keep a Changelog format']),
       task('t-val-b', 'add a changelog line that links the PR', 'val', ['link the PR']),

@@ -108,7 +108,7 @@ beforeAll(async () => {
   server = await startFakeOpenAi((req) => respond(req.raw));
   sb = makeSandbox({ OPENAI_API_KEY: 'test-key-not-real', PATH: path.dirname(process.execPath) });
   project = path.join(sb.root, 'src/app');
-  fs.mkdirSync(project, { recursive: true });
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true }); // a git work tree: skills are written only there
   writeTranscripts(sb.env.CLAUDE_CONFIG_DIR!, project);
   const set = (k: string, v: string) => expect(runCli(['config', 'set', k, v], sb.env).status).toBe(0);
   set('backends.openai.baseURL', `${server.url}/v1`);

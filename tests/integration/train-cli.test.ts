@@ -17,7 +17,7 @@ beforeAll(() => {
 function setup(): { project: string; tasksFile: string } {
   sb = makeSandbox();
   const project = path.join(sb.root, 'proj');
-  fs.mkdirSync(project, { recursive: true });
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true }); // a git work tree: skills are written only there
   // proposals only write inside projects the store has seen sessions in (src/proposals/targets.ts)
   const db = openDb(resolvePaths({ env: sb.env }).database);
   try {

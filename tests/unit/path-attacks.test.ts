@@ -28,6 +28,8 @@ function setup() {
   const unseen = path.join(root, 'unseen');
   const outside = path.join(root, 'outside');
   for (const d of [seen, unseen, outside, env.HOME!]) fs.mkdirSync(d, { recursive: true });
+  // both are git work trees the user owns: only the harvest history tells them apart
+  for (const d of [seen, unseen]) fs.mkdirSync(path.join(d, '.git'));
   markProjectSeen(db, seen);
   cleanups.push(() => {
     db.close();
@@ -119,11 +121,14 @@ describe('path attacks write nothing outside the allowed targets', () => {
     expect(fs.readFileSync(victim, 'utf8')).toBe('keep me\n');
   });
 
-  it('crafted task imports (project "/", "..", home, an unseen folder) open no write target', () => {
+  it('crafted task imports: "/" and ".." are refused at import; home, an unseen folder, one outside open no write target', () => {
     const s = setup();
     const before = snapshot(s);
     const judge = { checks: [{ op: 'contains', value: 'ok' }] };
-    const text = JSON.stringify(['/', `${s.seen}/..`, s.env.HOME, s.unseen, path.join(s.seen, '..', 'outside')].map((project, i) => ({ intent: `task ${i}`, project, judge })));
+    for (const project of ['/', `${s.seen}/..`]) {
+      expect(() => parseTaskFile(JSON.stringify([{ intent: 'task', project, judge }]), 'crafted.json'), project).toThrow(/is refused/);
+    }
+    const text = JSON.stringify([s.env.HOME, s.unseen, path.join(s.root, 'outside')].map((project, i) => ({ intent: `task ${i}`, project, judge })));
     const { tasks } = parseTaskFile(text, 'crafted.json');
     expect(tasks.length).toBeGreaterThan(0);
     for (const t of tasks) {
@@ -144,6 +149,13 @@ describe('a `--skill <path>` the user typed', () => {
     applyProposal(s.db, s.paths, p.id, { env: s.env });
     expect(fs.readFileSync(typed, 'utf8')).toContain('# release');
     expect(changedFiles(before, snapshot(s))).toEqual([typed]);
+  });
+
+  it('is still refused in a system folder (staging writes nothing there either)', () => {
+    const s = setup();
+    const typed = '/etc/skillopt-sleep-typed/SKILL.md';
+    expect(() => stage(s, skillAt(null, typed), typed)).toThrow(expect.objectContaining({ code: 'PATH_ESCAPE', message: expect.stringMatching(/inside the system folder \/etc/) }));
+    expect(fs.existsSync(path.dirname(typed))).toBe(false);
   });
 
   it('and only that path: a record re-pointed at a sibling file, or a second proposal without the flag, is refused', () => {

@@ -31,7 +31,7 @@ function setup() {
   const paths = resolvePaths({ env });
   const db = openDb(paths.database);
   const project = path.join(root, 'app');
-  fs.mkdirSync(project, { recursive: true });
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true }); // a git work tree: projects are written only there
   // three sessions whose tool results carry the planted line (a README the agent read each time)
   for (let i = 0; i < 3; i++) {
     const id = `claude-code:s${i}`;

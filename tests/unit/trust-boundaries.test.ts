@@ -25,7 +25,7 @@ function setup() {
   const paths = resolvePaths({ env });
   const db = openDb(paths.database);
   const seen = path.join(root, 'seen');
-  fs.mkdirSync(seen, { recursive: true });
+  fs.mkdirSync(path.join(seen, '.git'), { recursive: true }); // a git work tree: projects are written only there
   markProjectSeen(db, seen);
   cleanups.push(() => {
     db.close();
@@ -70,7 +70,7 @@ describe('write targets are derived, never trusted', () => {
 
   it('a crafted `tasks import` file naming any project does not open a write target, and its secrets are redacted', () => {
     const s = setup();
-    const text = JSON.stringify([{ intent: 'deploy with AKIAQ7RZ4N2LXW5K3M8P', project: '/', judge: { checks: [{ op: 'contains', value: 'ok' }] } }, { intent: 'x', project: path.join(s.root, 'never-seen'), judge: { checks: [{ op: 'contains', value: 'ok' }] } }]);
+    const text = JSON.stringify([{ intent: 'deploy with AKIAQ7RZ4N2LXW5K3M8P', project: s.env.HOME, judge: { checks: [{ op: 'contains', value: 'ok' }] } }, { intent: 'x', project: path.join(s.root, 'never-seen'), judge: { checks: [{ op: 'contains', value: 'ok' }] } }]);
     const { tasks } = parseTaskFile(text, 'crafted.json');
     expect(JSON.stringify(tasks)).not.toContain('AKIAQ7RZ4N2LXW5K3M8P');
     for (const t of tasks) {

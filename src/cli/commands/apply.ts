@@ -7,7 +7,7 @@ import { agentsLabel } from './proposals.js';
 
 /** Finishes or cleans up decisions a crash interrupted, and says what it did. */
 export function recoverAndReport(ctx: CliContext): { actions: string[]; unresolved: string[] } {
-  const r = recoverInterrupted(ctx.db, ctx.paths);
+  const r = recoverInterrupted(ctx.db, ctx.paths, ctx.env);
   for (const a of r.actions) ctx.note(`recovered: ${a}`);
   for (const u of r.unresolved) ctx.note(`warning: ${u}`);
   return r;

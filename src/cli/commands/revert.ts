@@ -11,9 +11,10 @@ export function register(program: Command): void {
       action((ctx, id: string) => {
         recoverAndReport(ctx);
         const out = revertProposal(ctx.db, ctx.paths, id, { env: ctx.env });
-        ctx.emit('revert', { ok: true, id: out.proposal.id, path: out.path, restored: out.restored, copies: out.copies }, () => {
+        ctx.emit('revert', { ok: true, id: out.proposal.id, path: out.path, restored: out.restored, copies: out.copies, removedDirs: out.removedDirs }, () => {
           ctx.print(out.restored === 'removed' ? `reverted ${out.proposal.id}: removed ${out.path} (it did not exist before)` : `reverted ${out.proposal.id}: ${out.path} is back to its previous content`);
           for (const c of out.copies) ctx.print(`copy:    ${c.path} ${c.outcome}`);
+          for (const d of out.removedDirs) ctx.print(`removed: ${d}/ (apply had created it)`);
         });
       }),
     );

@@ -23,7 +23,7 @@ export function register(program: Command): void {
           );
         }
         // finish or roll back an apply a crash interrupted before showing any state
-        const recovery = recoverInterrupted(ctx.db, ctx.paths);
+        const recovery = recoverInterrupted(ctx.db, ctx.paths, ctx.env);
         for (const a of recovery.actions) ctx.note(`recovered: ${a}`);
         for (const u of recovery.unresolved) ctx.note(`warning: ${u}`);
         const initialId = opts.id ? requireProposal(ctx.db, opts.id).id : undefined;

@@ -21,6 +21,7 @@ import { isSkillPathSpec, managedSkillTarget, resolveSkillTarget, scaffoldSkill 
 import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/train.js';
 import { lrSeries, type LrSchedule } from '../../trainer/lr.js';
 import { stageTrainResult, trainingImproved } from '../../proposals/stage-train.js';
+import { assertDerivedTarget } from '../../proposals/targets.js';
 
 interface TrainFlags {
   skill?: string;
@@ -162,6 +163,9 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
       hint: 'mine more sessions (`skillopt-sleep harvest` then `mine`), or pass --tasks FILE with train and val tasks',
     });
   }
+  // a target no proposal could be staged for (not a git work tree of yours, a system folder, a link
+  // leading out) is refused before any model call, not after the run
+  assertDerivedTarget(ctx.db, target, { env: ctx.env, userSkillPath: flags.skill && isSkillPathSpec(flags.skill) ? target.path : undefined });
   const runId = flags.resume ?? newId('run');
   const budget = budgetFromConfig(config.budget);
   const backends = createRoleBackends(config, { db: ctx.db, runId, budget, env: ctx.env, simAllowed: flags.backend === 'sim' });
