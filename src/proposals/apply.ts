@@ -26,7 +26,7 @@ import { editHash } from '../trainer/buffer.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
 import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
-import { backupDir, backupPathFor, clearJournal, finishApply, finishRevert, liveHash, writeJournal } from './journal.js';
+import { appliedRecord, backupDir, backupPathFor, clearJournal, finishApply, finishRevert, liveHash, writeJournal } from './journal.js';
 
 export { rescoreSubset, contentForEdits } from './partial.js';
 
@@ -44,6 +44,8 @@ export interface ApplyOptions extends DecisionOptions {
   content?: string;
   /** apply even though the risk lint flagged the edit (`apply --force-risky`) */
   forceRisky?: boolean;
+  /** partial apply: the validation score the review re-scored the chosen subset to (recorded, never recomputed) */
+  promisedScore?: number | null;
 }
 
 export interface ApplyOutcome {
@@ -135,7 +137,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       writeFileAtomic(`${backupPath}.absent`, '', { mode: 0o600 });
     }
     const now = opts.now ?? Date.now();
-    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale });
+    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale, promisedScore: opts.promisedScore ?? null });
 
     fs.mkdirSync(path.dirname(file), { recursive: true });
     // re-check right before the rename: a write by the user since our read must not be lost
@@ -146,7 +148,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     writeFileAtomic(file, content);
     const copies = writeCopies(p, content, backupPath, env);
 
-    const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds) });
+    const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds), applied: appliedRecord(p, { editIds: opts.editIds, promisedScore: opts.promisedScore, edited: opts.content !== undefined }) });
     clearJournal(paths, p.id);
     const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);
     return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: ALL_AGENTS.filter((a) => readers.has(a)), forced: stale, partial, copies };

@@ -27,6 +27,20 @@ export interface Journal {
   startedAt: number;
   editIds?: string[];
   forced?: boolean;
+  /** the validation score the chosen subset re-scored to (partial apply from the review) */
+  promisedScore?: number | null;
+}
+
+/** What an apply writes, for the record: which accepted edits, out of how many, and the score promised. */
+export function appliedRecord(p: Proposal, opts: { editIds?: string[]; promisedScore?: number | null; edited?: boolean }): NonNullable<Proposal['applied']> {
+  const accepted = p.edits.filter((e) => e.status === 'accepted').map((e) => e.id);
+  if (opts.edited) return { editIds: [], of: accepted.length, valAfter: null, edited: true };
+  const partial = !!opts.editIds && opts.editIds.length > 0;
+  if (!partial) return { editIds: accepted, of: accepted.length, valAfter: p.candidateScore };
+  const chosen = accepted.filter((id) => opts.editIds!.includes(id));
+  // every edit chosen is the whole proposal: its own score holds
+  const all = chosen.length === accepted.length;
+  return { editIds: chosen, of: accepted.length, valAfter: all ? p.candidateScore : (opts.promisedScore ?? null) };
 }
 
 export function backupDir(paths: SleepPaths, proposalId: string): string {
@@ -57,9 +71,9 @@ export function clearJournal(paths: SleepPaths, proposalId: string): void {
 }
 
 /** Records an apply that reached the disk (also used by recovery). */
-export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
+export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null; applied?: Proposal['applied'] }): Proposal {
   return db.transaction(() => {
-    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null });
+    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null, patch: { applied: a.applied ?? appliedRecord(a.proposal, {}) } });
     insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
     return next;
   }).immediate();

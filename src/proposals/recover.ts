@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import { getProposal } from '../store/repos/proposals.js';
-import { clearJournal, finishApply, finishRevert, journalPath, liveHash, type Journal } from './journal.js';
+import { appliedRecord, clearJournal, finishApply, finishRevert, journalPath, liveHash, type Journal } from './journal.js';
 
 export interface RecoveryReport {
   actions: string[];
@@ -76,7 +76,7 @@ function recoverJournal(db: Db, paths: SleepPaths, j: Journal, report: RecoveryR
     clearJournal(paths, j.proposalId);
     report.actions.push(`${j.action} of ${p.id} had completed; removed its journal`);
   } else if (live === j.afterHash) {
-    if (j.action === 'apply') finishApply(db, { proposal: p, path: j.path, beforeHash: j.beforeHash, afterHash: j.afterHash, backupPath: j.backupPath, now, note: 'recovered after an interrupted apply' });
+    if (j.action === 'apply') finishApply(db, { proposal: p, path: j.path, beforeHash: j.beforeHash, afterHash: j.afterHash, backupPath: j.backupPath, now, note: 'recovered after an interrupted apply', applied: appliedRecord(p, { editIds: j.editIds, promisedScore: j.promisedScore }) });
     else finishRevert(db, { proposal: p, path: j.path, beforeHash: j.beforeHash, afterHash: j.afterHash, backupPath: j.backupPath, now, note: 'recovered after an interrupted revert' });
     clearJournal(paths, j.proposalId);
     report.actions.push(`the interrupted ${j.action} of ${p.id} had written ${j.path}; recorded it as ${j.action === 'apply' ? 'applied' : 'reverted'}`);
