@@ -21,7 +21,8 @@ import { assessRisk } from './provenance.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
-import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
+import { recordRejectedEdit, type RejectedEditRow } from '../store/repos/rejected-edits.js';
+import { appendDecision } from './decision-log.js';
 import { editHash } from '../trainer/buffer.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
@@ -174,18 +175,24 @@ export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: 
     });
   }
   const now = opts.now ?? Date.now();
-  return db.transaction(() => {
+  const bans: RejectedEditRow[] = [];
+  const receipt = { proposalId: p.id, action: 'reject' as const, ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null };
+  const out = db.transaction(() => {
     // the trainer's rejected-edit buffer reads these for the same skill (key: the live path). An
     // edit that is also in an applied proposal for this file is live in it: rejecting a duplicate
     // (a superseded or stale copy) must not ban what the user accepted.
     const applied = appliedEditHashes(db, p.skillTarget.path);
     const banned = p.edits.filter((x) => x.status === 'accepted' && !applied.has(editHash(x)));
     for (const e of banned) {
-      recordRejectedEdit(db, { skillKey: p.skillTarget.path, editHash: editHash(e), op: e.op, anchor: e.anchor ?? null, content: e.content, reason: reason ?? 'rejected in review', scoreDrop: null, source: 'user', createdAt: now });
+      const ban: RejectedEditRow = { skillKey: p.skillTarget.path, editHash: editHash(e), op: e.op, anchor: e.anchor ?? null, content: e.content, reason: reason ?? 'rejected in review', scoreDrop: null, source: 'user', createdAt: now };
+      recordRejectedEdit(db, ban);
+      bans.push(ban);
     }
-    insertReceipt(db, { proposalId: p.id, action: 'reject', ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null });
+    insertReceipt(db, receipt);
     return { ...updateProposalStatus(db, p.id, 'rejected', { reason: reason ?? null, decidedAt: now }), rememberedEdits: banned.length };
   }).immediate();
+  appendDecision(p.dir, { action: 'reject', ts: now, status: 'rejected', receipt, bans });
+  return out;
 }
 
 /** Hashes of the accepted edits of every applied proposal for `skillPath`. */

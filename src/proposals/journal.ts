@@ -11,6 +11,7 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Proposal } from '../core/records.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { insertReceipt, updateProposalStatus } from '../store/repos/proposals.js';
+import { appendDecision } from './decision-log.js';
 
 /** Journal of an in-flight apply or revert; its presence means "not finished". */
 export interface Journal {
@@ -72,16 +73,23 @@ export function clearJournal(paths: SleepPaths, proposalId: string): void {
 
 /** Records an apply that reached the disk (also used by recovery). */
 export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null; applied?: Proposal['applied'] }): Proposal {
-  return db.transaction(() => {
-    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null, patch: { applied: a.applied ?? appliedRecord(a.proposal, {}) } });
-    insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
-    return next;
+  const applied = a.applied ?? appliedRecord(a.proposal, {});
+  const receipt = { proposalId: a.proposal.id, action: 'apply' as const, ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note };
+  const next = db.transaction(() => {
+    const out = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null, patch: { applied } });
+    insertReceipt(db, receipt);
+    return out;
   }).immediate();
+  appendDecision(a.proposal.dir, { action: 'apply', ts: a.now, status: 'applied', receipt, applied });
+  return next;
 }
 
 export function finishRevert(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
-  return db.transaction(() => {
-    insertReceipt(db, { proposalId: a.proposal.id, action: 'revert', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
+  const receipt = { proposalId: a.proposal.id, action: 'revert' as const, ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note };
+  const next = db.transaction(() => {
+    insertReceipt(db, receipt);
     return updateProposalStatus(db, a.proposal.id, 'reverted', { decidedAt: a.now });
   }).immediate();
+  appendDecision(a.proposal.dir, { action: 'revert', ts: a.now, status: 'reverted', receipt });
+  return next;
 }

@@ -230,8 +230,12 @@ function brokenFrontMatter(why: string): SleepError {
   });
 }
 
-/** One line per kind of removal, for the proposal's notes. */
+/** One line per kind of removal, for the proposal's notes (and one on the scores, when rules went). */
 export function describeRemovals(removed: GuardRemoval[]): string[] {
+  const rules = removed.filter((r) => r.why !== 'empty-section' && r.why !== 'run-note').length;
+  const scores = rules
+    ? [`the scores above were measured with the ${rules} line(s) the staging guard took out still in the text; the text staged is without them`]
+    : [];
   const label: Record<GuardReason, string> = {
     'run-note': 'run note(s) moved to the run\'s files',
     'cut-text': 'line(s) of cut text',
@@ -242,7 +246,7 @@ export function describeRemovals(removed: GuardRemoval[]): string[] {
   };
   const by = new Map<GuardReason, string[]>();
   for (const r of removed) by.set(r.why, [...(by.get(r.why) ?? []), r.line.trim()]);
-  return [...by].map(([why, lines]) => `staging guard took out ${lines.length} ${label[why]}: ${lines.slice(0, 3).map((l) => `"${l.slice(0, 80)}"`).join(', ')}${lines.length > 3 ? ', …' : ''}`);
+  return [...scores, ...[...by].map(([why, lines]) => `staging guard took out ${lines.length} ${label[why]}: ${lines.slice(0, 3).map((l) => `"${l.slice(0, 80)}"`).join(', ')}${lines.length > 3 ? ', …' : ''}`)];
 }
 
 /**

@@ -26,6 +26,8 @@ export interface ProposalReport {
   risk?: Array<{ rule: string; line: string; why: string }>;
   /** what the staging guard took out of the candidate (staging-guard.ts); a partial apply keeps them out too */
   guard?: { removed: Array<{ line: string; why: string }> };
+  /** the `--skill <path>` the user typed, when the target came from it */
+  userSkillPath?: string;
 }
 
 /**

@@ -205,6 +205,8 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...describeRemovals(guarded.removed), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
     risk,
     guard: { removed: guarded.removed },
+    // kept on disk so `doctor --repair` gives the rebuilt proposal the same allowance at apply
+    ...(userTyped ? { userSkillPath: input.target.path } : {}),
   };
 
   ensurePrivateDir(paths.proposalsDir);
