@@ -148,6 +148,25 @@ describe('a sim night, applied in part, reverted, applied whole', () => {
     expect(cli(['proposals', 'list']).stdout).toMatch(new RegExp(`${id}.* ${accepted.length} edits`));
   });
 
+  it('doctor --repair brings a zero-filled database back with the apply and the proposal, from the records on disk', () => {
+    const before = json<{ proposals: Array<{ id: string; status: string; applied: unknown }> }>(['proposals', 'list']).proposals;
+    expect(before.some((p) => p.status === 'applied')).toBe(true);
+    const db = path.join(env.SKILLOPT_SLEEP_HOME!, 'state', 'sleep.db');
+    fs.writeFileSync(db, Buffer.alloc(fs.statSync(db).size));
+    for (const f of [`${db}-wal`, `${db}-shm`]) fs.rmSync(f, { force: true });
+    // the damaged database is named, with the command that repairs it (never "move it away")
+    const broken = cli(['doctor']);
+    expect(broken.status).toBe(1);
+    expect(broken.stdout + broken.stderr).toContain('doctor --repair');
+    const r = cli(['doctor', '--repair', '--json']);
+    const out = JSON.parse(r.stdout) as { repair: { database: string; movedAside: string[]; applies: number; proposals: number } };
+    // no backup was taken (no daemon ran): rebuilt from the proposal folders alone
+    expect(out.repair).toMatchObject({ database: 'recreated', applies: 2, proposals: before.length });
+    expect(fs.existsSync(out.repair.movedAside[0])).toBe(true);
+    const after = json<{ proposals: Array<{ id: string; status: string; applied: unknown }> }>(['proposals', 'list']).proposals;
+    expect(after.map((p) => [p.id, p.status, p.applied])).toEqual(before.map((p) => [p.id, p.status, p.applied]));
+  });
+
   it('the check above catches each thing the issue found in a live file', () => {
     const front = '---\nname: x\ndescription: y\n---\n\n# x\n\n';
     expect(notRules(`${front}## Rules for every job\n`)).toEqual(['empty section: ## Rules for every job']);
