@@ -116,8 +116,8 @@ describe('a sim night, applied in part, reverted, applied whole', () => {
 
     // 1. the first edit alone (the draft: its sections and the heading the others would fill)
     const first = accepted[0];
-    const a = cli(['apply', id, '--only', first.id]);
-    expect(a.status, a.stderr).toBe(0);
+    const a = json<{ applied: { editIds: string[]; of: number; valAfter: number | null } }>(['apply', id, '--only', first.id]);
+    expect(a.applied).toMatchObject({ editIds: [first.id], of: accepted.length });
     const partial = fs.readFileSync(live, 'utf8');
     expect(notRules(partial)).toEqual([]);
     for (const e of accepted.slice(1)) for (const b of bulletsOf(e)) expect(partial, `edit ${e.id} was not chosen`).not.toContain(b);
@@ -126,8 +126,8 @@ describe('a sim night, applied in part, reverted, applied whole', () => {
     let history = json<{ entries: HistoryEntry[] }>(['history']).entries;
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ proposalId: id, status: 'applied', edits: 1, editsOf: accepted.length, editIds: [first.id] });
-    // the CLI did not re-score the subset: the record says so instead of the whole proposal's score
-    expect(history[0].promised.val.after).toBeNull();
+    // the subset's own score (from the rollout cache, or null: never scored), never the whole proposal's
+    expect(history[0].promised.val.after).toBe(a.applied.valAfter);
     const list = cli(['proposals', 'list']);
     expect(list.stdout).toContain(`1 of ${accepted.length} edits`);
     expect(cli(['history']).stdout).toContain(`1 of ${accepted.length} edits`);

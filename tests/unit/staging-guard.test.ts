@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { guardPartialContent, guardSkillContent, normalizeRule } from '../../src/proposals/staging-guard.js';
 import { GUIDANCE_END, GUIDANCE_START } from '../../src/core/skill-doc.js';
+import { renderProposalReport } from '../../src/proposals/staging-report.js';
 
 const FRONT = '---\nname: skillopt-sleep-learned\ndescription: Use when writing a CHANGELOG entry.\n---\n';
 const SCAFFOLD = `${FRONT}\n# skillopt-sleep-learned\n\nLearned by skillopt-sleep from your recurring tasks.\n`;
@@ -77,5 +78,31 @@ describe('staging guard', () => {
     const partial = `${SCAFFOLD}\n## When writing a CHANGELOG entry\n\n- Put entries under [Unreleased].\n- Also call out the behaviour change.\n\n## Rules for every job\n`;
     const out = guardPartialContent(partial, SCAFFOLD, [{ line: '- Also call out the behaviour change.', why: 'one-off' }]);
     expect(out).toBe(candidate);
+  });
+});
+
+describe('the proposal report', () => {
+  it('says "no gain" first when the held-out test score did not rise', () => {
+    const report = {
+      schema: 'skillopt-sleep.proposal.v1' as const,
+      id: 'p_1',
+      runId: null,
+      nightId: null,
+      createdAt: '2026-12-05T03:00:00.000Z',
+      target: { agent: 'claude-code' as const, path: '/x/SKILL.md', name: 'x', kind: 'managed' as const, readBy: [], project: null },
+      baseHash: '',
+      candidateHash: 'h',
+      editScope: 'document' as const,
+      gate: { accepted: true, baselineScore: 0.58, candidateScore: 0.71, trials: [] },
+      test: { before: 0.88, after: 0.88 },
+      perTask: [],
+      edits: { accepted: [], rejected: [], unmatched: [] },
+      budget: null,
+      backends: {},
+      notes: [],
+    };
+    const lines = renderProposalReport(report).split('\n');
+    expect(lines[2]).toBe('**NO GAIN on held-out tasks: test 0.88 → 0.88; only validation, which training was tuned on, improved**');
+    expect(renderProposalReport({ ...report, test: { before: 0.5, after: 0.6 } })).not.toContain('NO GAIN');
   });
 });
