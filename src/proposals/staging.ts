@@ -135,6 +135,11 @@ function writeRunNotes(paths: SleepPaths, runId: string | null, notes: string[])
   writeFileAtomic(path.join(dir, 'run-notes.md'), `# Notes of run ${runId}\n\nWritten by the trainer between epochs; kept here, never in the skill.\n\n${notes.join('\n')}\n`, { mode: 0o600 });
 }
 
+function runNotesNote(paths: SleepPaths, runId: string | null, notes: string[]): string[] {
+  if (!notes.length) return [];
+  return [`${notes.length} line(s) of the trainer's notes kept out of the skill${runId ? `: ${path.join(paths.runsDir, runId, 'run-notes.md')}` : ''}`];
+}
+
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
   assertDerivedTarget(db, input.target, { env: input.env, userSkillPath: input.userSkillPath });
   const userTyped = !!input.userSkillPath && path.resolve(input.userSkillPath) === input.target.path;
@@ -202,7 +207,7 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     },
     budget: input.budget ?? null,
     backends: input.backends ?? {},
-    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...describeRemovals(guarded.removed), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
+    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...describeRemovals(guarded.removed), ...runNotesNote(paths, input.runId, guarded.runNotes), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
     risk,
     guard: { removed: guarded.removed },
     // kept on disk so `doctor --repair` gives the rebuilt proposal the same allowance at apply
