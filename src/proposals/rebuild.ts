@@ -18,7 +18,7 @@ import type { SleepPaths } from '../core/paths.js';
 import { ProposalSchema, type EditRecord, type Proposal, type SkillTarget } from '../core/records.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import { openDb, type Db } from '../store/db.js';
-import { dbBackupDir, isHealthyDatabase, listDbBackups } from '../store/backup.js';
+import { assertSqliteLoads, dbBackupDir, isHealthyDatabase, listDbBackups } from '../store/backup.js';
 import { getProposal, insertProposal, insertReceipt, listProposals, listReceipts, setProposalUserSkillPath, updateProposalStatus } from '../store/repos/proposals.js';
 import { countUserBans, deleteRejectedEdit, recordRejectedEdit } from '../store/repos/rejected-edits.js';
 import { readDecisions, type DecisionEntry } from './decision-log.js';
@@ -177,6 +177,8 @@ export function mergeDiskRecords(db: Db, paths: SleepPaths): { proposalsAdded: n
  * database is kept beside the new one for the user (or a bug report).
  */
 export function repairDatabase(paths: SleepPaths, now = Date.now()): RepairOutcome {
+  // a missing native binding makes every file look damaged: refuse before touching any
+  assertSqliteLoads();
   ensurePrivateDir(paths.stateDir);
   let database: RepairOutcome['database'] = 'healthy';
   let movedAside: string[] = [];

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
+import { SleepError } from '../core/errors.js';
 
 const PREFIX = 'sleep-';
 const SUFFIX = '.db';
@@ -70,6 +71,21 @@ export function pruneDbBackups(dir: string, keep: number): string[] {
   const old = listDbBackups(dir).slice(Math.max(1, keep));
   for (const b of old) fs.rmSync(b.file, { force: true });
   return old.map((b) => b.file);
+}
+
+/**
+ * Throws unless SQLite itself loads (its native binding): without it every database looks
+ * damaged, and a repair must not move a healthy file aside for that.
+ */
+export function assertSqliteLoads(): void {
+  try {
+    new Database(':memory:').close();
+  } catch (err) {
+    throw new SleepError('INTERNAL', `SQLite does not load here: ${(err as Error).message}`, {
+      hint: 'your database is probably fine; reinstall skillopt-sleep (`npm i -g skillopt-sleep`) or, in a clone, `npm rebuild better-sqlite3`; nothing was changed',
+      cause: err,
+    });
+  }
 }
 
 /**
