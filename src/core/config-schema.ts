@@ -196,7 +196,13 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
-    autoApply: z.boolean().default(false).describe('Apply a proposal automatically when its gate passed and its test score did not drop.'),
+    autoApply: z.boolean().default(false).describe('Apply a proposal automatically when its gate passed and its held-out test score rose.'),
+    backups: z
+      .object({
+        keep: z.number().int().min(1).max(100).default(7).describe('Online backups of the database kept in the state folder (one after each night and one a day by the daemon); `doctor --repair` restores from the newest.'),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info').describe('Log level of the daemon and night logs.'),

@@ -283,5 +283,15 @@ export const ProposalSchema = z.object({
   decidedAt: z.number().int().nullable().optional(),
   reason: z.string().nullable().optional(),
   dir: z.string(), // proposals/<id>/
+  /**
+   * What the last apply wrote: the accepted edits (all of them, or the subset of a partial apply),
+   * out of how many, and the validation score that text promised (the candidate's for all edits,
+   * the re-scored subset's for a partial apply; null when the subset was never scored or the user
+   * edited the text).
+   */
+  applied: z
+    .object({ editIds: z.array(z.string()), of: z.number().int(), valAfter: z.number().nullable(), edited: z.boolean().optional() })
+    .nullable()
+    .optional(),
 });
 export type Proposal = z.infer<typeof ProposalSchema>;

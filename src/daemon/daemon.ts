@@ -3,6 +3,7 @@
  * files to the incremental harvester, mines new sessions, runs the night on schedule in a child
  * process, answers `status`/`night --now` over IPC, and stops cleanly within 10 s.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import cron, { type ScheduledTask } from 'node-cron';
@@ -23,6 +24,10 @@ import { NightRunner, type NightOutcome, type NightTrigger } from './night-runne
 import { startIpcServer, socketPathFor, type IpcReply, type IpcRequest } from './ipc.js';
 import { decideCatchUp, detectWake, nextRunAfter, validateSchedule } from './timing.js';
 import * as health from './health.js';
+import { backupDatabase, dbBackupDir, listDbBackups } from '../store/backup.js';
+
+/** The daemon takes a database backup after each night and, between nights, at least this often. */
+const BACKUP_EVERY_MS = 24 * 60 * 60 * 1000;
 
 export interface DaemonOptions {
   paths: SleepPaths;
@@ -64,6 +69,7 @@ export class Daemon {
   private lastHarvestAt: number | undefined;
   private lastHarvestError: string | undefined;
   private harvesting = false;
+  private backingUp = false;
   private stopping: Promise<void> | undefined;
   private readonly socket: string;
   private startTime: string | null = null;
@@ -260,7 +266,36 @@ export class Daemon {
     // a skipped request while a night runs must not overwrite that night's record
     if (!(outcome.status === 'skipped' && this.nights.running)) health.writeLastNight(this.db, outcome);
     this.writeHealth();
+    // a night stages proposals (and autoApply applies them): keep a copy of the store with them in it
+    if (outcome.status === 'done') await this.backupDb('after a night');
     return outcome;
+  }
+
+  /**
+   * An online backup of the store (store/backup.ts), the newest `backups.keep` kept. A failed
+   * backup is logged and retried on the next heartbeat's daily check; it never stops the daemon.
+   */
+  async backupDb(why: string): Promise<void> {
+    if (this.backingUp || this.abort.signal.aborted) return;
+    this.backingUp = true;
+    try {
+      const file = await backupDatabase(this.db, dbBackupDir(this.o.paths.stateDir), this.o.config.backups.keep);
+      this.log.info({ file }, `database backed up (${why})`);
+    } catch (err) {
+      this.log.error({ err: errorMessage(err) }, `database backup failed (${why}); \`skillopt-sleep doctor\` checks the state folder`);
+    } finally {
+      this.backingUp = false;
+    }
+  }
+
+  private backupDue(now: number): boolean {
+    const newest = listDbBackups(dbBackupDir(this.o.paths.stateDir))[0];
+    if (!newest) return true;
+    try {
+      return now - fs.statSync(newest.file).mtimeMs >= BACKUP_EVERY_MS;
+    } catch {
+      return true;
+    }
   }
 
   private maybeCatchUp(why: 'start' | 'wake'): void {
@@ -300,6 +335,7 @@ export class Daemon {
       return;
     }
     this.writeHealth();
+    if (!this.nights.running && this.backupDue(now)) void this.backupDb('daily');
     if (wake.woke) {
       this.log.info({ sleptMs: wake.sleptMs }, 'woke from sleep');
       this.queue.requestRescan();

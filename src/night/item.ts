@@ -217,8 +217,9 @@ function maybeAutoApply(a: TrainItemArgs, proposalId: string, test: { before: nu
     a.report.notes.push(`auto-apply skipped for ${proposalId}: no held-out test tasks to confirm it does not regress`);
     return;
   }
-  if (after < before) {
-    a.report.notes.push(`auto-apply skipped for ${proposalId}: the test score dropped (${before.toFixed(2)} → ${after.toFixed(2)})`);
+  // no gain on the held-out tasks (the same score counts): the user decides, never autoApply
+  if (after <= before) {
+    a.report.notes.push(`auto-apply skipped for ${proposalId}: no gain on the held-out test tasks (${before.toFixed(2)} → ${after.toFixed(2)})`);
     return;
   }
   try {

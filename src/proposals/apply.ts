@@ -25,13 +25,15 @@ import { assessRisk } from './provenance.js';
 import { ensurePrivateDir, makeDirsTracked, missingDirs, readIfExists, removeEmptyDirs, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
-import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
+import { recordRejectedEdit, type RejectedEditRow } from '../store/repos/rejected-edits.js';
+import { appendDecision } from './decision-log.js';
 import { editHash } from '../trainer/buffer.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
 import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
 import {
   AppliedRecordSchema,
+  appliedRecord,
   appliedRecordPath,
   backupDir,
   backupPathFor,
@@ -62,6 +64,8 @@ export interface ApplyOptions extends DecisionOptions {
   content?: string;
   /** apply even though the risk lint flagged the edit (`apply --force-risky`) */
   forceRisky?: boolean;
+  /** partial apply: the validation score the review re-scored the chosen subset to (recorded, never recomputed) */
+  promisedScore?: number | null;
 }
 
 export interface ApplyOutcome {
@@ -157,7 +161,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     // the folders this apply will make (for the file and its copies), named before any is made,
     // so a crash or a revert takes away exactly those and never one that was there before
     const planned = removableDirs(p, [...new Set([file, ...(p.skillTarget.mirrors ?? []).map((m) => m.path)].flatMap((f) => missingDirs(path.dirname(f))))], env);
-    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale, createdDirs: planned });
+    writeJournal(paths, { v: 1, action: 'apply', proposalId: p.id, path: file, beforeHash, afterHash, backupPath, pid: process.pid, startedAt: now, editIds: opts.editIds, forced: stale, createdDirs: planned, promisedScore: opts.promisedScore ?? null });
 
     // re-checked right before the folders are made and again before the rename: a link swapped in
     // since the checks must not lead the write out (what was made for it goes again)
@@ -181,7 +185,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const copies = writeCopies(p, content, backupPath, env, created);
 
     writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
-    const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds) });
+    const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds), applied: appliedRecord(p, { editIds: opts.editIds, promisedScore: opts.promisedScore, edited: opts.content !== undefined }) });
     clearJournal(paths, p.id);
     const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);
     return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: ALL_AGENTS.filter((a) => readers.has(a)), forced: stale, partial, copies };
@@ -207,18 +211,24 @@ export function rejectProposal(db: Db, _paths: SleepPaths, id: string, reason?: 
     });
   }
   const now = opts.now ?? Date.now();
-  return db.transaction(() => {
+  const bans: RejectedEditRow[] = [];
+  const receipt = { proposalId: p.id, action: 'reject' as const, ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null };
+  const out = db.transaction(() => {
     // the trainer's rejected-edit buffer reads these for the same skill (key: the live path). An
     // edit that is also in an applied proposal for this file is live in it: rejecting a duplicate
     // (a superseded or stale copy) must not ban what the user accepted.
     const applied = appliedEditHashes(db, p.skillTarget.path);
     const banned = p.edits.filter((x) => x.status === 'accepted' && !applied.has(editHash(x)));
     for (const e of banned) {
-      recordRejectedEdit(db, { skillKey: p.skillTarget.path, editHash: editHash(e), op: e.op, anchor: e.anchor ?? null, content: e.content, reason: reason ?? 'rejected in review', scoreDrop: null, source: 'user', createdAt: now });
+      const ban: RejectedEditRow = { skillKey: p.skillTarget.path, editHash: editHash(e), op: e.op, anchor: e.anchor ?? null, content: e.content, reason: reason ?? 'rejected in review', scoreDrop: null, source: 'user', createdAt: now };
+      recordRejectedEdit(db, ban);
+      bans.push(ban);
     }
-    insertReceipt(db, { proposalId: p.id, action: 'reject', ts: now, path: p.skillTarget.path, beforeHash: p.baseHash, afterHash: null, backupPath: null, note: reason ?? null });
+    insertReceipt(db, receipt);
     return { ...updateProposalStatus(db, p.id, 'rejected', { reason: reason ?? null, decidedAt: now }), rememberedEdits: banned.length };
   }).immediate();
+  appendDecision(p.dir, { action: 'reject', ts: now, status: 'rejected', receipt, bans });
+  return out;
 }
 
 /** Hashes of the accepted edits of every applied proposal for `skillPath`. */

@@ -8,6 +8,7 @@ import { SleepError } from '../core/errors.js';
 import { listProposals, requireProposal } from '../store/repos/proposals.js';
 import { deleteRejectedEdit, findRejectedEditsByHashPrefix, listRejectedEdits, type RejectedEditRow } from '../store/repos/rejected-edits.js';
 import { editHash } from '../trainer/buffer.js';
+import { appendDecision } from './decision-log.js';
 
 export interface ForgetOutcome {
   editHash: string;
@@ -60,10 +61,17 @@ export function forgetRejectedEdit(db: Db, ref: string): ForgetOutcome {
     });
   }
   const c = unique[0]!;
-  return db.transaction(() => {
+  const out = db.transaction(() => {
     const rows = listRejectedEdits(db, c.skillKey).filter((r) => r.editHash === c.editHash);
     deleteRejectedEdit(db, c.skillKey, c.editHash);
     const first = rows[0]!;
     return { editHash: c.editHash, skillPath: c.skillKey, op: first.op, content: first.content, sources: rows.map((r) => r.source) };
   }).immediate();
+  // on disk too, in every proposal folder that holds the edit: a repair replays it after the rejects
+  const ts = Date.now();
+  for (const p of listProposals(db)) {
+    if (p.skillTarget.path !== c.skillKey || !p.edits.some((e) => editHash(e) === c.editHash)) continue;
+    appendDecision(p.dir, { action: 'forget', ts, status: p.status, receipt: null, forgotten: { skillKey: c.skillKey, editHash: c.editHash } });
+  }
+  return out;
 }

@@ -23,6 +23,7 @@ import { SleepError } from '../core/errors.js';
 import { isInside, systemPathProblem } from '../core/write-roots.js';
 import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { insertReceipt, updateProposalStatus } from '../store/repos/proposals.js';
+import { appendDecision } from './decision-log.js';
 
 /** Journal of an in-flight apply or revert; its presence means "not finished". */
 export interface Journal {
@@ -41,6 +42,8 @@ export interface Journal {
   forced?: boolean;
   /** folders that did not exist when the apply started and that it creates (top-down), for the file and its copies */
   createdDirs?: string[];
+  /** the validation score the chosen subset re-scored to (partial apply from the review) */
+  promisedScore?: number | null;
 }
 
 const HASH = z.string().regex(/^([0-9a-f]{64})?$/, 'not a sha256');
@@ -61,6 +64,7 @@ export const JournalSchema = z
     editIds: z.array(z.string()).optional(),
     forced: z.boolean().optional(),
     createdDirs: z.array(z.string().min(1)).optional(),
+    promisedScore: z.number().nullable().optional(),
   })
   .strict();
 
@@ -167,6 +171,18 @@ export function removableDirs(p: Proposal, dirs: string[], env: NodeJS.ProcessEn
   return dirs.filter((d) => validCreatedDirs(p, [d], env) === null);
 }
 
+/** What an apply writes, for the record: which accepted edits, out of how many, and the score promised. */
+export function appliedRecord(p: Proposal, opts: { editIds?: string[]; promisedScore?: number | null; edited?: boolean }): NonNullable<Proposal['applied']> {
+  const accepted = p.edits.filter((e) => e.status === 'accepted').map((e) => e.id);
+  if (opts.edited) return { editIds: [], of: accepted.length, valAfter: null, edited: true };
+  const partial = !!opts.editIds && opts.editIds.length > 0;
+  if (!partial) return { editIds: accepted, of: accepted.length, valAfter: p.candidateScore };
+  const chosen = accepted.filter((id) => opts.editIds!.includes(id));
+  // every edit chosen is the whole proposal: its own score holds
+  const all = chosen.length === accepted.length;
+  return { editIds: chosen, of: accepted.length, valAfter: all ? p.candidateScore : (opts.promisedScore ?? null) };
+}
+
 export function backupDir(paths: SleepPaths, proposalId: string): string {
   return path.join(paths.backupsDir, proposalId);
 }
@@ -195,17 +211,24 @@ export function clearJournal(paths: SleepPaths, proposalId: string): void {
 }
 
 /** Records an apply that reached the disk (also used by recovery). */
-export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
-  return db.transaction(() => {
-    const next = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null });
-    insertReceipt(db, { proposalId: a.proposal.id, action: 'apply', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
-    return next;
+export function finishApply(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null; applied?: Proposal['applied'] }): Proposal {
+  const applied = a.applied ?? appliedRecord(a.proposal, {});
+  const receipt = { proposalId: a.proposal.id, action: 'apply' as const, ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note };
+  const next = db.transaction(() => {
+    const out = updateProposalStatus(db, a.proposal.id, 'applied', { decidedAt: a.now, reason: null, patch: { applied } });
+    insertReceipt(db, receipt);
+    return out;
   }).immediate();
+  appendDecision(a.proposal.dir, { action: 'apply', ts: a.now, status: 'applied', receipt, applied });
+  return next;
 }
 
 export function finishRevert(db: Db, a: { proposal: Proposal; path: string; beforeHash: string; afterHash: string; backupPath: string; now: number; note: string | null }): Proposal {
-  return db.transaction(() => {
-    insertReceipt(db, { proposalId: a.proposal.id, action: 'revert', ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note });
+  const receipt = { proposalId: a.proposal.id, action: 'revert' as const, ts: a.now, path: a.path, beforeHash: a.beforeHash, afterHash: a.afterHash, backupPath: a.backupPath, note: a.note };
+  const next = db.transaction(() => {
+    insertReceipt(db, receipt);
     return updateProposalStatus(db, a.proposal.id, 'reverted', { decidedAt: a.now });
   }).immediate();
+  appendDecision(a.proposal.dir, { action: 'revert', ts: a.now, status: 'reverted', receipt });
+  return next;
 }

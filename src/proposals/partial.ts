@@ -17,6 +17,7 @@ import { requireProposal } from '../store/repos/proposals.js';
 import { getTask } from '../store/repos/tasks.js';
 import { applyEdits } from '../trainer/edits.js';
 import { scoreSkill, type GateMetric } from '../replay/index.js';
+import { guardPartialContent, stagedRemovals } from './staging-guard.js';
 
 /** Where edits may land for this target: the whole document of our managed skill, else the learned region. */
 export function editScopeFor(p: Proposal): 'document' | 'learned' {
@@ -80,7 +81,8 @@ export function contentForEdits(p: Proposal, editIds: string[], _paths?: SleepPa
       hint: 'include the edits they depend on, or apply the whole proposal',
     });
   }
-  return content;
+  // only rules reach a live file: no empty heading left by the edits not chosen, nothing staging refused
+  return guardPartialContent(content, startContent(p), stagedRemovals(p.dir));
 }
 
 export interface RescoreOptions {

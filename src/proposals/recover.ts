@@ -23,6 +23,7 @@ import { assertDerivedTarget } from './targets.js';
 import {
   JournalSchema,
   PROPOSAL_ID,
+  appliedRecord,
   backupPathFor,
   clearJournal,
   finishApply,
@@ -128,7 +129,7 @@ function recoverJournal(db: Db, paths: SleepPaths, dirName: string, j: Journal, 
   } else if (live === j.afterHash) {
     if (j.action === 'apply') {
       writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: j.path, createdDirs: created });
-      finishApply(db, { proposal: p, path: j.path, beforeHash: j.beforeHash, afterHash: j.afterHash, backupPath: j.backupPath, now, note: 'recovered after an interrupted apply' });
+      finishApply(db, { proposal: p, path: j.path, beforeHash: j.beforeHash, afterHash: j.afterHash, backupPath: j.backupPath, now, note: 'recovered after an interrupted apply', applied: appliedRecord(p, { editIds: j.editIds, promisedScore: j.promisedScore }) });
     } else {
       finishRevert(db, { proposal: p, path: j.path, beforeHash: j.beforeHash, afterHash: j.afterHash, backupPath: j.backupPath, now, note: 'recovered after an interrupted revert' });
     }

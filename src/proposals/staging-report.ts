@@ -24,6 +24,22 @@ export interface ProposalReport {
   notes: string[];
   /** risk-lint flags on the lines the proposal adds (risk-lint.ts); applying needs --force-risky */
   risk?: Array<{ rule: string; line: string; why: string }>;
+  /** what the staging guard took out of the candidate (staging-guard.ts); a partial apply keeps them out too */
+  guard?: { removed: Array<{ line: string; why: string }> };
+  /** the `--skill <path>` the user typed, when the target came from it */
+  userSkillPath?: string;
+}
+
+/**
+ * The held-out audit of a proposal showed no gain: its test score (tasks the gate never saw) did
+ * not rise. Said first wherever the proposal is reviewed; autoApply never takes such a proposal.
+ * Null when the test score rose, or when there were no test tasks to say either way.
+ */
+export function noGainBanner(test: { before: number | null | undefined; after: number | null | undefined }): string | null {
+  const { before, after } = test;
+  if (before === null || before === undefined || after === null || after === undefined) return null;
+  if (after > before) return null;
+  return `NO GAIN on held-out tasks: test ${fmtScore(before)} → ${fmtScore(after)}${after < before ? ' (worse)' : ''}; only validation, which training was tuned on, improved`;
 }
 
 /** One line of untrusted text, with ANSI/OSC escapes and control/format characters removed. */
@@ -58,6 +74,8 @@ function editLines(title: string, edits: EditRecord[]): string[] {
 export function renderProposalReport(r: ProposalReport): string {
   const lines: string[] = [];
   lines.push(`# Proposal ${r.id}: ${cell(r.target.name)}`, '');
+  const banner = noGainBanner({ before: r.test?.before, after: r.test?.after });
+  if (banner) lines.push(`**${banner}**`, '');
   lines.push(`- file: \`${r.target.path}\` (${r.target.kind})`);
   lines.push(`- read by: ${r.target.readBy.length ? r.target.readBy.join(', ') : 'no agent detected for this location'}`);
   if (r.target.project) lines.push(`- project: \`${r.target.project}\``);

@@ -9,7 +9,9 @@
  * The folder is assembled under a hidden temp name and renamed into place, then the row is
  * inserted: a crash leaves either nothing visible or a complete folder (an orphan folder without a
  * row is cleaned by `recoverInterrupted`). Staging never touches the live file. A proposal still
- * waiting for the same file becomes `superseded` (never a ban on its edits).
+ * waiting for the same file becomes `superseded` (never a ban on its edits), unless the new one is
+ * the same text for the same base: then nothing is staged and the waiting one stays as it is.
+ * The candidate passes the staging guard first (staging-guard.ts): only rules reach a proposal.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,10 @@ import { assertDerivedTarget } from './targets.js';
 import { assessRisk } from './provenance.js';
 import { ensurePrivateDir, fsyncDir, sha256, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
-import { insertProposal, setProposalUserSkillPath, supersedeWaitingProposals } from '../store/repos/proposals.js';
+import { insertProposal, listProposals, setProposalUserSkillPath, supersedeWaitingProposals } from '../store/repos/proposals.js';
+import { correctionSessionCounts } from '../store/repos/corrections.js';
+import { SleepError } from '../core/errors.js';
+import { describeRemovals, guardSkillContent, normalizeRule, type GuardResult } from './staging-guard.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
 
 /** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
@@ -99,16 +104,64 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
   ].join('\n');
 }
 
+/** Normalized texts of the corrections the user said in one session only (see staging-guard). */
+export function oneOffCorrections(db: Db): Set<string> {
+  const sessions = new Map<string, Set<string>>();
+  for (const c of correctionSessionCounts(db)) {
+    const key = normalizeRule(c.text);
+    if (!key) continue;
+    const set = sessions.get(key) ?? new Set<string>();
+    for (const s of c.sessionIds) set.add(s);
+    sessions.set(key, set);
+  }
+  return new Set([...sessions].filter(([, s]) => s.size < 2).map(([k]) => k));
+}
+
+/** The guard over a text that may reach the live file, with what the store knows of one-off corrections. */
+export function guardForTarget(db: Db, text: string, start: string | null): GuardResult {
+  return guardSkillContent(text, { start, oneOffCorrections: oneOffCorrections(db) });
+}
+
+/** The proposal still waiting for `file` with exactly this base and candidate, if any. */
+function identicalWaiting(db: Db, file: string, baseHash: string, candidateHash: string): Proposal | undefined {
+  return listProposals(db, { status: ['staged', 'stale'] }).find((p) => p.skillTarget.path === file && p.baseHash === baseHash && sha256(p.candidate) === candidateHash);
+}
+
+/** The run's notes the guard took out of the candidate go to the run's folder, beside its other files. */
+function writeRunNotes(paths: SleepPaths, runId: string | null, notes: string[]): void {
+  if (!runId || !notes.length) return;
+  const dir = path.join(paths.runsDir, runId);
+  ensurePrivateDir(dir);
+  writeFileAtomic(path.join(dir, 'run-notes.md'), `# Notes of run ${runId}\n\nWritten by the trainer between epochs; kept here, never in the skill.\n\n${notes.join('\n')}\n`, { mode: 0o600 });
+}
+
+function runNotesNote(paths: SleepPaths, runId: string | null, notes: string[]): string[] {
+  if (!notes.length) return [];
+  return [`${notes.length} line(s) of the trainer's notes kept out of the skill${runId ? `: ${path.join(paths.runsDir, runId, 'run-notes.md')}` : ''}`];
+}
+
 export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Proposal {
   assertDerivedTarget(db, input.target, { env: input.env, userSkillPath: input.userSkillPath });
   const userTyped = !!input.userSkillPath && path.resolve(input.userSkillPath) === input.target.path;
+  const base = input.baseContent ?? '';
+  const guarded = guardForTarget(db, input.candidate, input.startContent ?? input.baseContent);
+  const candidate = guarded.content;
+  writeRunNotes(paths, input.runId, guarded.runNotes);
+  if (candidate === base) {
+    throw new SleepError('INVALID_INPUT', `nothing left to propose for ${input.target.path}: the staging guard took out every change (${guarded.removed.length} line(s))`, {
+      hint: 'nothing was staged and the live file is unchanged; the next night trains again',
+    });
+  }
+  const baseHash = input.baseContent === null ? '' : sha256(input.baseContent);
+  // the same text for the same base is already waiting: re-staging it (a night served from the
+  // cache) would supersede the proposal the user has not read yet with its own copy
+  const twin = identicalWaiting(db, input.target.path, baseHash, sha256(candidate));
+  if (twin) return twin;
   // the lint's shapes, and the provenance of the new text (never tool output alone)
-  const risk = assessRisk(db, input.baseContent ?? '', input.candidate, input.result.edits ?? []);
+  const risk = assessRisk(db, base, candidate, input.result.edits ?? []);
   const now = input.now ?? Date.now();
   const id = newId('p');
-  const base = input.baseContent ?? '';
-  const baseHash = input.baseContent === null ? '' : sha256(input.baseContent);
-  const diff = unifiedDiff(input.target, base, input.candidate);
+  const diff = unifiedDiff(input.target, base, candidate);
   const perTask = [
     ...(input.result.perTask ?? []),
     ...(input.test?.perTask ?? []).map((t) => ({ ...t, split: 'test' as const })),
@@ -121,7 +174,7 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     skillTarget: input.target,
     baseHash,
     startHash: sha256(input.startContent ?? base),
-    candidate: input.candidate,
+    candidate,
     diff,
     baselineScore: input.result.baselineScore,
     candidateScore: input.result.candidateScore,
@@ -143,7 +196,7 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     createdAt: new Date(now).toISOString(),
     target: input.target,
     baseHash,
-    candidateHash: sha256(input.candidate),
+    candidateHash: sha256(candidate),
     editScope: input.editScope ?? (input.target.kind === 'managed' ? 'document' : 'learned'),
     gate: { accepted: input.result.accepted, baselineScore: input.result.baselineScore, candidateScore: input.result.candidateScore, trials: input.result.gateTrials ?? [] },
     test: input.test ? { before: input.test.before, after: input.test.after } : null,
@@ -155,15 +208,18 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     },
     budget: input.budget ?? null,
     backends: input.backends ?? {},
-    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
+    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...describeRemovals(guarded.removed), ...runNotesNote(paths, input.runId, guarded.runNotes), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
     risk,
+    guard: { removed: guarded.removed },
+    // kept on disk so `doctor --repair` gives the rebuilt proposal the same allowance at apply
+    ...(userTyped ? { userSkillPath: input.target.path } : {}),
   };
 
   ensurePrivateDir(paths.proposalsDir);
   const tmp = path.join(paths.proposalsDir, `.${id}.${process.pid}.tmp`);
   ensurePrivateDir(tmp);
   const put = (name: string, data: string) => writeFileAtomic(path.join(tmp, name), data, { mode: 0o600 });
-  put(candidateFileName(input.target), input.candidate);
+  put(candidateFileName(input.target), candidate);
   put('base.md', base);
   put('base.sha256', `${baseHash}\n`);
   put('start.md', input.startContent ?? base);

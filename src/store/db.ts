@@ -56,7 +56,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
     const named = lockedOrReadOnly(err, file);
     if (named) throw named;
     throw new SleepError('DB_CORRUPT', `cannot open database ${file}: ${(err as Error).message}`, {
-      hint: 'run `skillopt-sleep doctor`; if the file is damaged, move it away (your transcripts are re-harvested)',
+      hint: 'run `skillopt-sleep doctor`; if the file is damaged, `skillopt-sleep doctor --repair` rebuilds it from the newest backup and the proposal records (never delete or move it yourself: your decisions are in it)',
       cause: err,
     });
   }
@@ -77,7 +77,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
     const named = lockedOrReadOnly(err, file);
     if (named) throw named;
     throw new SleepError('DB_CORRUPT', `database ${file} is not a valid SQLite database: ${(err as Error).message}`, {
-      hint: 'move the file away and run again; transcripts are re-harvested, but staged proposals in it are lost',
+      hint: '`skillopt-sleep doctor --repair` rebuilds it from the newest backup and the proposal records on disk, keeping proposals, applies and rejections (the damaged file is kept beside it)',
       cause: err,
     });
   }

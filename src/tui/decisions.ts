@@ -125,7 +125,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
     });
   }
 
-  function doApply(p: Proposal, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean }, label: string): void {
+  function doApply(p: Proposal, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean; promisedScore?: number }, label: string): void {
     if (!opts.forceRisky) {
       const flags = services.risk(p, { editIds: opts.editIds, content: opts.content });
       if (flags.length > 0) return confirmRisk(p, flags, () => doApply(p, { ...opts, forceRisky: true }, label));
@@ -192,7 +192,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
               ...(beats ? [] : [[seg('this subset does not beat the current file on validation', { color: 'red' })]]),
               ...readers,
             ),
-            options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force }, 'Applying…') }, { label: 'No' }],
+            options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force, promisedScore: r.score }, 'Applying…') }, { label: 'No' }],
           });
         })
         .catch((err) => {

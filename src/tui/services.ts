@@ -105,7 +105,7 @@ export interface ReviewServices {
   /** agents the user works with in the proposal's project that read none of the files it writes */
   missedBy(p: Proposal): AgentId[];
   /** `forceRisky`: the user confirmed a second time that the flagged lines are wanted */
-  apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean }): Promise<DecisionOutcome>;
+  apply(id: string, opts: { editIds?: string[]; content?: string; force?: boolean; forceRisky?: boolean; promisedScore?: number }): Promise<DecisionOutcome>;
   reject(id: string, reason?: string): Promise<DecisionOutcome>;
   revert(id: string): Promise<DecisionOutcome>;
   /** lifts the ban a reject put on the proposal's edits (all, or `editIds`), so a later night may propose them again */

@@ -1,6 +1,7 @@
 /**
  * `autoApply` (off by default): a night applies a proposal by itself only when its gate passed and
- * its held-out test score did not drop — and then exactly as `apply` would (atomic, backup, receipt).
+ * its held-out test score rose (no gain, the same score included, is the user's call) — and then
+ * exactly as `apply` would (atomic, backup, receipt).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,14 +39,14 @@ describe('autoApply', () => {
     for (const p of proposals) expect(fs.existsSync(p.skillTarget.path)).toBe(false);
   });
 
-  it('when on, applies a gated proposal whose test score held, and leaves the others staged', () => {
+  it('when on, applies a gated proposal whose test score rose, and leaves the others staged', () => {
     const dir = path.join(box.root, 'on');
     const r = runCli(['demo', '--no-review', '--json', '--dir', dir], { ...box.env, SKILLOPT_SLEEP_AUTO_APPLY: 'true' }, { timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const { proposals, receipts } = proposalsIn(dir);
     expect(proposals.length).toBeGreaterThan(0);
     for (const p of proposals) {
-      const held = p.testBefore != null && p.testAfter != null && p.testAfter >= p.testBefore && p.candidateScore > p.baselineScore;
+      const held = p.testBefore != null && p.testAfter != null && p.testAfter > p.testBefore && p.candidateScore > p.baselineScore;
       if (held) {
         expect(p.status).toBe('applied');
         expect(fs.readFileSync(p.skillTarget.path, 'utf8')).toBe(p.candidate);

@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { resolvePaths } from '../../src/core/paths.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { Daemon } from '../../src/daemon/daemon.js';
+import { dbBackupDir, isHealthyDatabase, listDbBackups } from '../../src/store/backup.js';
 import type { DaemonDeps, HarvestOutcome } from '../../src/daemon/deps.js';
 import { readPidFile } from '../../src/daemon/pidfile.js';
 import { ipcRequest, socketPathFor } from '../../src/daemon/ipc.js';
@@ -52,7 +53,7 @@ describe('Daemon runtime', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  function setup(opts: { night?: string; backend?: string | null; cron?: string } = {}): Setup {
+  function setup(opts: { night?: string; backend?: string | null; cron?: string; keepBackups?: number; heartbeatMs?: number } = {}): Setup {
     const dir = makeTempDir();
     const env = { SKILLOPT_SLEEP_HOME: path.join(dir, 'home') };
     const paths = resolvePaths({ env });
@@ -70,9 +71,11 @@ describe('Daemon runtime', () => {
       detectBackend: async () => (opts.backend === null ? { name: null, detail: 'nothing installed' } : { name: opts.backend ?? 'sim', detail: 'sim' }),
     };
     const { logger, lines } = memLogger();
+    const base = opts.keepBackups ? { ...defaultConfig(), backups: { keep: opts.keepBackups } } : defaultConfig();
     const daemon = new Daemon({
       paths,
-      config: opts.cron ? { ...defaultConfig(), schedule: { cron: opts.cron, catchUp: true } } : defaultConfig(),
+      config: opts.cron ? { ...base, schedule: { cron: opts.cron, catchUp: true } } : base,
+      ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}),
       env: process.env,
       deps,
       logger,
@@ -139,6 +142,28 @@ describe('Daemon runtime', () => {
     await daemon.start();
     const out = await daemon.runNight('manual');
     expect(out).toMatchObject({ status: 'done', runId: 'night_x', reason: 'staged 1 proposal' });
+  });
+
+  it('backs the database up after each night that ran, keeping the newest backups.keep', async () => {
+    const { daemon, root } = setup({ keepBackups: 2 });
+    await daemon.start();
+    const dir = dbBackupDir(path.join(path.dirname(path.dirname(root)), 'home', 'state'));
+    for (let i = 0; i < 3; i++) expect((await daemon.runNight('manual')).status).toBe('done');
+    const kept = listDbBackups(dir);
+    expect(kept).toHaveLength(2);
+    expect(kept.every((b) => isHealthyDatabase(b.file))).toBe(true);
+  });
+
+  it('takes a daily backup between nights (the first heartbeat finds none)', async () => {
+    const { daemon, root } = setup({ heartbeatMs: 100 });
+    await daemon.start();
+    const dir = dbBackupDir(path.join(path.dirname(path.dirname(root)), 'home', 'state'));
+    const t0 = Date.now();
+    while (listDbBackups(dir).length === 0 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+    expect(listDbBackups(dir)).toHaveLength(1);
+    // a fresh one is not due again the same day
+    await new Promise((r) => setTimeout(r, 400));
+    expect(listDbBackups(dir)).toHaveLength(1);
   });
 
   it('stops within 10 s even when the night child ignores SIGTERM', async () => {

@@ -71,6 +71,20 @@ describe('one live proposal per skill file', () => {
     expect(() => applyProposal(s.db, s.paths, older.id, { env: s.env })).toThrow(/superseded/);
   });
 
+  it('the same text re-staged (a night served from the cache) keeps the waiting proposal and stages nothing', () => {
+    const s = setup();
+    const waiting = stage(s, 'n1', [rec('e1', '- Link the PR number.')], 1000);
+    const again = stage(s, 'n2', [rec('e1', '- Link the PR number.')], 2000);
+    expect(again.id).toBe(waiting.id);
+    expect(getProposal(s.db, waiting.id)!.status).toBe('staged');
+    expect(listProposals(s.db).map((p) => p.id)).toEqual([waiting.id]);
+    expect(fs.readdirSync(s.paths.proposalsDir)).toEqual([waiting.id]);
+    // once decided, the same text is a new proposal again (a rejected one is never revived)
+    rejectProposal(s.db, s.paths, waiting.id, 'no');
+    const later = stage(s, 'n3', [rec('e1', '- Link the PR number.')], 3000);
+    expect(later.id).not.toBe(waiting.id);
+  });
+
   it('a proposal for another file is left alone', () => {
     const s = setup();
     const a = stage(s, 'n1', [rec('e1', '- Link the PR number.')], 1000);

@@ -245,7 +245,8 @@ describe('decisions', () => {
     await see(r, 'validation 0.40 → 0.81 with these edits (all 3: 0.85) · scored from cache');
     await press(r, '1');
     await settle(r);
-    await eventually(() => expect(rec.applied).toEqual([{ id: 'p-new', editIds: ['e2', 'e3'], force: false }]));
+    // the score the screen showed is what the record keeps for this apply
+    await eventually(() => expect(rec.applied).toEqual([{ id: 'p-new', editIds: ['e2', 'e3'], force: false, promisedScore: 0.81 }]));
   });
 
   it('Space on a diff hunk excludes its edits and marks the hunk', async () => {

@@ -8,6 +8,7 @@ import { configProblems } from '../../core/config-validate.js';
 import { liveChecks } from '../doctor-live.js';
 import { formatDoctorChecks, runDoctorSections, type DoctorCheck, type DoctorSection } from '../../core/doctor.js';
 import type { CliContext } from '../context.js';
+import { repairDatabase, type RepairOutcome } from '../../proposals/rebuild.js';
 import * as harvestDoctor from '../../harvest/doctor-probe.js';
 import * as llmDoctor from '../../llm/doctor-probe.js';
 import * as daemonDoctor from '../../daemon/doctor-probe.js';
@@ -22,15 +23,34 @@ export const DOCTOR_SECTIONS: ReadonlyArray<DoctorSection<CliContext>> = [
   { name: 'daemon', checks: daemonDoctor.doctorChecks },
 ];
 
+/** The repair's one line: what the database was, where it came from, and what it holds now. */
+function repairCheck(r: RepairOutcome): DoctorCheck {
+  const holds = `${r.proposals} proposal(s), ${r.applies} apply record(s), ${r.bans} banned edit(s)`;
+  const merged = `${r.proposalsAdded} proposal(s) and ${r.decisionsReplayed} decision(s) added from the proposal folders`;
+  if (r.database === 'healthy') return { name: 'repair', status: 'ok', detail: `the database was healthy; ${merged}; it holds ${holds}` };
+  const aside = r.movedAside.length ? `; the damaged file is kept at ${r.movedAside[0]}` : '';
+  if (r.database === 'restored') return { name: 'repair', status: 'ok', detail: `restored from ${r.backup}; ${merged}; it holds ${holds}${aside}` };
+  return {
+    name: 'repair',
+    status: 'warn',
+    detail: `no good backup: a new database was created; ${merged}; it holds ${holds}${aside}`,
+    fix: '`skillopt-sleep harvest` reads your transcripts again, and the next night mines the tasks again',
+  };
+}
+
 /** Runs every check, prints one line each (ok / warn / fail) with what to do. */
 export function register(program: Command): void {
   program
     .command('doctor')
     .description('check Node, config, database, agent transcript folders and backends; say what to fix')
     .option('--live', 'also make one minimal real call per configured role and say what answered')
+    .option('--repair', 'rebuild a damaged or missing database from the newest backup and the proposal records on disk (keeps proposals, applies, rejections and bans; moves the damaged file aside, deletes nothing)')
     .action(
-      action(async (ctx, opts: { live?: boolean }) => {
+      action(async (ctx, opts: { live?: boolean; repair?: boolean }) => {
         const checks: DoctorCheck[] = [];
+        // before anything opens the database: the repair may replace the file
+        const repair = opts.repair ? repairDatabase(ctx.paths) : null;
+        if (repair) checks.push(repairCheck(repair));
         const major = Number(process.versions.node.split('.')[0]);
         checks.push(
           major >= 20
@@ -57,13 +77,16 @@ export function register(program: Command): void {
           db.close();
           checks.push({ name: 'database', status: 'ok', detail: `${ctx.paths.database} (schema v${v}${existed ? '' : ', created now'})` });
         } catch (err) {
-          const fix = isSleepError(err) && err.code === 'DB_LOCKED' ? (err.hint ?? 'wait for the other process') : 'move the damaged file away; it is rebuilt from transcripts';
+          const fix =
+            isSleepError(err) && err.code === 'DB_LOCKED'
+              ? (err.hint ?? 'wait for the other process')
+              : '`skillopt-sleep doctor --repair` restores it from the newest backup and the proposal records on disk (the damaged file is moved aside, nothing is deleted)';
           checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix });
         }
         if (configOk) checks.push(...(await runDoctorSections(DOCTOR_SECTIONS, ctx)));
         if (opts.live && configOk) checks.push(...(await liveChecks(loadConfig(ctx.paths, ctx.env).config, ctx.env)));
         const failed = checks.some((c) => c.status === 'fail');
-        ctx.emit('doctor', { ok: !failed, checks }, () => {
+        ctx.emit('doctor', { ok: !failed, checks, ...(repair ? { repair } : {}) }, () => {
           for (const line of formatDoctorChecks(checks)) ctx.print(line);
         });
         return failed ? 1 : 0;

@@ -15,6 +15,7 @@ import type { Outcome } from '../../mine/outcome.js';
 import { correctionsOf } from '../../mine/outcome.js';
 import { listProposals, listReceipts } from '../../store/repos/proposals.js';
 import { getTask, getTaskClusterId } from '../../store/repos/tasks.js';
+import type { Proposal } from '../../core/records.js';
 import { clusterMemberRows } from '../../store/repos/mining.js';
 
 interface Period {
@@ -37,8 +38,16 @@ export interface HistoryEntry {
   status: string;
   appliedAt: string | null;
   revertedAt: string | null;
-  promised: { val: { before: number; after: number }; test: { before: number | null; after: number | null } };
+  /** what the text written promised: a partial apply's `val.after` is its re-scored subset's (null: never re-scored) */
+  promised: { val: { before: number; after: number | null }; test: { before: number | null; after: number | null } };
+  /** edits written to the file */
   edits: number;
+  /** the accepted edits of the proposal (edits < editsOf: a partial apply) */
+  editsOf: number;
+  /** ids of the edits written */
+  editIds: string[];
+  /** the user edited the text before it was written */
+  edited: boolean;
   jobs: JobHistory[];
   /** one line: fewer corrections, the same ones again, or not enough sessions since */
   verdict: string;
@@ -104,6 +113,30 @@ function verdictOf(jobs: JobHistory[]): string {
   return `${after} ask${after === 1 ? '' : 's'} since: ${trend}${repeated.length ? `; the same correction${repeated.length === 1 ? '' : 's'} again: ${repeated.map((r) => `"${r.slice(0, 60)}"`).join(', ')}` : ''}`;
 }
 
+/**
+ * What the apply wrote and what that text promised, from the proposal's `applied` record (older
+ * proposals without it: the whole proposal, the only kind of apply they recorded truthfully). The
+ * held-out test score was measured for all edits only: a partial or edited text promises none.
+ */
+function writtenOf(p: Proposal): Pick<HistoryEntry, 'promised' | 'edits' | 'editsOf' | 'editIds' | 'edited'> {
+  const accepted = p.edits.filter((e) => e.status === 'accepted').map((e) => e.id);
+  const a = p.applied ?? { editIds: accepted, of: accepted.length, valAfter: p.candidateScore };
+  const whole = !a.edited && a.editIds.length === a.of;
+  return {
+    promised: { val: { before: p.baselineScore, after: a.valAfter }, test: whole ? { before: p.testBefore ?? null, after: p.testAfter ?? null } : { before: null, after: null } },
+    edits: a.editIds.length,
+    editsOf: a.of,
+    editIds: a.editIds,
+    edited: a.edited === true,
+  };
+}
+
+/** "2 edits", "1 of 2 edits", "your edited text" */
+export function editsWritten(e: { edits: number; editsOf: number; edited: boolean }): string {
+  if (e.edited) return 'your edited text';
+  return e.edits === e.editsOf ? `${e.edits} edit${e.edits === 1 ? '' : 's'}` : `${e.edits} of ${e.editsOf} edits`;
+}
+
 export function buildHistory(ctx: CliContext, opts: { project?: string; limit?: number }): HistoryEntry[] {
   const proposals = listProposals(ctx.db, { status: ['applied', 'reverted'], ...(opts.project ? { project: opts.project } : {}) });
   const entries: HistoryEntry[] = [];
@@ -118,8 +151,7 @@ export function buildHistory(ctx: CliContext, opts: { project?: string; limit?: 
       status: p.status,
       appliedAt: iso(applied),
       revertedAt: iso(reverted),
-      promised: { val: { before: p.baselineScore, after: p.candidateScore }, test: { before: p.testBefore ?? null, after: p.testAfter ?? null } },
-      edits: p.edits.filter((e) => e.status === 'accepted').length,
+      ...writtenOf(p),
       jobs,
       verdict: verdictOf(jobs),
     });
@@ -146,7 +178,8 @@ export function register(program: Command): void {
             const test = e.promised.test.before !== null ? `, test ${fmtScore(e.promised.test.before)} → ${fmtScore(e.promised.test.after)}` : '';
             ctx.print(`${e.appliedAt?.slice(0, 16).replace('T', ' ')} UTC  ${e.status === 'reverted' ? `applied, reverted ${e.revertedAt?.slice(0, 16).replace('T', ' ')} UTC` : 'applied'}  ${e.skill.name}  (${e.proposalId})`);
             ctx.print(`  file      ${e.skill.path}`);
-            ctx.print(`  promised  validation ${fmtScore(e.promised.val.before)} → ${fmtScore(e.promised.val.after)}${test}, ${e.edits} edit${e.edits === 1 ? '' : 's'}`);
+            const val = e.promised.val.after === null ? `${fmtScore(e.promised.val.before)} → not re-scored` : `${fmtScore(e.promised.val.before)} → ${fmtScore(e.promised.val.after)}`;
+            ctx.print(`  promised  validation ${val}${test}, ${editsWritten(e)}`);
             for (const j of e.jobs) {
               const per = (p: Period) => (p.perAsk === null ? 'no ask' : `${p.asks} ask${p.asks === 1 ? '' : 's'}, ${p.corrections} correction${p.corrections === 1 ? '' : 's'}`);
               ctx.print(`  job       "${j.example}"  before: ${per(j.before)}  since: ${per(j.after)}`);

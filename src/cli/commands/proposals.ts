@@ -7,7 +7,7 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { ProposalStatus, type Proposal } from '../../core/records.js';
 import { listProposals, listReceipts, requireProposal } from '../../store/repos/proposals.js';
-import { fmtScore } from '../../proposals/staging-report.js';
+import { fmtScore, noGainBanner } from '../../proposals/staging-report.js';
 import { agentDisplayName } from '../../../adapters/index.js';
 import { banLine, rejectedEditVerdicts } from '../../store/repos/rejected-edits.js';
 import { editHash } from '../../trainer/buffer.js';
@@ -23,7 +23,11 @@ export function proposalLine(p: Proposal): string {
   const accepted = p.edits.filter((e) => e.status === 'accepted').length;
   const test = p.testBefore !== null && p.testBefore !== undefined ? `  test ${fmtScore(p.testBefore)}→${fmtScore(p.testAfter)}` : '';
   const when = new Date(p.createdAt).toISOString().slice(0, 16).replace('T', ' ');
-  return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}${test}  ${accepted} edit${accepted === 1 ? '' : 's'}  ${when}`;
+  // what was written, once applied: a partial apply says "1 of 2 edits" and the score its subset promised
+  const a = (p.status === 'applied' || p.status === 'reverted') && p.applied ? p.applied : null;
+  const val = a && !a.edited && a.editIds.length !== a.of ? `${fmtScore(p.baselineScore)}→${a.valAfter === null ? 'not re-scored' : fmtScore(a.valAfter)}` : `${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}`;
+  const edits = a ? (a.edited ? 'your edited text' : a.editIds.length === a.of ? `${a.of} edit${a.of === 1 ? '' : 's'}` : `${a.editIds.length} of ${a.of} edits`) : `${accepted} edit${accepted === 1 ? '' : 's'}`;
+  return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${val}${test}  ${edits}  ${when}`;
 }
 
 const STATUS_PAINT: Record<string, StyleName> = { staged: 'cyan', applied: 'green', rejected: 'red', stale: 'magenta', reverted: 'yellow', superseded: 'dim' };
@@ -53,9 +57,11 @@ function show(ctx: CliContext, id: string): void {
   // agents used in the project that read none of the files this proposal writes
   const readers = new Set([...p.skillTarget.readBy, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
   const missed = p.skillTarget.project ? agentsInProject(ctx.db, p.skillTarget.project).filter((a) => !readers.has(a)) : [];
-  ctx.emit('proposal', { proposal: p, receipts, risk, notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
+  ctx.emit('proposal', { proposal: p, receipts, risk, noGain: noGainBanner({ before: p.testBefore, after: p.testAfter }), notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
     const paint = ctx.paint;
     const safe = (t: string) => terminalSafe(t);
+    const noGain = noGainBanner({ before: p.testBefore, after: p.testAfter });
+    if (noGain) ctx.print(paint.yellow(paint.bold(`⚠ ${noGain}`)));
     ctx.print(proposalLine(p).replace(` ${p.status.padEnd(10)} `, ` ${paint[STATUS_PAINT[p.status] ?? 'bold'](p.status.padEnd(10))} `));
     ctx.printWrapped('file:    ', p.skillTarget.path);
     ctx.printWrapped('read by: ', agentsLabel(p.skillTarget.readBy));

@@ -67,7 +67,8 @@ function learnedLines(before: string, after: string): string[] {
 
 function shortIntent(intent: string): string {
   const first = intent.split(/\r?\n/)[0].trim().replace(/[.:]+$/, '');
-  return first.length > 60 ? `${first.slice(0, 57)}...` : first;
+  // cut at a word, never inside one ("…negative numbers, thousa..." read as a rule once it leaked)
+  return first.length > 60 ? `${first.slice(0, 58).replace(/\s+\S*$/, '')} …` : first;
 }
 
 /**

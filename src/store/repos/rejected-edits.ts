@@ -86,3 +86,8 @@ export function findRejectedEditsByHashPrefix(db: Db, prefix: string): RejectedE
 export function deleteRejectedEdit(db: Db, skillKey: string, editHash: string): number {
   return db.prepare(`DELETE FROM rejected_edits WHERE skill_key = ? AND edit_hash = ?`).run(skillKey, editHash).changes;
 }
+
+/** How many edits the user's rejections ban (every skill). */
+export function countUserBans(db: Db): number {
+  return (db.prepare("SELECT count(*) AS n FROM rejected_edits WHERE source = 'user'").get() as { n: number }).n;
+}

@@ -13,6 +13,7 @@ import { buildDiffModel, buildSplitRows, mapHunksToEdits } from '../diff-model.j
 import { layoutSplit, layoutUnified, sourceAt, type DiffLayout } from '../diff-layout.js';
 import { acceptedEdits, evidenceLines } from '../evidence-model.js';
 import { reportLines } from '../report-model.js';
+import { noGainBanner } from '../../proposals/staging-report.js';
 import { agentName, homeRelative, readersLabel, scoreChange, deltaTone } from '../format.js';
 import { scrollMoveFor, useWindowedScroll, type WindowedScroll } from '../hooks/useWindowedScroll.js';
 import { DiffView, type DiffMode, type HunkInclusion } from '../components/DiffView.js';
@@ -54,8 +55,8 @@ export interface DetailScreenProps {
   say(text: string, tone?: Tone): void;
 }
 
-export function detailHeaderHeight(stale: StaleInfo | null, risky = false): number {
-  return 3 + (stale?.stale ? 1 : 0) + (risky ? 1 : 0);
+export function detailHeaderHeight(stale: StaleInfo | null, risky = false, noGain = false): number {
+  return 3 + (stale?.stale ? 1 : 0) + (risky ? 1 : 0) + (noGain ? 1 : 0);
 }
 
 function matchesIn(texts: string[], query: string): number[] {
@@ -80,7 +81,9 @@ function stepMatch(win: WindowedScroll, matches: number[], dir: 1 | -1, say: Det
 export function DetailScreen(props: DetailScreenProps): React.ReactElement {
   const { proposal: p, stale, width, height, view, included, query, say } = props;
   const risk = props.risk ?? [];
-  const bodyHeight = Math.max(0, height - detailHeaderHeight(stale, risk.length > 0));
+  // the held-out audit showed no gain: said before anything else on the screen
+  const noGain = noGainBanner({ before: p.testBefore, after: p.testAfter });
+  const bodyHeight = Math.max(0, height - detailHeaderHeight(stale, risk.length > 0, noGain !== null));
   const accepted = useMemo(() => acceptedEdits(p), [p]);
 
   // ---- diff ----
@@ -287,6 +290,11 @@ export function DetailScreen(props: DetailScreenProps): React.ReactElement {
 
   return (
     <Box flexDirection="column">
+      {noGain ? (
+        <Text color="yellow" bold wrap="truncate-end">
+          ⚠ {noGain}
+        </Text>
+      ) : null}
       <Text wrap="truncate-end">
         <Text bold color="cyan">
           {p.skillTarget.name}
