@@ -68,3 +68,12 @@ export function readIfExists(file: string): string | undefined {
     throw err;
   }
 }
+
+/** Whether `p` is a directory now (false when it is missing, a file, or unreadable). */
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

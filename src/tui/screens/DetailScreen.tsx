@@ -78,17 +78,7 @@ export function DetailScreen({ proposal, stale, risk, missedBy, model: m, nav, i
   let body: React.ReactElement;
   if (view === 'diff') {
     body = (
-      <DiffView
-        model={m.diff}
-        split={m.split}
-        mode={m.mode}
-        layout={m.layout}
-        start={win.start}
-        height={m.bodyHeight}
-        width={width}
-        hunks={{ current: m.hunk, included: m.hunkIncluded }}
-        matches={new Set(m.diffMatchSources)}
-      />
+      <DiffView model={m.diff} split={m.split} mode={m.mode} layout={m.layout} hunks={{ current: m.hunk, included: m.hunkIncluded }} matches={new Set(m.diffMatchSources)} start={win.start} height={m.bodyHeight} width={width} />
     );
   } else {
     const lines = view === 'evidence' ? m.evidence.lines : m.report;
