@@ -7,7 +7,7 @@
 import React, { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import { Box, useApp } from 'ink';
 import type { Proposal } from '../core/records.js';
-import { chosenOption, helpFor, statusHints, type Command, type KeyContext } from './keymap.js';
+import { helpFor, statusHints, type Command, type KeyContext } from './keymap.js';
 import type { ReviewServices, RiskFlag, StaleInfo } from './services.js';
 import { isPending, matchesQuery, sortNewestFirst, type ListItem } from './list-model.js';
 import { acceptedEdits } from './evidence-model.js';
@@ -15,6 +15,7 @@ import { createDecisions, type DialogSpec } from './decisions.js';
 import { initialReviewState, lastAppliedProposal, reviewReducer, type ReviewState } from './review-state.js';
 import { clampWindow, scrollMoveFor } from './scroll-window.js';
 import { useKeymap, type KeyRoute } from './hooks/useKeymap.js';
+import { overlayRoute } from './overlay-keys.js';
 import { useTerminalSize, type TerminalSize } from './hooks/useTerminalSize.js';
 import { ListScreen } from './screens/ListScreen.js';
 import { DetailScreen } from './screens/DetailScreen.js';
@@ -181,65 +182,12 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   };
 
   // ---- input routing: dialog > text box > help > busy > screen, one dispatcher (see useKeymap) ----
-  const closeDialog = (index: number) => {
-    const opt = dialog?.options[index];
-    if (!opt) return;
-    dispatch({ type: 'dialogClose' });
-    opt.run?.();
-  };
   const screenContext: KeyContext = current ? (nav?.view ?? 'diff') : 'list';
-  let route: KeyRoute | null;
-  if (dialog) {
-    route = {
-      context: 'dialog',
-      onCommand: (c) => {
-        if (c === 'quit') return quit();
-        const n = chosenOption(c);
-        if (n !== null) return closeDialog(n);
-        if (c === 'up' || c === 'down') return dispatch({ type: 'dialogMove', by: c === 'up' ? -1 : 1 });
-        if (c === 'confirm') return closeDialog(dialog.selected);
-        if (c === 'back') return closeDialog(dialog.options.length - 1);
-      },
-    };
-  } else if (text) {
-    route = {
-      context: 'list',
-      onCommand: (c) => c === 'quit' && quit(),
-      text: {
-        // actions, not values: a paste or fast typing delivers several keys before the next render
-        onChar: (chars) => dispatch({ type: 'type', chars }),
-        onBackspace: () => dispatch({ type: 'erase' }),
-        onSubmit: () => {
-          dispatch({ type: 'promptClose' });
-          text.onSubmit(text.value);
-        },
-        onCancel: () => {
-          dispatch({ type: 'promptClose' });
-          text.onCancel?.();
-        },
-      },
-    };
-  } else if (help) {
-    route = {
-      context: 'help',
-      onCommand: (c) => {
-        if (c === 'quit') return quit();
-        if (c === 'back') return dispatch({ type: 'help', open: false });
-        const max = Math.max(0, helpFor(screenContext).length - helpRoom(rows - STATUS_ROWS));
-        if (c === 'down' || c === 'up') dispatch({ type: 'helpScroll', by: c === 'up' ? -1 : 1, max });
-      },
-    };
-  } else if (busy) {
-    route = {
-      context: 'busy',
-      onCommand: (c) => {
-        // Ctrl+c also aborts a running replay, so its backend calls stop with the app
-        if (c === 'cancel' || c === 'quit') busy.cancel?.();
-        if (c === 'quit') quit();
-      },
-    };
-  } else if (current && detail && nav && included) {
-    route = {
+  const helpMax = () => Math.max(0, helpFor(screenContext).length - helpRoom(rows - STATUS_ROWS));
+  // the screen the state names takes the keys when no layer is open
+  const screenRoute = (): KeyRoute => {
+    if (!current || !detail || !nav || !included) return { context: 'list', onCommand: listCommand };
+    return {
       context: screenContext,
       onCommand: (c) =>
         detailCommand(c, {
@@ -254,10 +202,8 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
           other: (cmd) => screenCommand(cmd, current),
         }),
     };
-  } else {
-    route = { context: 'list', onCommand: listCommand };
-  }
-  useKeymap(route);
+  };
+  useKeymap(overlayRoute(state, { dispatch, quit, helpMax }) ?? screenRoute());
   // the list filter narrows as the user types
   const textValue = text?.value;
   const textOnChange = text?.onChange;
