@@ -2,21 +2,20 @@
  * What the detail screen shows for one proposal, derived from the review state: the diff laid out
  * for the width, the evidence and report lines, search matches, and each view's visible window.
  * `useDetailModel` computes it (memoised) where the state lives, so the app's one key handler
- * reads the same figures the screen renders; `detailCommand` is that handler for the detail views.
+ * (detail-keys.ts) reads the same figures the screen renders.
  */
 import { useEffect, useMemo, useRef, type Dispatch } from 'react';
 import type { Proposal } from '../../core/records.js';
-import type { Command } from '../keymap.js';
 import type { EvidenceBundle, ReportBundle, RiskFlag, StaleInfo } from '../services.js';
 import { buildDiffModel, buildSplitRows, mapHunksToEdits, type DiffModel, type SplitRow } from '../diff-model.js';
 import { layoutSplit, layoutUnified, sourceAt, type DiffLayout } from '../diff-layout.js';
 import { acceptedEdits, evidenceLines } from '../evidence-model.js';
 import { reportLines } from '../report-model.js';
-import { scrollMoveFor, type WindowMove } from '../scroll-window.js';
+import type { WindowMove } from '../scroll-window.js';
 import { plainText, type StyledLine } from '../components/Line.js';
 import type { DiffMode, HunkInclusion } from '../components/DiffView.js';
 import type { Tone } from '../theme.js';
-import { followHunk, scrolledWindow, VIEWS, type DetailNav, type DetailView, type ReviewAction } from '../review-state.js';
+import { followHunk, scrolledWindow, type DetailNav, type DetailView, type ReviewAction } from '../review-state.js';
 
 /** Side-by-side needs room for two readable columns. */
 export const SPLIT_MIN_WIDTH = 140;
@@ -195,117 +194,7 @@ export function stepMatch(m: DetailModel, view: DetailView, dir: 1 | -1, query: 
   say(`match ${matches.indexOf(next) + 1} of ${matches.length} for "${query}"`, 'info');
 }
 
-function scroll(m: DetailModel, view: DetailView, move: WindowMove, dispatch: Dispatch<ReviewAction>): void {
+/** Moves a view's window (the diff's current hunk follows it). */
+export function scroll(m: DetailModel, view: DetailView, move: WindowMove, dispatch: Dispatch<ReviewAction>): void {
   dispatch({ type: 'scroll', view, move, count: m.windows[view].count, height: m.bodyHeight, hunkStarts: view === 'diff' ? m.hunkStarts : undefined });
-}
-
-export interface DetailContext {
-  proposal: Proposal;
-  model: DetailModel;
-  nav: DetailNav;
-  included: ReadonlySet<string>;
-  query: string;
-  dispatch: Dispatch<ReviewAction>;
-  say(text: string, tone?: Tone): void;
-  /** F in the Evidence view: forget the rejection of the edit under the cursor */
-  forget(editIds: string[]): void;
-  /** what the detail views do not handle themselves (decisions, search, help, back) */
-  other(c: Command): void;
-}
-
-/** What a command does in the Diff, Evidence and Report views. */
-export function detailCommand(c: Command, ctx: DetailContext): void {
-  const { proposal: p, model: m, nav, included, dispatch, say } = ctx;
-  const { view } = nav;
-  const accepted = m.accepted;
-  const editCursor = Math.min(nav.editCursor, accepted.length - 1);
-
-  /** toggles a group of edits together: any included → all excluded, else all included */
-  const toggle = (editIds: string[]) => {
-    const next = new Set(included);
-    const on = editIds.some((id) => next.has(id));
-    for (const id of editIds) {
-      if (on) next.delete(id);
-      else next.add(id);
-    }
-    dispatch({ type: 'include', id: p.id, editIds: next });
-    const names = editIds.map((id) => accepted.findIndex((e) => e.id === id) + 1).join(', ');
-    say(`edit${editIds.length > 1 ? 's' : ''} ${names} ${on ? 'excluded' : 'included'} · ${next.size} of ${accepted.length} will be applied`, 'info');
-  };
-
-  const moveEdit = (delta: number) => {
-    if (accepted.length === 0) return scroll(m, 'evidence', { type: 'by', delta }, dispatch);
-    const to = Math.min(accepted.length - 1, Math.max(0, nav.editCursor + delta));
-    dispatch({ type: 'editCursor', index: to });
-    const at = m.evidence.editStarts[to] ?? 0;
-    const win = m.windows.evidence;
-    if (at < win.start || at >= win.end - 2) scroll(m, 'evidence', { type: 'reveal', index: Math.max(0, at - 1) }, dispatch);
-  };
-
-  switch (c) {
-    case 'up':
-    case 'down': {
-      const d = c === 'up' ? -1 : 1;
-      return view === 'evidence' ? moveEdit(d) : scroll(m, view, { type: 'by', delta: d }, dispatch);
-    }
-    case 'pageUp':
-    case 'pageDown':
-    case 'top':
-    case 'bottom':
-      return scroll(m, view, scrollMoveFor(c)!, dispatch);
-    case 'nextView':
-    case 'prevView': {
-      const i = VIEWS.indexOf(view);
-      return dispatch({ type: 'view', view: VIEWS[(i + (c === 'nextView' ? 1 : VIEWS.length - 1)) % VIEWS.length] });
-    }
-    case 'nextHunk':
-    case 'prevHunk': {
-      if (m.hunkStarts.length === 0) return say('this diff has no hunks', 'info');
-      const h = Math.min(m.hunkStarts.length - 1, Math.max(0, m.hunk + (c === 'nextHunk' ? 1 : -1)));
-      // reveal first, then name the hunk: the reveal would otherwise re-pick the hunk at the top row
-      scroll(m, 'diff', { type: 'reveal', index: m.hunkStarts[h] }, dispatch);
-      return dispatch({ type: 'hunk', hunk: h });
-    }
-    case 'cycleDiffMode':
-      return dispatch({ type: 'diffMode', mode: m.mode === 'unified' ? 'split' : 'unified' });
-    case 'expand': {
-      if (accepted.length === 0) return say('this proposal has no separate edits to expand', 'info');
-      // in the diff: the current hunk's first edit, opened in the Evidence view
-      const at = view === 'evidence' ? editCursor : accepted.findIndex((e) => e.id === p.edits[(m.hunkEdits[m.hunk] ?? [])[0] ?? -1]?.id);
-      if (at < 0) return say('no edit matches this hunk: Tab to the Evidence view and pick one', 'warning');
-      const id = accepted[at].id;
-      const next = new Set(nav.expanded);
-      const open = view !== 'evidence' || !next.has(id);
-      if (open) next.add(id);
-      else next.delete(id);
-      dispatch({ type: 'expanded', ids: next });
-      if (view !== 'evidence') {
-        dispatch({ type: 'editCursor', index: at });
-        dispatch({ type: 'view', view: 'evidence' });
-      }
-      return;
-    }
-    case 'forget':
-      if (view === 'evidence' && accepted.length > 0 && p.status === 'rejected') return ctx.forget([accepted[editCursor].id]);
-      return ctx.other(c);
-    case 'toggleEdit': {
-      if (accepted.length === 0) return say('this proposal has no separate edits to choose from', 'info');
-      if (view === 'evidence') return toggle([accepted[editCursor].id]);
-      const eis = m.hunkEdits[m.hunk] ?? [];
-      if (eis.length === 0) return say('no edit matches this hunk: toggle edits one by one in the Evidence view (Tab)', 'warning');
-      return toggle(eis.map((ei) => p.edits[ei].id));
-    }
-    case 'includeAll':
-      dispatch({ type: 'include', id: p.id, editIds: new Set(accepted.map((e) => e.id)) });
-      return say(`all ${accepted.length} edits included`, 'info');
-    case 'excludeAll':
-      dispatch({ type: 'include', id: p.id, editIds: new Set() });
-      return say('all edits excluded: Space includes the ones you want', 'info');
-    case 'searchNext':
-      return stepMatch(m, view, 1, ctx.query, dispatch, say);
-    case 'searchPrev':
-      return stepMatch(m, view, -1, ctx.query, dispatch, say);
-    default:
-      return ctx.other(c);
-  }
 }
