@@ -11,6 +11,17 @@ import { GateMetric } from './scoring.js';
 export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'gemini', 'openai', 'anthropic', 'sim']);
 export type BackendName = z.infer<typeof BackendName>;
 
+/** An agent harvested from its auto-discovered homes plus extra `roots` (Copilot, with two kinds of home, is spelled out). */
+function harvestedAgent(transcripts: string, rootsHelp: string) {
+  return z
+    .object({
+      enabled: z.boolean().default(true).describe(`Harvest ${transcripts}.`),
+      roots: z.array(z.string()).default([]).describe(rootsHelp),
+    })
+    .strict()
+    .prefault({});
+}
+
 const RoleConfig = z
   .object({
     backend: BackendName.default('auto').describe('Backend for this role; auto = detect (the agent CLIs on PATH, ANTHROPIC_API_KEY, OPENAI_API_KEY).'),
@@ -23,20 +34,8 @@ export const ConfigSchema = z
     $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
     agents: z
       .object({
-        claudeCode: z
-          .object({
-            enabled: z.boolean().default(true).describe('Harvest Claude Code transcripts.'),
-            roots: z.array(z.string()).default([]).describe('Extra Claude config dirs (like CLAUDE_CONFIG_DIR); empty = auto-discover.'),
-          })
-          .strict()
-          .prefault({}),
-        codex: z
-          .object({
-            enabled: z.boolean().default(true).describe('Harvest Codex transcripts.'),
-            roots: z.array(z.string()).default([]).describe('Extra Codex homes (like CODEX_HOME); empty = auto-discover.'),
-          })
-          .strict()
-          .prefault({}),
+        claudeCode: harvestedAgent('Claude Code transcripts', 'Extra Claude config dirs (like CLAUDE_CONFIG_DIR); empty = auto-discover.'),
+        codex: harvestedAgent('Codex transcripts', 'Extra Codex homes (like CODEX_HOME); empty = auto-discover.'),
         copilot: z
           .object({
             enabled: z.boolean().default(true).describe('Harvest GitHub Copilot (VS Code chat and Copilot CLI) transcripts.'),
@@ -45,13 +44,7 @@ export const ConfigSchema = z
           })
           .strict()
           .prefault({}),
-        gemini: z
-          .object({
-            enabled: z.boolean().default(true).describe('Harvest Gemini CLI chats.'),
-            roots: z.array(z.string()).default([]).describe('Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
-          })
-          .strict()
-          .prefault({}),
+        gemini: harvestedAgent('Gemini CLI chats', 'Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
       })
       .strict()
       .prefault({}),

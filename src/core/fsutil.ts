@@ -113,3 +113,12 @@ export function removeEmptyDirs(dirs: string[]): string[] {
   }
   return removed;
 }
+
+/** Whether `p` is a directory now (false when it is missing, a file, or unreadable). */
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -13,6 +13,7 @@ import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import type { Logger } from '../core/logger.js';
+import { isDirectory } from '../core/fsutil.js';
 import type { WatchRoot } from './deps.js';
 
 export interface WatchedRootStatus extends WatchRoot {
@@ -43,7 +44,7 @@ export function isUnder(child: string, parent: string): boolean {
 }
 
 /** The deepest existing directory on the way to `p` (may be `p` itself). */
-export function nearestExistingAncestor(p: string, exists: (p: string) => boolean = dirExists): string {
+export function nearestExistingAncestor(p: string, exists: (p: string) => boolean = isDirectory): string {
   let cur = path.resolve(p);
   while (!exists(cur)) {
     const up = path.dirname(cur);
@@ -53,13 +54,6 @@ export function nearestExistingAncestor(p: string, exists: (p: string) => boolea
   return cur;
 }
 
-function dirExists(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 export class TranscriptWatcher {
   private main: FSWatcher | undefined;
@@ -182,7 +176,7 @@ export class TranscriptWatcher {
 
   /** Watches the root if it exists, else its nearest existing ancestor. */
   private place(r: (typeof this.roots)[number]): void {
-    if (dirExists(r.path)) {
+    if (isDirectory(r.path)) {
       r.exists = true;
       r.mode = 'root';
       r.via = r.path;

@@ -24,6 +24,7 @@ import { dedupeKeyOf } from './ask-keys.js';
 import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
 import { assignFamilySplits, type FamilyMember } from './splits.js';
+import { memoizeText } from './memo.js';
 
 const MAX_CONTEXT = 1500;
 
@@ -51,19 +52,11 @@ export interface FamilyInstance {
 
 const byAge = (a: StoredMember, b: StoredMember) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq;
 
-/** Near-duplicate keys of recently seen prompts (asks stored without their keys, migration 011). Bounded. */
-const DEDUPE_MEMO = new Map<string, string>();
-const DEDUPE_MEMO_MAX = 50_000;
-
-/** Near-duplicate key: the set of content words left after incidental detail is stripped (ask-keys.ts). */
-export function dedupeKey(prompt: string): string {
-  const memo = DEDUPE_MEMO.get(prompt);
-  if (memo !== undefined) return memo;
-  const out = dedupeKeyOf(prompt);
-  if (DEDUPE_MEMO.size >= DEDUPE_MEMO_MAX) DEDUPE_MEMO.clear();
-  DEDUPE_MEMO.set(prompt, out);
-  return out;
-}
+/**
+ * Near-duplicate key: the set of content words left after incidental detail is stripped
+ * (ask-keys.ts). Memoised for asks stored without their keys (before migration 011).
+ */
+export const dedupeKey: (prompt: string) => string = memoizeText((prompt) => dedupeKeyOf(prompt));
 
 /** Groups a family's asks into instances: one per session, near-identical asks merged. */
 export function familyInstances(members: StoredMember[]): FamilyInstance[] {

@@ -6,6 +6,7 @@
  *   code), so two asks of the same thing on different files look alike; used for similarity.
  */
 import { envelopeTags } from '../../adapters/index.js';
+import { memoizeText } from './memo.js';
 
 /**
  * Envelope blocks agents and IDEs wrap around what the user typed; their content is not the ask:
@@ -72,17 +73,11 @@ export function stripGreetings(text: string): string {
  * reaction classification, family synthesis), and re-synthesizing a big family re-reads the same
  * stored prompts. Bounded; cleared when full.
  */
-const KEY_MEMO = new Map<string, string>();
-const KEY_MEMO_MAX = 50_000;
+const memoKey = memoizeText((clean) => computeKey(clean));
 
 /** Replaces incidental detail with nothing: what differs between two asks of the same thing. */
 export function keyOf(clean: string): string {
-  const memo = KEY_MEMO.get(clean);
-  if (memo !== undefined) return memo;
-  const key = computeKey(clean);
-  if (KEY_MEMO.size >= KEY_MEMO_MAX) KEY_MEMO.clear();
-  KEY_MEMO.set(clean, key);
-  return key;
+  return memoKey(clean);
 }
 
 function computeKey(clean: string): string {

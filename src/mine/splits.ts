@@ -10,6 +10,7 @@ import type { Split, Task } from '../core/records.js';
 import { occurrencesSharedAcrossSplits } from '../store/repos/mining.js';
 import { listTasks } from '../store/repos/tasks.js';
 import { normalizePrompt } from './normalize.js';
+import { memoizeText } from './memo.js';
 
 export const SPLIT_FRACTIONS = { val: 0.3, test: 0.15 } as const;
 
@@ -131,18 +132,14 @@ export function derivedFrom(taskId: string): string | null {
 /** What the split checks read of a task (a mining run reads these columns rather than parse every record). */
 export type TaskSplitFacts = Pick<Task, 'id' | 'project' | 'intent' | 'split' | 'origin' | 'status' | 'family'>;
 
-/** Intent keys of recently checked tasks: every mining run checks every active task, and intents rarely change. Bounded. */
-const INTENT_KEY_MEMO = new Map<string, string>();
-const INTENT_KEY_MEMO_MAX = 50_000;
+/** The key of a task's intent, memoised: every mining run checks every active task, and intents rarely change. */
+const intentKeyOf = memoizeText((intent) => {
+  const key = normalizePrompt(intent).key;
+  return key ? `${key}${codeObjectsSuffix(intent)}` : key;
+});
 
 function intentKey(t: Pick<Task, 'intent'>): string {
-  const memo = INTENT_KEY_MEMO.get(t.intent);
-  if (memo !== undefined) return memo;
-  const key = normalizePrompt(t.intent).key;
-  const out = key ? `${key}${codeObjectsSuffix(t.intent)}` : key;
-  if (INTENT_KEY_MEMO.size >= INTENT_KEY_MEMO_MAX) INTENT_KEY_MEMO.clear();
-  INTENT_KEY_MEMO.set(t.intent, out);
-  return out;
+  return intentKeyOf(t.intent);
 }
 
 /**

@@ -14,6 +14,8 @@ import {
   sessionMemberClusters,
   setMemberKeys,
   writeMiningState,
+  type ClusterMember,
+  type PlacedMember,
 } from '../store/repos/mining.js';
 import { ASK_KEYS_VERSION, askKeysOf } from './ask-keys.js';
 import { MutableDf, tierOf, type ClusterSource, type ClusterState } from './cluster.js';
@@ -51,20 +53,8 @@ export function loadDf(db: Db): MutableDf {
   return new MutableDf(kvGet<number>(db, DOCS_KEY) ?? 0, new Map(), documentFrequencyReader(db));
 }
 
-export interface MemberRow {
-  sessionId: string;
-  seq: number;
-  clusterId: string;
-  project: string | null;
-  agent: string;
-  ts: number | null;
-  similarity: number;
-  prompt: string;
-  outcome: Outcome;
-  /** the prompt's keys (ask-keys.ts), stored beside it so re-synthesis does not recompute them */
-  askKey?: string;
-  dedupeKey?: string;
-}
+/** An ask the miner placed in a cluster, its outcome parsed. */
+export type MemberRow = PlacedMember<Outcome>;
 
 /**
  * Writes changed clusters, their keys, new members and df changes; applies merges (members of an
@@ -91,7 +81,7 @@ export function persistState(
       big: tierOf(c.size) === 'big',
     })),
     merges,
-    members: members.map((m) => ({ ...m, outcome: JSON.stringify(m.outcome), askKey: m.askKey ?? null, dedupeKey: m.dedupeKey ?? null })),
+    members: members.map((m) => ({ ...m, outcome: JSON.stringify(m.outcome) })),
     df: df.entries(df.changed),
     now,
   });
@@ -100,19 +90,8 @@ export function persistState(
   return counts;
 }
 
-export interface StoredMember {
-  sessionId: string;
-  seq: number;
-  project: string | null;
-  agent: string;
-  ts: number | null;
-  similarity: number;
-  prompt: string;
-  outcome: Outcome;
-  /** stored keys (absent on an ask not yet backfilled: family.ts computes them then) */
-  askKey?: string;
-  dedupeKey?: string;
-}
+/** An ask read back from one cluster, its outcome parsed (keys absent on an ask not yet backfilled: family.ts computes them then). */
+export type StoredMember = ClusterMember<Outcome>;
 
 /** Members of a cluster, most recent first (bounded: big clusters are summarised by a sample). */
 export function clusterMembers(db: Db, clusterId: string, limit = 500): StoredMember[] {

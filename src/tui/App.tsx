@@ -1,28 +1,32 @@
 /**
- * The review app: list → detail, with dialogs, help and search layered on top. Owns the shared
- * state (proposals, selection of edits per proposal, the dialog, the status line) and routes keys:
- * exactly one input handler is active at a time (dialog > text box > help > screen).
+ * The review app: list → detail, with dialogs, help and search layered on top. The state lives in
+ * one reducer (review-state.ts); the app derives what the screens show from it and routes each key
+ * to exactly one handler (dialog > text box > help > busy > the screen the state names), through
+ * the single input handler of useKeymap. The screens only draw.
  */
-import React, { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Box, Text, useApp } from 'ink';
+import React, { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
+import { Box, useApp } from 'ink';
 import type { Proposal } from '../core/records.js';
-import type { Command, KeyContext } from './keymap.js';
-import { chosenOption, helpFor } from './keymap.js';
+import { helpFor, statusHints, type Command, type KeyContext } from './keymap.js';
 import type { ReviewServices, RiskFlag, StaleInfo } from './services.js';
 import { isPending, matchesQuery, sortNewestFirst, type ListItem } from './list-model.js';
-import { ledgerLine } from './format.js';
 import { acceptedEdits } from './evidence-model.js';
-import { createDecisions, type DialogSpec, type TextSpec } from './decisions.js';
+import { createDecisions, type DialogSpec } from './decisions.js';
+import { initialReviewState, lastAppliedProposal, reviewReducer, type ReviewState } from './review-state.js';
+import { clampWindow, scrollMoveFor } from './scroll-window.js';
 import { useKeymap, type KeyRoute } from './hooks/useKeymap.js';
+import { overlayRoute } from './overlay-keys.js';
 import { useTerminalSize, type TerminalSize } from './hooks/useTerminalSize.js';
 import { ListScreen } from './screens/ListScreen.js';
-import { DetailScreen, type DetailView } from './screens/DetailScreen.js';
-import type { DiffMode } from './components/DiffView.js';
+import { DetailScreen } from './screens/DetailScreen.js';
+import { useDetailModel } from './screens/detail-model.js';
+import { detailCommand } from './screens/detail-keys.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { TextPrompt } from './components/TextPrompt.js';
 import { HelpOverlay, helpRoom } from './components/HelpOverlay.js';
-import { StatusBar, type Tone } from './components/StatusBar.js';
-import { EmptyState, emptyStateHeight } from './components/EmptyState.js';
+import { StatusBar } from './components/StatusBar.js';
+import { emptyStateHeight } from './components/EmptyState.js';
+import type { Tone } from './theme.js';
 
 export interface AppProps {
   services: ReviewServices;
@@ -32,22 +36,25 @@ export interface AppProps {
   size?: TerminalSize;
 }
 
-const HINTS: Record<'list' | DetailView, string> = {
-  list: '↑/↓ move · Enter open · a apply · x reject · u undo · F forget · / search · ? help · q quit',
-  diff: 'Tab view · ]/[ hunk · Enter expand · Space edit · a apply · x reject · e edit · s skip · d layout · ? help · q back',
-  evidence: 'Tab view · ↑/↓ edit · Enter expand · Space include · a apply · x reject · e edit · ? help · q back',
-  report: 'Tab view · ↑/↓ scroll · a apply · x reject · / search · ? help · q back',
-};
-
-const SHORT_HINTS: Record<'list' | DetailView, string> = {
-  list: '↑↓ Enter · a apply · x reject · u undo',
-  diff: 'Tab · ]/[ hunk · Space · a · x · e · s',
-  evidence: 'Tab · ↑↓ · Space · a · x · e',
-  report: 'Tab · ↑↓ · a · x · /',
-};
+/** the status line: the last outcome, then the key hints */
+const STATUS_ROWS = 2;
 
 function dialogHeight(d: DialogSpec): number {
   return 2 + 1 + d.body.length + d.options.length + 1;
+}
+
+/** What the services say about each waiting proposal: is its live file stale, what does the risk lint flag. */
+function useWaitingFacts(proposals: Proposal[], services: ReviewServices) {
+  return useMemo(() => {
+    const staleness = new Map<string, StaleInfo>();
+    const risks = new Map<string, RiskFlag[]>();
+    for (const p of proposals) {
+      if (p.status !== 'staged' && p.status !== 'stale') continue;
+      staleness.set(p.id, services.staleness(p));
+      risks.set(p.id, services.risk(p));
+    }
+    return { staleness, risks };
+  }, [proposals, services]);
 }
 
 export function App({ services, initialId, size }: AppProps): React.ReactElement {
@@ -57,131 +64,107 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
   // one row short of the terminal: Ink clears the whole screen when a frame fills it
   const rows = Math.max(5, term.rows - 1);
 
-  const [proposals, setProposals] = useState<Proposal[]>(() => sortNewestFirst(services.listProposals()));
-  const [ledger, setLedger] = useState(() => services.ledgerSummary());
+  const [state, dispatch] = useReducer(reviewReducer, undefined, (): ReviewState => {
+    const proposals = sortNewestFirst(services.listProposals());
+    return initialReviewState(proposals, services.ledgerSummary(), initialId);
+  });
+  const { proposals, screen, dialog, text, help, busy } = state;
   // computed only when the empty state shows (it is the only screen that needs the schedule)
   const nextNightRef = useRef<ReturnType<ReviewServices['nextNight']> | null>(null);
   const nextNight = () => (nextNightRef.current ??= services.nextNight());
-  const staleness = useMemo(() => {
-    const m = new Map<string, StaleInfo>();
-    for (const p of proposals) if (p.status === 'staged' || p.status === 'stale') m.set(p.id, services.staleness(p));
-    return m;
-  }, [proposals, services]);
-  // what the risk lint flags in each waiting proposal: shown in the list and the header, confirmed twice on apply
-  const risks = useMemo(() => {
-    const m = new Map<string, RiskFlag[]>();
-    for (const p of proposals) if (p.status === 'staged' || p.status === 'stale') m.set(p.id, services.risk(p));
-    return m;
-  }, [proposals, services]);
+
+  const { staleness, risks } = useWaitingFacts(proposals, services);
   const items: ListItem[] = useMemo(
     () => proposals.map((p) => ({ proposal: p, status: p.status === 'staged' && staleness.get(p.id)?.stale ? 'stale' : p.status, risky: (risks.get(p.id)?.length ?? 0) > 0 })),
     [proposals, staleness, risks],
   );
+  const shown = useMemo(() => items.filter((i) => matchesQuery(i, state.listQuery)), [items, state.listQuery]);
 
-  const [listQuery, setListQuery] = useState('');
-  const shown = useMemo(() => items.filter((i) => matchesQuery(i, listQuery)), [items, listQuery]);
-  const [openId, setOpenId] = useState<string | null>(initialId ?? null);
-  // back from `review --id`, the list cursor sits on that proposal
-  const listCursor = useRef(initialId ? Math.max(0, items.findIndex((i) => i.proposal.id === initialId)) : 0);
-  const screenKeys = useRef<((c: Command) => void) | null>(null);
-  const onCursor = useCallback((i: number) => (listCursor.current = i), []);
-
-  const [view, setView] = useState<DetailView>('diff');
-  const [diffMode, setDiffMode] = useState<DiffMode | null>(null);
-  const [selections, setSelections] = useState<Record<string, Set<string>>>({});
-  const [detailQuery, setDetailQuery] = useState('');
-
-  const [dialog, setDialog] = useState<(DialogSpec & { selected: number }) | null>(null);
-  const [text, setText] = useState<(TextSpec & { value: string }) | null>(null);
-  const [help, setHelp] = useState(false);
-  const [helpOffset, setHelpOffset] = useState(0);
-  const [message, setMessage] = useState<{ text: string; tone: Tone } | null>(null);
-  const [busy, setBusy] = useState<{ label: string; cancel?: () => void } | null>(null);
-  const [lastApplied, setLastApplied] = useState<string | null>(null);
-
-  const refresh = useCallback(() => {
-    setProposals(sortNewestFirst(services.listProposals()));
-    setLedger(services.ledgerSummary());
-  }, [services]);
-
+  const say = useCallback((t: string, tone: Tone = 'info') => dispatch({ type: 'say', text: t, tone }), []);
   const decisions = useMemo(
     () =>
       createDecisions(services, {
-        ask: (d) => setDialog({ ...d, selected: d.initial ?? 0 }),
-        prompt: (t) => setText({ ...t, value: t.initial ?? '' }),
-        say: (t, tone = 'info') => setMessage({ text: t, tone }),
-        busy: (label, cancel) => setBusy(label === null ? null : { label, cancel }),
-        refresh,
-        applied: (id) => setLastApplied(id),
+        ask: (d) => dispatch({ type: 'ask', dialog: d }),
+        prompt: (t) => dispatch({ type: 'prompt', text: t }),
+        say,
+        busy: (label, cancel) => dispatch({ type: 'busy', busy: label === null ? null : { label, cancel } }),
+        refresh: () => dispatch({ type: 'loaded', proposals: sortNewestFirst(services.listProposals()), ledger: services.ledgerSummary() }),
+        applied: (id) => dispatch({ type: 'applied', id }),
       }),
-    [services, refresh],
+    [services, say],
   );
-  const say = useCallback((t: string, tone: Tone = 'info') => setMessage({ text: t, tone }), []);
 
-  const current = openId ? proposals.find((p) => p.id === openId) : undefined;
-  const selectionOf = (p: Proposal): Set<string> => selections[p.id] ?? new Set(acceptedEdits(p).map((e) => e.id));
+  const current = screen.kind === 'detail' ? proposals.find((p) => p.id === screen.id) : undefined;
+  const nav = screen.kind === 'detail' ? screen.nav : null;
+  const selectionOf = (p: Proposal): ReadonlySet<string> => state.selections[p.id] ?? new Set(acceptedEdits(p).map((e) => e.id));
   const evidence = useMemo(() => (current ? services.evidence(current) : null), [current, services]);
   const missedBy = useMemo(() => (current ? services.missedBy(current) : []), [current, services]);
   const report = useMemo(() => (current ? services.report(current) : null), [current, services]);
+  const risk = current ? (risks.get(current.id) ?? []) : [];
+  const stale = current ? (staleness.get(current.id) ?? null) : null;
+  const included = current ? selectionOf(current) : null;
 
-  const lastAppliedProposal = (): Proposal | undefined => {
-    if (lastApplied) {
-      const p = proposals.find((x) => x.id === lastApplied && x.status === 'applied');
-      if (p) return p;
-    }
-    return proposals.filter((p) => p.status === 'applied').sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))[0];
-  };
+  // ---- layout ----
+  const dialogRows = dialog ? dialogHeight(dialog) : 0;
+  const pending = items.filter((i) => isPending(i.status)).length;
+  const decided = items.length - pending;
+  const listHead = 2 + (pending === 0 ? emptyStateHeight(decided) : 0);
+  const listRows = items.length === 0 ? 0 : Math.max(0, rows - STATUS_ROWS - dialogRows - listHead);
+  const listWindow = clampWindow(state.list, shown.length, Math.max(0, listRows - 1), true);
 
+  const detail = useDetailModel(
+    current && evidence && report && nav && included
+      ? { proposal: current, stale, evidence, report, risk, width, height: Math.max(0, rows - STATUS_ROWS - dialogRows), now: services.now(), nav, diffMode: state.diffMode, included, query: state.detailQuery }
+      : null,
+    dispatch,
+    say,
+  );
+
+  // ---- commands the screens share (decisions, search, help, quit) ----
   const quit = () => app.exit();
-
   const screenCommand = (c: Command, p: Proposal | undefined) => {
     switch (c) {
       case 'quit':
         return quit();
       case 'help':
-        setHelpOffset(0);
-        return setHelp(true);
+        return dispatch({ type: 'help', open: true });
       case 'revertLast':
-        return decisions.revert(lastAppliedProposal());
+        return decisions.revert(lastAppliedProposal(state));
       case 'search':
-        if (openId) return setText({ label: 'Search: ', value: '', onSubmit: (v) => setDetailQuery(v) });
-        return setText({
-          label: 'Filter: ',
-          value: listQuery,
-          hint: 'type to filter · Enter keep · Esc clear',
-          onChange: setListQuery,
-          onSubmit: setListQuery,
-          onCancel: () => setListQuery(''),
+        if (current) return dispatch({ type: 'prompt', text: { label: 'Search: ', onSubmit: (v) => dispatch({ type: 'detailQuery', query: v }) } });
+        return dispatch({
+          type: 'prompt',
+          text: {
+            label: 'Filter: ',
+            initial: state.listQuery,
+            hint: 'type to filter · Enter keep · Esc clear',
+            onChange: (v) => dispatch({ type: 'listQuery', query: v }),
+            onSubmit: (v) => dispatch({ type: 'listQuery', query: v }),
+            onCancel: () => dispatch({ type: 'listQuery', query: '' }),
+          },
         });
       case 'searchNext':
       case 'searchPrev':
-        return say(listQuery ? `filter "${listQuery}": ${shown.length} of ${items.length}` : 'press / to filter the list', 'info');
+        return say(state.listQuery ? `filter "${state.listQuery}": ${shown.length} of ${items.length}` : 'press / to filter the list', 'info');
       default:
         break;
     }
     if (!p) return say('no proposal selected', 'info');
     switch (c) {
       case 'open':
-        setOpenId(p.id);
-        setView('diff');
-        setDetailQuery('');
-        return setMessage(null);
+        return dispatch({ type: 'open', id: p.id });
       case 'back':
-        setOpenId(null);
-        return setMessage(null);
+        return dispatch({ type: 'back' });
       case 'skip': {
         // the next waiting proposal after this one (in list order), wrapping around
         const waiting = items.filter((i) => isPending(i.status) && i.proposal.id !== p.id);
         const after = items.findIndex((i) => i.proposal.id === p.id);
         const next = waiting.find((i) => items.indexOf(i) > after) ?? waiting[0];
         if (!next) return say('no other proposal is waiting', 'info');
-        setOpenId(next.proposal.id);
-        setView('diff');
-        setDetailQuery('');
-        return say(`skipped ${p.skillTarget.name}: it stays staged`, 'info');
+        return dispatch({ type: 'open', id: next.proposal.id, message: { text: `skipped ${p.skillTarget.name}: it stays staged`, tone: 'info' } });
       }
       case 'apply':
-        return decisions.apply(p, selectionOf(p));
+        return decisions.apply(p, new Set(selectionOf(p)));
       case 'reject':
         return decisions.reject(p);
       case 'editCandidate':
@@ -193,158 +176,71 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
     }
   };
 
-  // ---- input routing: dialog > text box > help > busy > screen, one dispatcher (see useKeymap) ----
-  const closeDialog = (index: number) => {
-    if (!dialog) return;
-    const opt = dialog.options[index];
-    if (!opt) return;
-    setDialog(null);
-    opt.run?.();
+  const listCommand = (c: Command) => {
+    const move = c === 'up' ? { type: 'by' as const, delta: -1 } : c === 'down' ? { type: 'by' as const, delta: 1 } : scrollMoveFor(c);
+    if (move) return dispatch({ type: 'listMove', move, count: shown.length, height: Math.max(0, listRows - 1) });
+    return screenCommand(c, shown[listWindow.cursor]?.proposal);
   };
-  const screenContext: KeyContext = current ? view : 'list';
-  let route: KeyRoute | null;
-  if (dialog) {
-    route = {
-      context: 'dialog',
-      onCommand: (c) => {
-        if (c === 'quit') return quit();
-        const n = chosenOption(c);
-        if (n !== null) return closeDialog(n);
-        if (c === 'up' || c === 'down') {
-          const len = dialog.options.length;
-          return setDialog({ ...dialog, selected: (dialog.selected + (c === 'up' ? len - 1 : 1)) % len });
-        }
-        if (c === 'confirm') return closeDialog(dialog.selected);
-        if (c === 'back') return closeDialog(dialog.options.length - 1);
-      },
+
+  // ---- input routing: dialog > text box > help > busy > screen, one dispatcher (see useKeymap) ----
+  const screenContext: KeyContext = current ? (nav?.view ?? 'diff') : 'list';
+  const helpMax = () => Math.max(0, helpFor(screenContext).length - helpRoom(rows - STATUS_ROWS));
+  // the screen the state names takes the keys when no layer is open
+  const screenRoute = (): KeyRoute => {
+    if (!current || !detail || !nav || !included) return { context: 'list', onCommand: listCommand };
+    return {
+      context: screenContext,
+      onCommand: (c) =>
+        detailCommand(c, {
+          proposal: current,
+          model: detail,
+          nav,
+          included,
+          query: state.detailQuery,
+          dispatch,
+          say,
+          forget: (editIds) => decisions.forget(current, editIds),
+          other: (cmd) => screenCommand(cmd, current),
+        }),
     };
-  } else if (text) {
-    route = {
-      context: 'list',
-      onCommand: (c) => c === 'quit' && quit(),
-      text: {
-        // functional updates: a paste or fast typing delivers several keys before the next render
-        onChar: (ch) => setText((t) => (t ? { ...t, value: t.value + ch } : t)),
-        onBackspace: () => setText((t) => (t ? { ...t, value: Array.from(t.value).slice(0, -1).join('') } : t)),
-        onSubmit: () => {
-          setText(null);
-          text.onSubmit(text.value);
-        },
-        onCancel: () => {
-          setText(null);
-          text.onCancel?.();
-        },
-      },
-    };
-  } else if (help) {
-    route = {
-      context: 'help',
-      onCommand: (c) => {
-        if (c === 'quit') return quit();
-        if (c === 'back') return setHelp(false);
-        const max = Math.max(0, helpFor(screenContext).length - helpRoom(rows - 2));
-        if (c === 'down') setHelpOffset((o) => Math.min(max, o + 1));
-        if (c === 'up') setHelpOffset((o) => Math.max(0, o - 1));
-      },
-    };
-  } else if (busy) {
-    route = {
-      context: 'busy',
-      onCommand: (c) => {
-        // Ctrl+c also aborts a running replay, so its backend calls stop with the app
-        if (c === 'cancel' || c === 'quit') busy.cancel?.();
-        if (c === 'quit') quit();
-      },
-    };
-  } else {
-    route = { context: screenContext, onCommand: (c) => screenKeys.current?.(c) };
-  }
-  useKeymap(route);
+  };
+  useKeymap(overlayRoute(state, { dispatch, quit, helpMax }) ?? screenRoute());
+  // the list filter narrows as the user types
   const textValue = text?.value;
   const textOnChange = text?.onChange;
   useEffect(() => {
     if (textValue !== undefined) textOnChange?.(textValue);
   }, [textValue]);
 
-  // ---- layout ----
-  const statusRows = 2;
-  let body: React.ReactElement;
-  const dialogRows = dialog ? dialogHeight(dialog) : 0;
-  if (current && evidence && report) {
-    const h = Math.max(0, rows - statusRows - dialogRows);
-    body = (
-      <DetailScreen
-        key={current.id}
-        proposal={current}
-        stale={staleness.get(current.id) ?? null}
-        evidence={evidence}
-        report={report}
+  const body =
+    current && detail && nav && included ? (
+      <DetailScreen proposal={current} stale={stale} risk={risk} missedBy={missedBy} model={detail} nav={nav} included={included} width={width} />
+    ) : (
+      <ListScreen
+        items={shown}
+        pending={pending}
+        decided={decided}
+        listQuery={state.listQuery}
+        ledger={state.ledger}
+        nextNight={nextNight}
         width={width}
-        height={h}
+        listRows={listRows}
+        cursor={listWindow.cursor}
+        start={listWindow.offset}
         now={services.now()}
-        view={view}
-        onView={setView}
-        diffMode={diffMode}
-        onDiffMode={setDiffMode}
-        included={selectionOf(current)}
-        onIncluded={(s) => setSelections({ ...selections, [current.id]: s })}
-        query={detailQuery}
-        keys={screenKeys}
-        onCommand={(c) => screenCommand(c, current)}
-        onForget={(editIds) => decisions.forget(current, editIds)}
-        risk={risks.get(current.id) ?? []}
-        missedBy={missedBy}
-        say={say}
       />
     );
-  } else {
-    const pending = items.filter((i) => isPending(i.status)).length;
-    const decided = items.length - pending;
-    const empty = pending === 0;
-    const head = 2 + (empty ? emptyStateHeight(decided) : 0);
-    const listRows = items.length === 0 ? 0 : Math.max(0, rows - statusRows - dialogRows - head);
-    body = (
-      <Box flexDirection="column">
-        <Text wrap="truncate-end">
-          <Text bold>skillopt-sleep review</Text>
-          <Text dimColor>
-            {' · '}
-            {pending} waiting · {decided} decided{listQuery ? ` · filter "${listQuery}" (${shown.length})` : ''}
-          </Text>
-        </Text>
-        <Text wrap="truncate-end" dimColor>
-          {ledgerLine(ledger, services.now())}
-        </Text>
-        {empty ? <EmptyState next={nextNight()} now={services.now()} decided={decided} width={width} /> : null}
-        {listRows > 0 ? (
-          <ListScreen
-            items={shown}
-            width={width}
-            height={listRows}
-            now={services.now()}
-            keys={screenKeys}
-            initialCursor={listCursor.current}
-            onCursor={onCursor}
-            onCommand={(c, item) => screenCommand(c, item?.proposal)}
-          />
-        ) : null}
-      </Box>
-    );
-  }
 
+  const hints = help ? statusHints('help', width) : busy?.cancel ? statusHints('busy', width) : statusHints(current && nav ? nav.view : 'list', width);
   return (
     <Box flexDirection="column" width={width}>
-      {help ? <HelpOverlay context={screenContext} height={rows - statusRows} width={width} offset={helpOffset} /> : null}
-      {/* the screen stays mounted under dialogs and help, so it keeps its scroll position */}
+      {help ? <HelpOverlay context={screenContext} height={rows - STATUS_ROWS} width={width} offset={help.offset} /> : null}
+      {/* the screen stays drawn under dialogs and help, hidden under help */}
       <Box flexDirection="column" display={help ? 'none' : 'flex'}>
         {body}
       </Box>
       {dialog ? <ConfirmDialog title={dialog.title} body={dialog.body} options={dialog.options} selected={dialog.selected} width={width} tone={dialog.tone} /> : null}
-      {text ? (
-        <TextPrompt label={text.label} value={text.value} hint={text.hint} />
-      ) : (
-        <StatusBar message={message?.text ?? null} tone={message?.tone ?? 'info'} busy={busy?.label ?? null} hints={help ? 'Esc/q/? close help · j/k scroll' : busy?.cancel ? 'Esc / q cancel · Ctrl+c quit' : (width < 90 ? SHORT_HINTS : HINTS)[current ? view : 'list'] + (width < 90 ? ' · ? help' : '')} />
-      )}
+      {text ? <TextPrompt label={text.label} value={text.value} hint={text.hint} /> : <StatusBar message={state.message?.text ?? null} tone={state.message?.tone ?? 'info'} busy={busy?.label ?? null} hints={hints} />}
     </Box>
   );
 }

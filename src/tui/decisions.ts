@@ -17,7 +17,7 @@ import type { Proposal } from '../core/records.js';
 import { SleepError, isSleepError } from '../core/errors.js';
 import type { DecisionOutcome, ReviewServices, RiskFlag } from './services.js';
 import type { DialogOption } from './components/ConfirmDialog.js';
-import type { Tone } from './components/StatusBar.js';
+import { theme, type Tone } from './theme.js';
 import { seg, type StyledLine } from './components/Line.js';
 import { acceptedEdits } from './evidence-model.js';
 import { homeRelative, readersByFile, readersLabel, score, scoreChange } from './format.js';
@@ -103,8 +103,8 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
   function riskBody(flags: RiskFlag[], max = 5): StyledLine[] {
     const out: StyledLine[] = [];
     for (const f of flags.slice(0, max)) {
-      out.push([seg(`${f.rule}: `, { color: 'red', bold: true }), seg(f.why)]);
-      out.push([seg('  "', { dim: true }), seg(f.line, { color: 'yellow' }), seg('"', { dim: true })]);
+      out.push([seg(`${f.rule}: `, { color: theme.bad, bold: true }), seg(f.why)]);
+      out.push([seg('  "', { dim: true }), seg(f.line, { color: theme.caution }), seg('"', { dim: true })]);
     }
     if (flags.length > max) out.push([seg(`… and ${flags.length - max} more (Report view lists them all)`, { dim: true })]);
     return out;
@@ -186,10 +186,10 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
             body: body(
               [
                 seg('validation '),
-                seg(`${score(r.baseline)} → ${score(r.score)}`, { color: beats ? 'green' : 'red', bold: true }),
+                seg(`${score(r.baseline)} → ${score(r.score)}`, { color: beats ? theme.good : theme.bad, bold: true }),
                 seg(` with these edits (all ${all.length}: ${score(p.candidateScore)}) · scored from ${r.source}`, { dim: true }),
               ],
-              ...(beats ? [] : [[seg('this subset does not beat the current file on validation', { color: 'red' })]]),
+              ...(beats ? [] : [[seg('this subset does not beat the current file on validation', { color: theme.bad })]]),
               ...readers,
             ),
             options: [{ label: chosen.length === 1 ? 'Yes, apply this edit' : `Yes, apply these ${chosen.length} edits`, run: () => doApply(p, { editIds: ids, force, promisedScore: r.score }, 'Applying…') }, { label: 'No' }],
@@ -215,7 +215,7 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
         `validation ${scoreChange(p.baselineScore, p.candidateScore)} · test ${scoreChange(p.testBefore, p.testAfter)} · ${all.length} edits`,
         ...readers,
         'The file is written atomically; a backup is kept and u reverts.',
-        ...(flagged ? [[seg(`⚠ ${flagged} line${flagged === 1 ? ' is' : 's are'} flagged by the risk lint: you will be asked again`, { color: 'red', bold: true })]] : []),
+        ...(flagged ? [[seg(`⚠ ${flagged} line${flagged === 1 ? ' is' : 's are'} flagged by the risk lint: you will be asked again`, { color: theme.bad, bold: true })]] : []),
       ),
       options: [{ label: 'Yes, apply', run: () => doApply(p, { force }, 'Applying…') }, { label: 'No' }],
     });

@@ -13,6 +13,7 @@ import { score, signed, deltaTone, nightLabel } from './format.js';
 import { oneLine, sanitize, truncate } from './text.js';
 import { seg, wrapStyled, type StyledLine } from './components/Line.js';
 import type { EvidenceBundle, Excerpt } from './services.js';
+import { DELTA_COLOUR, signColour, theme } from './theme.js';
 
 /** Rows a folded edit's text and reason may take before "… Enter shows all". */
 const FOLDED_ROWS = 3;
@@ -78,21 +79,21 @@ export function evidenceLines(
     const open = expanded.has(e.id);
     let folded = false;
     push([
-      seg(selected ? '❯ ' : '  ', { color: 'cyan', bold: true }),
-      seg(on ? '[x] ' : '[ ] ', { color: on ? 'green' : 'red', bold: true }),
+      seg(selected ? '❯ ' : '  ', { color: theme.accent, bold: true }),
+      seg(on ? '[x] ' : '[ ] ', { color: on ? theme.good : theme.bad, bold: true }),
       seg(`${i + 1}. ${opLabel(e)}`, { bold: selected }),
       seg('  effect on validation ', { dim: true }),
       seg(e.effect === null || e.effect === undefined ? 'not measured' : signed(e.effect), {
-        color: e.effect === null || e.effect === undefined ? undefined : e.effect > 0 ? 'green' : e.effect < 0 ? 'red' : undefined,
+        color: signColour(e.effect),
       }),
     ]);
     const mark = e.op === 'delete' ? '-' : '+';
-    const tone = { color: e.op === 'delete' ? 'red' : 'green' };
+    const tone = { color: e.op === 'delete' ? theme.bad : theme.good };
     if (open) {
       // the text as it will be written, line by line
       for (const l of e.content.split('\n')) push([seg(`      ${mark} `, tone), seg(sanitize(l), tone)]);
       // the anchor in full (the heading cuts it): what is replaced or deleted, or what the text follows
-      if (e.anchor) for (const l of e.anchor.split('\n')) push([seg(e.op === 'add' ? '      after ' : '      was ', { dim: true }), seg(sanitize(l), { color: e.op === 'add' ? undefined : 'red' })]);
+      if (e.anchor) for (const l of e.anchor.split('\n')) push([seg(e.op === 'add' ? '      after ' : '      was ', { dim: true }), seg(sanitize(l), { color: e.op === 'add' ? undefined : theme.bad })]);
     } else {
       const content = oneLine(e.content);
       if (content) folded = push([seg('      ', {}), seg(`${mark} ${content}`, tone)], FOLDED_ROWS) || folded;
@@ -108,7 +109,7 @@ export function evidenceLines(
         const corrections = open ? t.corrections : t.corrections.slice(0, FOLDED_CORRECTIONS);
         const prompts = open ? t.prompts : t.prompts.slice(0, FOLDED_PROMPTS);
         if (corrections.length < t.corrections.length || prompts.length < t.prompts.length) folded = true;
-        for (const c of corrections) push([seg('        correction › ', { color: 'yellow' }), seg(`"${oneLine(c)}"`)]);
+        for (const c of corrections) push([seg('        correction › ', { color: theme.caution }), seg(`"${oneLine(c)}"`)]);
         for (const x of prompts) push(excerptLine(x, now));
         continue;
       }
@@ -130,8 +131,8 @@ export function evidenceLines(
     const intent = ev.tasks[t.taskId]?.intent ?? t.taskId;
     push([
       seg(`  ${t.split.padEnd(5)} `, { dim: true }),
-      seg(`${score(t.before)} → ${score(t.after)} `, { color: tone === 'up' ? 'green' : tone === 'down' ? 'red' : undefined }),
-      seg(tone === 'up' ? '▲ ' : tone === 'down' ? '▼ ' : '= ', { color: tone === 'up' ? 'green' : tone === 'down' ? 'red' : undefined }),
+      seg(`${score(t.before)} → ${score(t.after)} `, { color: DELTA_COLOUR[tone] }),
+      seg(tone === 'up' ? '▲ ' : tone === 'down' ? '▼ ' : '= ', { color: DELTA_COLOUR[tone] }),
       seg(oneLine(intent)),
     ]);
   }
@@ -142,7 +143,7 @@ export function evidenceLines(
     lines.push([seg(`Turned down by the gate (${turnedDown.length}) — not part of this proposal`, { bold: true, dim: true })]);
     for (const e of turnedDown) {
       const drop = e.scoreDrop !== null && e.scoreDrop !== undefined ? ` (score ${signed(-Math.abs(e.scoreDrop))})` : '';
-      push([seg(`  ${e.status.padEnd(9)} `, { color: 'red', dim: true }), seg(`${opLabel(e)}: ${oneLine(e.rationale || e.content)}${drop}`, { dim: true })]);
+      push([seg(`  ${e.status.padEnd(9)} `, { color: theme.bad, dim: true }), seg(`${opLabel(e)}: ${oneLine(e.rationale || e.content)}${drop}`, { dim: true })]);
     }
   }
   return { lines, editStarts };

@@ -65,61 +65,91 @@ export type Command =
   | 'choose3'
   | 'choose4';
 
-export interface Binding {
-  command: Command;
+/** One way to reach a command: the keys, where they work, and what the help overlay says. */
+export interface Keybinding {
   /** canonical key names, see `canonicalKeys` */
-  keys: string[];
-  contexts: KeyContext[];
+  keys: readonly string[];
+  contexts: readonly KeyContext[];
   /** one line for the help overlay */
   help: string;
+  /** the keys the status line names (default: the first one) */
+  statusKeys?: readonly string[];
 }
+
+/** A binding as the resolver and the help read it: the command it runs beside its keys. */
+export interface Binding extends Keybinding {
+  command: Command;
+}
+
+/**
+ * Every command with at least one binding: a command missing here (or one that is not a
+ * `Command`) fails to compile, so nothing the screens handle can be unreachable by key.
+ */
+export type Keymap = { readonly [C in Command]: readonly [Keybinding, ...Keybinding[]] };
 
 const LIST: KeyContext[] = ['list'];
 const DETAIL: KeyContext[] = ['diff', 'evidence', 'report'];
 const SCREENS: KeyContext[] = [...LIST, ...DETAIL];
 const SCROLLERS: KeyContext[] = [...LIST, ...DETAIL];
 
-export const BINDINGS: Binding[] = [
-  { command: 'up', keys: ['k', 'up'], contexts: [...SCROLLERS, 'dialog'], help: 'move up' },
-  { command: 'down', keys: ['j', 'down'], contexts: [...SCROLLERS, 'dialog'], help: 'move down' },
-  { command: 'pageUp', keys: ['pageup', 'ctrl+u', 'b'], contexts: SCROLLERS, help: 'page up' },
-  { command: 'pageDown', keys: ['pagedown', 'ctrl+d', 'f'], contexts: SCROLLERS, help: 'page down' },
-  { command: 'top', keys: ['g', 'home'], contexts: SCROLLERS, help: 'go to the top' },
-  { command: 'bottom', keys: ['G', 'end'], contexts: SCROLLERS, help: 'go to the bottom' },
-  { command: 'open', keys: ['enter', 'l', 'right'], contexts: LIST, help: 'open the proposal' },
-  { command: 'nextView', keys: ['tab'], contexts: DETAIL, help: 'next view: Diff → Evidence → Report' },
-  { command: 'prevView', keys: ['shift+tab'], contexts: DETAIL, help: 'previous view' },
-  { command: 'nextHunk', keys: [']', 'J'], contexts: ['diff'], help: 'next hunk' },
-  { command: 'prevHunk', keys: ['[', 'K'], contexts: ['diff'], help: 'previous hunk' },
-  { command: 'cycleDiffMode', keys: ['d'], contexts: ['diff'], help: 'unified ↔ side-by-side diff' },
-  { command: 'toggleEdit', keys: ['space'], contexts: ['diff', 'evidence'], help: 'include / exclude this edit (partial apply)' },
-  { command: 'includeAll', keys: ['A'], contexts: ['diff', 'evidence'], help: 'include all edits' },
-  { command: 'excludeAll', keys: ['R'], contexts: ['diff', 'evidence'], help: 'exclude all edits' },
-  { command: 'apply', keys: ['a'], contexts: SCREENS, help: 'apply (the included edits) to the live file' },
-  { command: 'reject', keys: ['x'], contexts: SCREENS, help: 'reject (optionally with a reason)' },
-  { command: 'editCandidate', keys: ['e'], contexts: DETAIL, help: 'edit the candidate in $EDITOR, then apply' },
-  { command: 'revertLast', keys: ['u'], contexts: SCREENS, help: 'undo: revert the last apply' },
-  { command: 'forget', keys: ['F'], contexts: SCREENS, help: 'forget a rejection: a later night may propose its edits again' },
-  { command: 'expand', keys: ['enter'], contexts: ['diff', 'evidence'], help: 'expand / fold an edit: its full text, reasons and evidence' },
-  { command: 'skip', keys: ['s'], contexts: DETAIL, help: 'skip: decide later, open the next waiting proposal' },
-  { command: 'search', keys: ['/'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'search' },
-  { command: 'searchNext', keys: ['n'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'next match' },
-  { command: 'searchPrev', keys: ['N'], contexts: [...LIST, 'diff', 'evidence', 'report'], help: 'previous match' },
-  { command: 'help', keys: ['?'], contexts: SCREENS, help: 'this help' },
-  { command: 'back', keys: ['q', 'esc', 'left', 'h'], contexts: DETAIL, help: 'back to the list' },
-  { command: 'quit', keys: ['q', 'esc'], contexts: LIST, help: 'quit' },
-  { command: 'quit', keys: ['ctrl+c'], contexts: [...SCREENS, 'dialog', 'help', 'busy'], help: 'quit now' },
-  { command: 'cancel', keys: ['esc', 'q'], contexts: ['busy'], help: 'while re-scoring: cancel it, nothing is written' },
-  { command: 'choose1', keys: ['1'], contexts: ['dialog'], help: 'choose option 1' },
-  { command: 'choose2', keys: ['2'], contexts: ['dialog'], help: 'choose option 2' },
-  { command: 'choose3', keys: ['3'], contexts: ['dialog'], help: 'choose option 3' },
-  { command: 'choose4', keys: ['4'], contexts: ['dialog'], help: 'choose option 4' },
-  { command: 'confirm', keys: ['enter'], contexts: ['dialog'], help: 'choose the highlighted option' },
-  { command: 'back', keys: ['esc', 'q'], contexts: ['dialog'], help: 'cancel (same as No)' },
-  { command: 'back', keys: ['esc', 'q', '?', 'enter'], contexts: ['help'], help: 'close help' },
-  { command: 'up', keys: ['k', 'up'], contexts: ['help'], help: 'scroll up' },
-  { command: 'down', keys: ['j', 'down'], contexts: ['help'], help: 'scroll down' },
-];
+// the order of the commands is the help overlay's order after its "decisions first" ranking
+export const KEYMAP: Keymap = {
+  up: [
+    { keys: ['k', 'up'], contexts: [...SCROLLERS, 'dialog'], help: 'move up', statusKeys: ['up'] },
+    { keys: ['k', 'up'], contexts: ['help'], help: 'scroll up' },
+  ],
+  down: [
+    { keys: ['j', 'down'], contexts: [...SCROLLERS, 'dialog'], help: 'move down', statusKeys: ['down'] },
+    { keys: ['j', 'down'], contexts: ['help'], help: 'scroll down' },
+  ],
+  pageUp: [{ keys: ['pageup', 'ctrl+u', 'b'], contexts: SCROLLERS, help: 'page up' }],
+  pageDown: [{ keys: ['pagedown', 'ctrl+d', 'f'], contexts: SCROLLERS, help: 'page down' }],
+  top: [{ keys: ['g', 'home'], contexts: SCROLLERS, help: 'go to the top' }],
+  bottom: [{ keys: ['G', 'end'], contexts: SCROLLERS, help: 'go to the bottom' }],
+  open: [{ keys: ['enter', 'l', 'right'], contexts: LIST, help: 'open the proposal' }],
+  nextView: [{ keys: ['tab'], contexts: DETAIL, help: 'next view: Diff → Evidence → Report' }],
+  prevView: [{ keys: ['shift+tab'], contexts: DETAIL, help: 'previous view' }],
+  nextHunk: [{ keys: [']', 'J'], contexts: ['diff'], help: 'next hunk' }],
+  prevHunk: [{ keys: ['[', 'K'], contexts: ['diff'], help: 'previous hunk' }],
+  cycleDiffMode: [{ keys: ['d'], contexts: ['diff'], help: 'unified ↔ side-by-side diff' }],
+  toggleEdit: [{ keys: ['space'], contexts: ['diff', 'evidence'], help: 'include / exclude this edit (partial apply)' }],
+  includeAll: [{ keys: ['A'], contexts: ['diff', 'evidence'], help: 'include all edits' }],
+  excludeAll: [{ keys: ['R'], contexts: ['diff', 'evidence'], help: 'exclude all edits' }],
+  apply: [{ keys: ['a'], contexts: SCREENS, help: 'apply (the included edits) to the live file' }],
+  reject: [{ keys: ['x'], contexts: SCREENS, help: 'reject (optionally with a reason)' }],
+  editCandidate: [{ keys: ['e'], contexts: DETAIL, help: 'edit the candidate in $EDITOR, then apply' }],
+  revertLast: [{ keys: ['u'], contexts: SCREENS, help: 'undo: revert the last apply' }],
+  forget: [{ keys: ['F'], contexts: SCREENS, help: 'forget a rejection: a later night may propose its edits again' }],
+  expand: [{ keys: ['enter'], contexts: ['diff', 'evidence'], help: 'expand / fold an edit: its full text, reasons and evidence' }],
+  skip: [{ keys: ['s'], contexts: DETAIL, help: 'skip: decide later, open the next waiting proposal' }],
+  search: [{ keys: ['/'], contexts: SCREENS, help: 'search' }],
+  searchNext: [{ keys: ['n'], contexts: SCREENS, help: 'next match' }],
+  searchPrev: [{ keys: ['N'], contexts: SCREENS, help: 'previous match' }],
+  help: [{ keys: ['?'], contexts: SCREENS, help: 'this help' }],
+  back: [
+    { keys: ['q', 'esc', 'left', 'h'], contexts: DETAIL, help: 'back to the list' },
+    { keys: ['esc', 'q'], contexts: ['dialog'], help: 'cancel (same as No)' },
+    { keys: ['esc', 'q', '?', 'enter'], contexts: ['help'], help: 'close help', statusKeys: ['esc', 'q', '?'] },
+  ],
+  quit: [
+    { keys: ['q', 'esc'], contexts: LIST, help: 'quit' },
+    { keys: ['ctrl+c'], contexts: [...SCREENS, 'dialog', 'help', 'busy'], help: 'quit now' },
+  ],
+  cancel: [{ keys: ['esc', 'q'], contexts: ['busy'], help: 'while re-scoring: cancel it, nothing is written', statusKeys: ['esc', 'q'] }],
+  choose1: [{ keys: ['1'], contexts: ['dialog'], help: 'choose option 1' }],
+  choose2: [{ keys: ['2'], contexts: ['dialog'], help: 'choose option 2' }],
+  choose3: [{ keys: ['3'], contexts: ['dialog'], help: 'choose option 3' }],
+  choose4: [{ keys: ['4'], contexts: ['dialog'], help: 'choose option 4' }],
+  confirm: [{ keys: ['enter'], contexts: ['dialog'], help: 'choose the highlighted option' }],
+};
+
+/** The keymap as one list, in its order (the resolver and the help overlay walk it). */
+export const BINDINGS: readonly Binding[] = (Object.keys(KEYMAP) as Command[]).flatMap((command) => KEYMAP[command].map((b) => ({ command, ...b })));
+
+/** The binding of `command` that works in `context`, or undefined when none does. */
+export function bindingIn(command: Command, context: KeyContext): Keybinding | undefined {
+  return KEYMAP[command].find((b) => b.contexts.includes(context));
+}
 
 /**
  * Canonical names of one key press, most specific first: special keys by name ('up', 'enter',
@@ -219,4 +249,46 @@ export function helpFor(context: KeyContext): Array<{ keys: string; help: string
     for (const b of BINDINGS) if (b.contexts.includes('busy') && b.command !== 'quit') rows.push({ keys: b.keys.map(keyLabel).join(' / '), help: b.help });
   }
   return rows;
+}
+
+/** The contexts with a status line of their own (a dialog shows its options instead). */
+export type HintContext = 'list' | 'diff' | 'evidence' | 'report' | 'help' | 'busy';
+
+/**
+ * The status line's words per context, full and compact (a terminal under 90 columns). `{command}`
+ * stands for the keys the keymap binds to that command there, so a rebound key changes the hint
+ * too, and a hint naming a command that has no key in its context throws (see the keymap test).
+ */
+const STATUS_HINTS: Record<HintContext, { full: string; compact: string }> = {
+  list: {
+    full: '{up}/{down} move · {open} open · {apply} apply · {reject} reject · {revertLast} undo · {forget} forget · {search} search · {help} help · {quit} quit',
+    compact: '{up}{down} {open} · {apply} apply · {reject} reject · {revertLast} undo · {help} help',
+  },
+  diff: {
+    full: '{nextView} view · {nextHunk}/{prevHunk} hunk · {expand} expand · {toggleEdit} edit · {apply} apply · {reject} reject · {editCandidate} edit · {skip} skip · {cycleDiffMode} layout · {help} help · {back} back',
+    compact: '{nextView} · {nextHunk}/{prevHunk} hunk · {toggleEdit} · {apply} · {reject} · {editCandidate} · {skip} · {help} help',
+  },
+  evidence: {
+    full: '{nextView} view · {up}/{down} edit · {expand} expand · {toggleEdit} include · {apply} apply · {reject} reject · {editCandidate} edit · {help} help · {back} back',
+    compact: '{nextView} · {up}{down} · {toggleEdit} · {apply} · {reject} · {editCandidate} · {help} help',
+  },
+  report: {
+    full: '{nextView} view · {up}/{down} scroll · {apply} apply · {reject} reject · {search} search · {help} help · {back} back',
+    compact: '{nextView} · {up}{down} · {apply} · {reject} · {search} · {help} help',
+  },
+  help: { full: '{back} close help · {down}/{up} scroll', compact: '{back} close help · {down}/{up} scroll' },
+  busy: { full: '{cancel} cancel · {quit} quit', compact: '{cancel} cancel · {quit} quit' },
+};
+
+/** The terminal width below which the status line uses its compact words. */
+export const COMPACT_HINTS_BELOW = 90;
+
+/** The status line's key hints for a context, with the keys read from the keymap. */
+export function statusHints(context: HintContext, width: number): string {
+  const spec = STATUS_HINTS[context];
+  return (width < COMPACT_HINTS_BELOW ? spec.compact : spec.full).replace(/\{(\w+)\}/g, (_, name: string) => {
+    const binding = name in KEYMAP ? bindingIn(name as Command, context) : undefined;
+    if (!binding) throw new Error(`status hint for ${context} names "${name}", which has no key there`);
+    return (binding.statusKeys ?? binding.keys.slice(0, 1)).map(keyLabel).join(' / ');
+  });
 }

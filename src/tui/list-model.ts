@@ -98,12 +98,3 @@ export function matchesQuery(item: ListItem, query: string): boolean {
 export function isPending(status: ProposalStatus): boolean {
   return status === 'staged' || status === 'stale';
 }
-
-export const STATUS_COLOR: Record<ProposalStatus, string> = {
-  staged: 'yellow',
-  stale: 'magenta',
-  applied: 'green',
-  rejected: 'red',
-  reverted: 'gray',
-  superseded: 'gray',
-};

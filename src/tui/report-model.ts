@@ -8,6 +8,7 @@ import { homeRelative, readersByFile, score, scoreChange } from './format.js';
 import { sanitize } from './text.js';
 import { seg, wrapStyled, type StyledLine } from './components/Line.js';
 import type { ReportBundle, RiskFlag, StaleInfo } from './services.js';
+import { theme } from './theme.js';
 
 export function reportLines(p: Proposal, r: ReportBundle, stale: StaleInfo | null, width = Infinity, risk: RiskFlag[] = []): StyledLine[] {
   const lines: StyledLine[] = [];
@@ -32,14 +33,14 @@ function build(p: Proposal, r: ReportBundle, stale: StaleInfo | null, risk: Risk
   fact('test', scoreChange(p.testBefore, p.testAfter));
   fact('created', new Date(p.createdAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
   fact('base', p.baseHash ? p.baseHash.slice(0, 12) : '(new file)');
-  if (stale?.stale) fact('live file', stale.missing ? 'missing now — it was deleted since the proposal' : `changed since the proposal (now ${stale.liveHash.slice(0, 12)})`, 'magenta');
+  if (stale?.stale) fact('live file', stale.missing ? 'missing now — it was deleted since the proposal' : `changed since the proposal (now ${stale.liveHash.slice(0, 12)})`, theme.stale);
   fact('status', p.status + (p.reason ? ` — ${sanitize(p.reason)}` : ''));
   if (risk.length > 0) {
     lines.push([]);
-    lines.push([seg(`Risk lint: ${risk.length} flagged line${risk.length === 1 ? '' : 's'} (applying asks a second time)`, { bold: true, color: 'red' })]);
+    lines.push([seg(`Risk lint: ${risk.length} flagged line${risk.length === 1 ? '' : 's'} (applying asks a second time)`, { bold: true, color: theme.bad })]);
     for (const f of risk) {
-      lines.push([seg(`  ${f.rule}: `, { color: 'red' }), seg(f.why)]);
-      lines.push([seg('    "', { dim: true }), seg(sanitize(f.line), { color: 'yellow' }), seg('"', { dim: true })]);
+      lines.push([seg(`  ${f.rule}: `, { color: theme.bad }), seg(f.why)]);
+      lines.push([seg('    "', { dim: true }), seg(sanitize(f.line), { color: theme.caution }), seg('"', { dim: true })]);
     }
   }
   if (r.facts.length > 0) {
@@ -50,14 +51,14 @@ function build(p: Proposal, r: ReportBundle, stale: StaleInfo | null, risk: Risk
   if (r.notes.length > 0) {
     lines.push([]);
     lines.push([seg('Notes', { bold: true })]);
-    for (const n of r.notes) lines.push([seg('  ! ', { color: 'yellow' }), seg(sanitize(n))]);
+    for (const n of r.notes) lines.push([seg('  ! ', { color: theme.caution }), seg(sanitize(n))]);
   }
   if (r.markdown) {
     lines.push([]);
     lines.push([seg('report.md', { bold: true })]);
     for (const l of r.markdown.split('\n')) {
       const t = sanitize(l);
-      lines.push(t.startsWith('#') ? [seg('  ' + t, { bold: true, color: 'cyan' })] : [seg('  ' + t)]);
+      lines.push(t.startsWith('#') ? [seg('  ' + t, { bold: true, color: theme.accent })] : [seg('  ' + t)]);
     }
   }
   if (r.facts.length === 0 && r.notes.length === 0 && !r.markdown) {

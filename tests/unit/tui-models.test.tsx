@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDiffModel, buildSplitRows, editsForHunk, hunkAt, mapHunksToEdits } from '../../src/tui/diff-model.js';
-import { clampWindow, moveWindow } from '../../src/tui/hooks/useWindowedScroll.js';
+import { clampWindow, moveWindow } from '../../src/tui/scroll-window.js';
 import { listColumns, matchesQuery, cellText } from '../../src/tui/list-model.js';
 import { evidenceLines } from '../../src/tui/evidence-model.js';
 import { plainText } from '../../src/tui/components/Line.js';

@@ -3,6 +3,7 @@ import { action } from '../run.js';
 import { parseDuration } from '../../core/clock.js';
 import { UsageError } from '../../core/errors.js';
 import { listEgress, totalsByDestination } from '../../llm/ledger.js';
+import { wholeNumberOption } from '../options.js';
 
 /** `ledger [--since 24h] [--run ID] [--json]`: every outbound model call and totals per destination. */
 export function register(program: Command): void {
@@ -20,8 +21,7 @@ export function register(program: Command): void {
         } catch (err) {
           throw new UsageError((err as Error).message, 'e.g. --since 24h or --since 7d');
         }
-        const limit = Number(opts.limit);
-        if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${opts.limit}"`);
+        const limit = wholeNumberOption('--limit', opts.limit, 1);
         const rows = listEgress(ctx.db, { sinceMs, runId: opts.run });
         const totals = totalsByDestination(rows);
         const shown = rows.slice(-limit);

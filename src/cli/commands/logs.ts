@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { SleepError } from '../../core/errors.js';
 import { followLog, formatLogLine, readLastLines } from '../../daemon/log-reader.js';
 import { jsonOutput } from '../json-shape.js';
+import { wholeNumberOption } from '../options.js';
 
 /**
  * One log line under --json: the daemon's pino record, one JSON object a line (JSON Lines, so
@@ -27,8 +27,7 @@ export function register(program: Command): void {
     .option('-n, --lines <n>', 'how many lines to print first', '50')
     .action(
       action(async (ctx, opts: { follow?: boolean; lines: string }) => {
-        const n = Number(opts.lines);
-        if (!Number.isInteger(n) || n < 0) throw new SleepError('USAGE', `-n "${opts.lines}" is not a line count`, { exitCode: 2 });
+        const n = wholeNumberOption('-n', opts.lines, 0);
         const show = (raw: string) => ctx.out.write((ctx.json ? logLineJson(raw) : formatLogLine(raw)) + '\n');
         const lines = readLastLines(ctx.paths.logsDir, 'daemon', n);
         if (lines.length === 0 && !opts.follow) {

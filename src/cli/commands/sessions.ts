@@ -7,6 +7,7 @@ import { SleepError, UsageError } from '../../core/errors.js';
 import { findSession, listSessions, type SessionRow } from '../../store/repos/sessions.js';
 import { countEvents, listEvents } from '../../store/repos/events.js';
 import { parseAgentOption } from './harvest.js';
+import { wholeNumberOption } from '../options.js';
 
 function when(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
@@ -36,8 +37,7 @@ export function register(program: Command): void {
           if (!k.success) throw new UsageError(`unknown kind "${opts.kind}"`, 'use interactive, headless, subagent or self');
           kind = k.data;
         }
-        const limit = Number(opts.limit);
-        if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got "${opts.limit}"`);
+        const limit = wholeNumberOption('--limit', opts.limit, 1);
         const rows = listSessions(ctx.db, { agent: agents?.[0], project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined, kind, limit });
         ctx.emit('sessions', { sessions: rows }, () => {
           if (!rows.length) {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { stopDaemon } from '../../daemon/lifecycle.js';
 import { SleepError } from '../../core/errors.js';
+import { secondsOption } from '../options.js';
 
 export function register(program: Command): void {
   program
@@ -11,8 +12,7 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'how long to wait for it to exit', '15')
     .action(
       action(async (ctx, opts: { force?: boolean; timeout: string }) => {
-        const timeoutS = Number(opts.timeout);
-        if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new SleepError('USAGE', `--timeout "${opts.timeout}" is not a number of seconds`, { exitCode: 2 });
+        const timeoutS = secondsOption('--timeout', opts.timeout);
         const res = await stopDaemon(ctx.paths, ctx.db, { force: opts.force, timeoutMs: timeoutS * 1000 });
         ctx.emit('stop', { ok: !res.stillRunning, ...res }, () => {
           if (!res.wasRunning) ctx.print(res.cleanedStale ? 'the daemon was not running (removed the leftovers of one that crashed)' : 'the daemon is not running');

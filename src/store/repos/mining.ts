@@ -105,21 +105,26 @@ export function documentFrequencyReader(db: Db): (term: string) => number {
   return (term) => (stmt.get(term) as number | undefined) ?? 0;
 }
 
-export interface MemberWrite {
+/**
+ * One ask in a cluster, the one shape the miner writes, reads back and reports on. `O` is its
+ * outcome: JSON text in the store, the parsed `Outcome` in the miner.
+ */
+export interface ClusterMember<O = string> {
   sessionId: string;
   seq: number;
-  clusterId: string;
   project: string | null;
   agent: string;
   ts: number | null;
   similarity: number;
   prompt: string;
-  /** JSON Outcome */
-  outcome: string;
-  /** the prompt's normalised and near-duplicate keys (migration 011; null: computed on a later run) */
-  askKey: string | null;
-  dedupeKey: string | null;
+  outcome: O;
+  /** the prompt's normalised and near-duplicate keys (migration 011; null or absent: computed on a later run) */
+  askKey?: string | null;
+  dedupeKey?: string | null;
 }
+
+/** A member with the cluster it belongs to (what is written; a read of one cluster knows it already). */
+export type PlacedMember<O = string> = ClusterMember<O> & { clusterId: string };
 
 /**
  * Writes changed clusters (and their index keys under the tier `big`), applies merges (members and
@@ -132,7 +137,7 @@ export function writeMiningState(
   w: {
     clusters: Array<Omit<ClusterRow, 'miner' | 'review'> & { big: boolean }>;
     merges: Array<[drop: string, keep: string]>;
-    members: MemberWrite[];
+    members: PlacedMember[];
     df: Array<[string, number]>;
     now: number;
   },
@@ -156,7 +161,7 @@ export function writeMiningState(
      ON CONFLICT(session_id, event_seq) DO UPDATE SET outcome = excluded.outcome,
        ask_key = COALESCE(excluded.ask_key, cluster_members.ask_key), dedupe_key = COALESCE(excluded.dedupe_key, cluster_members.dedupe_key)`,
   );
-  for (const m of w.members) addMember.run(m.sessionId, m.seq, m.clusterId, m.project, m.agent, m.ts, m.similarity, m.prompt, m.outcome, m.askKey, m.dedupeKey);
+  for (const m of w.members) addMember.run(m.sessionId, m.seq, m.clusterId, m.project, m.agent, m.ts, m.similarity, m.prompt, m.outcome, m.askKey ?? null, m.dedupeKey ?? null);
   const upDf = db.prepare('INSERT INTO mine_df(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = excluded.df');
   for (const [t, n] of w.df) upDf.run(t, n);
   const counts = new Map<string, number>();
@@ -184,29 +189,14 @@ export function recountSessions(db: Db, clusterId: string): number {
   return n;
 }
 
-export interface MemberRow {
-  sessionId: string;
-  seq: number;
-  project: string | null;
-  agent: string;
-  ts: number | null;
-  similarity: number;
-  prompt: string;
-  /** JSON Outcome */
-  outcome: string;
-  /** stored keys of the prompt (null on rows mined before migration 011 and not yet backfilled) */
-  askKey: string | null;
-  dedupeKey: string | null;
-}
-
 /** Members of a cluster, most recent first (bounded: big clusters are summarised by a sample). */
-export function clusterMemberRows(db: Db, clusterId: string, limit = 500): MemberRow[] {
+export function clusterMemberRows(db: Db, clusterId: string, limit = 500): ClusterMember[] {
   return db
     .prepare(
       `SELECT session_id AS sessionId, event_seq AS seq, project, agent, ts, similarity, prompt, outcome, ask_key AS askKey, dedupe_key AS dedupeKey FROM cluster_members
        WHERE cluster_id = ? ORDER BY ts DESC, session_id, event_seq LIMIT ?`,
     )
-    .all(clusterId, limit) as MemberRow[];
+    .all(clusterId, limit) as ClusterMember[];
 }
 
 /** One member as a tuple: session, seq, project, agent, ts, similarity, prompt, outcome (JSON), ask key, dedupe key. */

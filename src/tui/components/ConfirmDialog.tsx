@@ -5,6 +5,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { Line, type StyledLine } from './Line.js';
+import { theme } from '../theme.js';
 
 export interface DialogOption {
   label: string;
@@ -22,7 +23,7 @@ export interface ConfirmDialogProps {
 
 export function ConfirmDialog({ title, body, options, selected, width, tone }: ConfirmDialogProps): React.ReactElement {
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={tone === 'warning' ? 'magenta' : 'cyan'} paddingX={1} width={Math.max(20, width)}>
+    <Box flexDirection="column" borderStyle="round" borderColor={tone === 'warning' ? theme.stale : theme.accent} paddingX={1} width={Math.max(20, width)}>
       <Text bold wrap="truncate-end">
         {title}
       </Text>
@@ -30,7 +31,7 @@ export function ConfirmDialog({ title, body, options, selected, width, tone }: C
         <Line key={i} line={l} />
       ))}
       {options.map((o, i) => (
-        <Text key={i} color={i === selected ? 'cyan' : o.tone === 'danger' ? 'red' : undefined} bold={i === selected} wrap="truncate-end">
+        <Text key={i} color={i === selected ? theme.accent : o.tone === 'danger' ? theme.bad : undefined} bold={i === selected} wrap="truncate-end">
           {i === selected ? '❯ ' : '  '}
           {i + 1}. {o.label}
         </Text>

@@ -10,6 +10,7 @@ import type { DiffModel, DiffRow, SplitRow } from '../diff-model.js';
 import type { DiffLayout } from '../diff-layout.js';
 import { fit } from '../text.js';
 import { LinesWindow, seg, type Segment, type StyledLine } from './Line.js';
+import { theme } from '../theme.js';
 
 export type DiffMode = 'unified' | 'split';
 
@@ -24,10 +25,10 @@ export interface HunkState {
 const num = (n: number | undefined, w: number) => (n === undefined ? ' '.repeat(w) : String(n).padStart(w));
 
 function gutter(hunk: number, hs: HunkState, match: boolean): Segment {
-  if (match) return seg('»', { color: 'yellow', bold: true });
-  if (hunk >= 0 && hs.included[hunk] === 'none') return seg('✗', { color: 'red' });
-  if (hunk >= 0 && hs.included[hunk] === 'some') return seg('±', { color: 'yellow' });
-  if (hunk >= 0 && hunk === hs.current) return seg('▌', { color: 'yellow' });
+  if (match) return seg('»', { color: theme.caution, bold: true });
+  if (hunk >= 0 && hs.included[hunk] === 'none') return seg('✗', { color: theme.bad });
+  if (hunk >= 0 && hs.included[hunk] === 'some') return seg('±', { color: theme.caution });
+  if (hunk >= 0 && hunk === hs.current) return seg('▌', { color: theme.caution });
   return seg(' ');
 }
 
@@ -38,15 +39,15 @@ export function unifiedLine(r: DiffRow, hs: HunkState, match: boolean, text: str
   if (r.kind === 'header') return [g, seg(text, { bold: true })];
   if (r.kind === 'hunk') {
     const tag = off && part === 0 ? '  (excluded)' : '';
-    return [g, seg(text, { color: 'cyan', dim: off }), seg(tag, { color: 'red' })];
+    return [g, seg(text, { color: theme.accent, dim: off }), seg(tag, { color: theme.bad })];
   }
   if (r.kind === 'note') return [g, seg(text, { dim: true })];
   const nw = 4;
   // a continuation row leaves the numbers blank, so the numbers still count file lines
   const nums = seg(part === 0 ? `${num(r.oldNo, nw)} ${num(r.newNo, nw)} ` : ' '.repeat(nw * 2 + 2), { dim: true });
   const mark = part === 0 ? undefined : ' ';
-  if (r.kind === 'add') return [g, nums, seg((mark ?? '+') + text, { color: 'green', dim: off })];
-  if (r.kind === 'del') return [g, nums, seg((mark ?? '-') + text, { color: 'red', dim: off })];
+  if (r.kind === 'add') return [g, nums, seg((mark ?? '+') + text, { color: theme.good, dim: off })];
+  if (r.kind === 'del') return [g, nums, seg((mark ?? '-') + text, { color: theme.bad, dim: off })];
   return [g, nums, seg(' ' + text, { dim: off })];
 }
 
@@ -55,8 +56,8 @@ export function splitLine(r: SplitRow, hs: HunkState, match: boolean, width: num
   const off = r.hunk >= 0 && hs.included[r.hunk] === 'none';
   const g = gutter(r.hunk, hs, match);
   if (r.kind !== 'pair') {
-    const color = r.kind === 'hunk' ? 'cyan' : undefined;
-    return [g, seg(parts?.text ?? r.text ?? '', { color, bold: r.kind === 'header', dim: off || r.kind === 'note' }), seg(off && r.kind === 'hunk' && part === 0 ? '  (excluded)' : '', { color: 'red' })];
+    const color = r.kind === 'hunk' ? theme.accent : undefined;
+    return [g, seg(parts?.text ?? r.text ?? '', { color, bold: r.kind === 'header', dim: off || r.kind === 'note' }), seg(off && r.kind === 'hunk' && part === 0 ? '  (excluded)' : '', { color: theme.bad })];
   }
   const nw = 4;
   const half = Math.floor((width - 1 - 3) / 2);
@@ -64,7 +65,7 @@ export function splitLine(r: SplitRow, hs: HunkState, match: boolean, width: num
   const side = (s: SplitRow['left'] | SplitRow['right'], text: string | undefined): Segment[] => {
     if (!s || text === undefined) return [seg(' '.repeat(half))];
     const mark = part > 0 ? ' ' : s.kind === 'add' ? '+' : s.kind === 'del' ? '-' : ' ';
-    const color = s.kind === 'add' ? 'green' : s.kind === 'del' ? 'red' : undefined;
+    const color = s.kind === 'add' ? theme.good : s.kind === 'del' ? theme.bad : undefined;
     const no = part === 0 ? num(s.no, nw) : ' '.repeat(nw);
     return [seg(no + ' ', { dim: true }), seg(fit(mark + text, textW + 1), { color, dim: off })];
   };

@@ -8,6 +8,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { NextNight } from '../services.js';
 import { whenLabel } from '../format.js';
+import { theme } from '../theme.js';
 
 export function emptyStateHeight(decided: number): number {
   return 7 + (decided > 0 ? 1 : 0);
@@ -17,17 +18,17 @@ export function EmptyState({ next, now, decided, width }: { next: NextNight; now
   const when = next.at ? whenLabel(next.at, new Date(now)) : 'at the next scheduled time';
   const tz = next.timezone ? ` ${next.timezone}` : '';
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1} width={width}>
+    <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} paddingX={1} width={width}>
       <Text bold wrap="truncate-end">
         No proposals waiting for review.
       </Text>
       {next.error ? (
-        <Text color="red" wrap="truncate-end">
+        <Text color={theme.bad} wrap="truncate-end">
           schedule.cron "{next.cron}" is invalid: {next.error}
         </Text>
       ) : (
         <Text wrap="truncate-end">
-          Next night: <Text color="cyan">{when}</Text>
+          Next night: <Text color={theme.accent}>{when}</Text>
           {tz} · schedule.cron "{next.cron}"
         </Text>
       )}
@@ -35,15 +36,15 @@ export function EmptyState({ next, now, decided, width }: { next: NextNight; now
         <Text wrap="truncate-end">The daemon is running: it starts that night by itself.</Text>
       ) : next.daemonRunning === false ? (
         <Text wrap="truncate-end">
-          <Text color="yellow">The daemon is not running</Text>, so no night will start: <Text color="cyan">skillopt-sleep start</Text>
+          <Text color={theme.caution}>The daemon is not running</Text>, so no night will start: <Text color={theme.accent}>skillopt-sleep start</Text>
         </Text>
       ) : (
         <Text wrap="truncate-end">
-          It runs while the daemon is up (<Text color="cyan">skillopt-sleep status</Text> says whether it is).
+          It runs while the daemon is up (<Text color={theme.accent}>skillopt-sleep status</Text> says whether it is).
         </Text>
       )}
       <Text wrap="truncate-end">
-        Run a night now: <Text color="cyan">skillopt-sleep night</Text> (--dry-run previews)
+        Run a night now: <Text color={theme.accent}>skillopt-sleep night</Text> (--dry-run previews)
       </Text>
       <Text wrap="truncate-end" dimColor>
         A night stages only edits that beat held-out tasks.

@@ -2,6 +2,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { helpFor, type KeyContext } from '../keymap.js';
+import { theme } from '../theme.js';
 
 const TITLES: Record<KeyContext, string> = {
   list: 'Proposal list',
@@ -26,11 +27,11 @@ export function HelpOverlay({ context, height, width, offset = 0 }: { context: K
   const below = rows.length - start - shown.length;
   const keyW = Math.min(26, Math.max(...rows.map((r) => r.keys.length)) + 2);
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width} height={height}>
+    <Box flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1} width={width} height={height}>
       <Text bold>Keys — {TITLES[context]}</Text>
       {shown.map((r, i) => (
         <Text key={i} wrap="truncate-end">
-          <Text color="cyan">{r.keys.padEnd(keyW)}</Text>
+          <Text color={theme.accent}>{r.keys.padEnd(keyW)}</Text>
           {r.help}
         </Text>
       ))}

@@ -5,10 +5,11 @@
  */
 import React from 'react';
 import { Box, Text } from 'ink';
-import { cellText, listColumns, STATUS_COLOR, type ListItem } from '../list-model.js';
+import { cellText, listColumns, type ListItem } from '../list-model.js';
 import { deltaTone } from '../format.js';
 import { fit } from '../text.js';
 import { Line, seg, type StyledLine } from './Line.js';
+import { DELTA_COLOUR, STATUS_COLOUR, theme } from '../theme.js';
 
 export interface ProposalListProps {
   items: ListItem[];
@@ -19,7 +20,6 @@ export interface ProposalListProps {
   now: number;
 }
 
-const TONE_COLOR = { up: 'green', down: 'red', flat: undefined } as const;
 
 export function headerLine(width: number): StyledLine {
   const cols = listColumns(width);
@@ -29,13 +29,13 @@ export function headerLine(width: number): StyledLine {
 export function rowLine(item: ListItem, width: number, selected: boolean, now: number): StyledLine {
   const cols = listColumns(width);
   const p = item.proposal;
-  const line: StyledLine = [seg(selected ? '❯' : ' ', { color: 'cyan', bold: true }), seg(item.risky ? '!' : ' ', { color: 'red', bold: true })];
+  const line: StyledLine = [seg(selected ? '❯' : ' ', { color: theme.accent, bold: true }), seg(item.risky ? '!' : ' ', { color: theme.bad, bold: true })];
   for (const c of cols) {
     const text = fit(cellText(item, c.id, now), c.width) + ' ';
     let color: string | undefined;
-    if (c.id === 'val') color = TONE_COLOR[deltaTone(p.baselineScore, p.candidateScore)];
-    if (c.id === 'test') color = TONE_COLOR[deltaTone(p.testBefore, p.testAfter)];
-    if (c.id === 'status') color = STATUS_COLOR[item.status];
+    if (c.id === 'val') color = DELTA_COLOUR[deltaTone(p.baselineScore, p.candidateScore)];
+    if (c.id === 'test') color = DELTA_COLOUR[deltaTone(p.testBefore, p.testAfter)];
+    if (c.id === 'status') color = STATUS_COLOUR[item.status];
     line.push(seg(text, { color, bold: selected && c.id === 'skill', inverse: false }));
   }
   return line;

@@ -1,44 +1,49 @@
 /**
- * The list screen: moves a cursor over the proposals (virtualised) and hands every other command
- * (open, apply, reject, undo, search, help, quit) to the app with the proposal under the cursor.
+ * The list screen: the title, the ledger line, the empty state when nothing waits, and the
+ * proposals under a cursor (virtualised). It only draws; its keys are handled by the app, which
+ * holds the cursor in the review state.
  */
-import React, { useEffect, type MutableRefObject } from 'react';
-import type { Command } from '../keymap.js';
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { LedgerSummary, NextNight } from '../services.js';
 import type { ListItem } from '../list-model.js';
-import { scrollMoveFor, useWindowedScroll } from '../hooks/useWindowedScroll.js';
+import { ledgerLine } from '../format.js';
 import { ProposalList } from '../components/ProposalList.js';
+import { EmptyState } from '../components/EmptyState.js';
 
 export interface ListScreenProps {
+  /** the proposals the filter lets through */
   items: ListItem[];
+  pending: number;
+  decided: number;
+  listQuery: string;
+  ledger: LedgerSummary;
+  /** the schedule, asked for only when the empty state shows */
+  nextNight(): NextNight;
   width: number;
-  /** rows available, including the column header */
-  height: number;
+  /** rows for the proposal table, including its column header (0 = no table) */
+  listRows: number;
+  cursor: number;
+  start: number;
   now: number;
-  /** the screen's key handler, read by the app's single input dispatcher */
-  keys: MutableRefObject<((c: Command) => void) | null>;
-  initialCursor: number;
-  onCursor(index: number): void;
-  onCommand(c: Command, item: ListItem | undefined): void;
 }
 
-export function ListScreen({ items, width, height, now, keys, initialCursor, onCursor, onCommand }: ListScreenProps): React.ReactElement {
-  const rows = Math.max(0, height - 1);
-  const win = useWindowedScroll(items.length, rows, { withCursor: true, initial: initialCursor });
-  useEffect(() => {
-    onCursor(win.cursor);
-  }, [win.cursor, onCursor]);
-  keys.current = (c) => {
-      switch (c) {
-        case 'up':
-          return win.move({ type: 'by', delta: -1 });
-        case 'down':
-          return win.move({ type: 'by', delta: 1 });
-        default: {
-          const scroll = scrollMoveFor(c);
-          return scroll ? win.move(scroll) : onCommand(c, items[win.cursor]);
-        }
-      }
-  };
-  if (height <= 0) return <></>;
-  return <ProposalList items={items} cursor={win.cursor} start={win.start} height={rows} width={width} now={now} />;
+export function ListScreen(props: ListScreenProps): React.ReactElement {
+  const { items, pending, decided, listQuery, width, listRows, now } = props;
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate-end">
+        <Text bold>skillopt-sleep review</Text>
+        <Text dimColor>
+          {' · '}
+          {pending} waiting · {decided} decided{listQuery ? ` · filter "${listQuery}" (${items.length})` : ''}
+        </Text>
+      </Text>
+      <Text wrap="truncate-end" dimColor>
+        {ledgerLine(props.ledger, now)}
+      </Text>
+      {pending === 0 ? <EmptyState next={props.nextNight()} now={now} decided={decided} width={width} /> : null}
+      {listRows > 0 ? <ProposalList items={items} cursor={props.cursor} start={props.start} height={listRows - 1} width={width} now={now} /> : null}
+    </Box>
+  );
 }

@@ -1,9 +1,9 @@
 /**
  * Virtualised scrolling: the screens render only `height` rows starting at `offset`, whatever the
  * length of the content. Two flavours: a cursor that the window follows (lists), and a plain
- * scroll position (diffs, reports). The state arithmetic is pure (`moveWindow`) and unit-tested.
+ * scroll position (diffs, reports). Pure arithmetic: the review state keeps the positions, and
+ * each move carries the size it is made in.
  */
-import { useCallback, useEffect, useState } from 'react';
 
 export interface WindowState {
   offset: number;
@@ -78,28 +78,4 @@ export function scrollMoveFor(command: string): WindowMove | null {
     default:
       return null;
   }
-}
-
-export interface WindowedScroll extends WindowState {
-  move(m: WindowMove): void;
-  /** the [start, end) slice of rows to render */
-  start: number;
-  end: number;
-}
-
-export function useWindowedScroll(count: number, height: number, opts: { withCursor: boolean; initial?: number }): WindowedScroll {
-  const { withCursor } = opts;
-  const [state, setState] = useState<WindowState>(() =>
-    clampWindow({ offset: opts.initial ?? 0, cursor: opts.initial ?? 0 }, count, height, withCursor),
-  );
-  // content or viewport changed size (resize, filter): keep the position valid
-  useEffect(() => {
-    setState((s) => {
-      const c = clampWindow(s, count, height, withCursor);
-      return c.offset === s.offset && c.cursor === s.cursor ? s : c;
-    });
-  }, [count, height, withCursor]);
-  const move = useCallback((m: WindowMove) => setState((s) => moveWindow(s, m, count, height, withCursor)), [count, height, withCursor]);
-  const view = clampWindow(state, count, height, withCursor);
-  return { ...view, move, start: view.offset, end: Math.min(count, view.offset + Math.max(1, height)) };
 }
