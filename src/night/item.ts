@@ -71,6 +71,8 @@ export interface TrainItemArgs {
   progress: Progress;
   /** the `--skill <path>` the user typed: honoured for that file only */
   userSkillPath?: string;
+  /** why the night's model calls so far are too broken to trust a gate result (infra-guard.ts), or null */
+  callHealth?: () => string | null;
 }
 
 /** Trains one target and stages it if (and only if) it passed the gate. */
@@ -137,6 +139,14 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
     ir.needed = early
       ? 'raise budget.maxCalls / budget.maxTokens / budget.maxUsd or move budget.deadline (`skillopt-sleep night --dry-run` shows the forecast)'
       : 'nothing to do: the skill stays as it is; more or different recurring tasks may help';
+    return;
+  }
+  // the gate compared scores that failed calls made (a failed rollout scores 0): not a proposal
+  const broken = a.callHealth?.() ?? null;
+  if (broken) {
+    ir.status = 'failed';
+    ir.reason = `not staged: ${broken}`;
+    ir.needed = 'check the backends (`skillopt-sleep doctor --live`) and the ledger (`skillopt-sleep ledger`), then run the night again';
     return;
   }
   if ((readIfExists(item.target.path) ?? null) !== base) a.report.notes.push(`${item.target.path} changed during the night; its proposal will be refused as stale until retrained`);

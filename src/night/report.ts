@@ -62,6 +62,12 @@ export interface NightReport {
   } | null;
   limits: { maxUsd: number; maxTokens: number; maxCalls: number; maxTasks: number; deadline: string };
   used: { usd: number; tokens: number; calls: number };
+  /**
+   * The night's model calls as the infrastructure guard counted them (logical calls, after
+   * retries; cache hits count as calls that worked): more than `maxFailedShare` failed, or all of
+   * them, and the night is `failed`. null until the night ends (and on a dry run: none are made).
+   */
+  modelCalls?: { calls: number; failed: number; byRole: Record<string, { calls: number; failed: number }>; maxFailedShare: number } | null;
   items: NightItemReport[];
   proposals: string[];
   /** the one-line verdict: what happened, or why nothing was staged and what is needed */
@@ -117,6 +123,7 @@ export function renderNightReport(r: NightReport): string {
     for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) lines.push(`  - ${describeCliOverhead(role, o)}`);
   }
   lines.push(`- used: ${r.used.calls} calls, ${r.used.tokens} tokens, $${r.used.usd.toFixed(4)}`);
+  if (r.modelCalls?.failed) lines.push(`- failed model calls: ${r.modelCalls.failed} of ${r.modelCalls.calls} (a night allows ${Math.round(r.modelCalls.maxFailedShare * 100)}%)`);
   lines.push('');
   if (r.items.length) {
     lines.push('## Skills', '', '| Skill | Read by | Tasks (train/val/test) | Validation | Test | Result |', '|---|---|---|---|---|---|');
