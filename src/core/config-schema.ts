@@ -94,6 +94,7 @@ export const ConfigSchema = z
             harmfulEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that hurt (exercises the gate).'),
             irrelevantEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that do nothing.'),
             malformedJsonRate: z.number().min(0).max(1).default(0.05).describe('Sim optimizer: share of replies that are not valid JSON (exercises repair).'),
+            judgeWrongRate: z.number().min(0).max(1).optional().describe('Sim judge: share of rubric grades that are valid JSON but wrong (exercises the judge audit); default 0.'),
           })
           .strict()
           .prefault({}),

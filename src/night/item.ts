@@ -18,7 +18,7 @@ import { skillDescription } from '../mine/skill-description.js';
 import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import type { TrainResult } from '../trainer/types.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
-import { scoreSkill } from '../replay/index.js';
+import { auditJudge, scoreSkill } from '../replay/index.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
@@ -86,6 +86,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   const tasks = { ...item.tasks, test: open };
   ir.audit = { slot, ids: audit.map((t) => t.id), before: null, after: null };
   a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${open.length} test, ${audit.length} sealed for the audit)`);
+  if (!(await judgeIsSane(a, [...tasks.train, ...tasks.val], start))) return;
   let result: TrainResult;
   try {
     result = await trainSkill({
@@ -188,6 +189,33 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);
+}
+
+/**
+ * The judge's sanity audit (replay/judge-audit.ts) before its scores reach the gate: a judge that
+ * contradicts itself or its own rule checks past the threshold makes the skill `failed`, nothing
+ * trained or staged, and says why. False when the skill must stop here.
+ */
+async function judgeIsSane(a: TrainItemArgs, tasks: Task[], start: string): Promise<boolean> {
+  const { ir } = a;
+  try {
+    const audit = await auditJudge({ db: a.db, tasks, skill: { name: a.item.target.name, content: start }, target: a.backends.target, judge: a.backends.judge, seed: a.config.training.seed, signal: a.signal });
+    ir.judgeAudit = { verdict: audit.verdict, sampled: audit.sampled, repeat: { pairs: audit.repeat.pairs, disagreements: audit.repeat.disagreements }, rules: { pairs: audit.rules.pairs, disagreements: audit.rules.disagreements }, maxDisagreement: audit.maxDisagreement };
+    if (audit.verdict === 'skipped') return true;
+    a.progress.log(`  judge audit: ${audit.reason}`);
+    if (audit.verdict === 'passed') return true;
+    ir.status = 'failed';
+    ir.reason = `not trained, nothing staged: ${audit.reason}`;
+    ir.needed = 'use a stronger or steadier judge model (config roles.judge.model), or give these tasks rule checks instead of a rubric';
+    return false;
+  } catch (err) {
+    const code = isSleepError(err) ? err.code : 'INTERNAL';
+    if (code === 'ABORTED') throw err;
+    ir.status = code === 'BUDGET_EXCEEDED' ? 'stopped' : 'failed';
+    ir.reason = `the judge could not be audited, so its scores were not used: ${errorMessage(err)}`;
+    if (isSleepError(err) && err.hint) ir.needed = err.hint;
+    return false;
+  }
 }
 
 /**

@@ -32,6 +32,12 @@ export interface NightItemReport {
    */
   audit?: { slot: number; ids: string[]; before: number | null; after: number | null };
   edits?: { accepted: number; rejected: number; unmatched: number };
+  /**
+   * The judge's sanity audit before training (replay/judge-audit.ts): fresh re-grades of replies
+   * it graded, and its grades against the tasks' own rule checks. `failed`: nothing was trained
+   * or staged for this skill, `reason` says why
+   */
+  judgeAudit?: { verdict: 'passed' | 'failed' | 'skipped'; sampled: number; repeat: { pairs: number; disagreements: number }; rules: { pairs: number; disagreements: number }; maxDisagreement: number };
   proposalId?: string;
   autoApplied?: boolean;
   /** where this skill's replays ran: the commit each started from, reused workspaces, empty ones and why */
