@@ -39,6 +39,7 @@ import { renderNightReport, summarizeNight, type NightItemReport, type NightRepo
 import { recoverInterrupted } from '../proposals/recover.js';
 import { describeBackends, trainItem, CLI_BACKENDS } from './item.js';
 import { InfraGuard, MAX_FAILED_CALL_SHARE } from './infra-guard.js';
+import { describeOrphan, setAsideOrphans } from './orphans.js';
 
 export const NIGHT_LEASE = 'night';
 const LEASE_TTL_MS = 10 * 60_000;
@@ -248,7 +249,11 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       }
     }
 
-    const tasks = listTasks(db, { status: 'active', ...(opts.project ? { project: opts.project } : {}) }).filter((t) => t.origin !== 'dream');
+    const stored = listTasks(db, { status: 'active', ...(opts.project ? { project: opts.project } : {}) }).filter((t) => t.origin !== 'dream');
+    // a task whose project can never take a proposal is set aside before any call (orphans.ts)
+    const { usable: tasks, orphaned } = setAsideOrphans(db, stored);
+    report.orphaned = orphaned;
+    report.notes.push(...orphaned.map(describeOrphan));
     const skillsByProject = new Map<string, SkillTarget[]>();
     for (const p of new Set(tasks.map((t) => t.project ?? ''))) skillsByProject.set(p, discoverSkills({ project: p || null, env }));
     const plan = planNight({

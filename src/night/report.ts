@@ -75,6 +75,8 @@ export interface NightReport {
    */
   modelCalls?: { calls: number; failed: number; byRole: Record<string, { calls: number; failed: number }>; maxFailedShare: number } | null;
   items: NightItemReport[];
+  /** tasks set aside before planning: their project is not on disk or never had a harvested session (orphans.ts) */
+  orphaned?: Array<{ project: string; tasks: string[]; reason: string }>;
   proposals: string[];
   /** the one-line verdict: what happened, or why nothing was staged and what is needed */
   summary: string;
