@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
 import { startFakeOpenAi, type FakeOpenAiReply, type FakeServer } from '../helpers/fake-openai.js';
@@ -22,7 +23,7 @@ interface Report {
   notes: string[];
   proposals: string[];
   modelCalls?: { calls: number; failed: number; maxFailedShare: number };
-  items: Array<{ status: string; reason?: string; judgeAudit?: { repeat: { pairs: number; disagreements: number }; rules: { pairs: number; disagreements: number } } }>;
+  items: Array<{ status: string; reason?: string; judgeAudit?: { verdict: string; repeat: { pairs: number; disagreements: number }; rules: { pairs: number; disagreements: number } } }>;
 }
 
 function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -113,5 +114,58 @@ describe('a model that fails is a failed night', () => {
     expect(report.summary).toMatch(/^night failed: /);
     expect(report.summary).toMatch(/did not answer within|timed out/);
     expect(report.proposals).toEqual([]);
+  }, 180_000);
+});
+
+/**
+ * A judge that grades right (a changelog entry scores 1 exactly when it says "Changelog") except
+ * on 30% of its replies, where the score is turned around: valid JSON, wrong number. Which reply is
+ * wrong is fixed by the request's text and how many times it was asked (not by arrival order), so
+ * the test is deterministic whatever the concurrency.
+ */
+function judgeWrongPercent(percent: number) {
+  const asked = new Map<string, number>();
+  return (body: string): FakeOpenAiReply => {
+    if (!JUDGE.test(body)) return OPTIMIZER.test(body) ? { text: '{"failures":[],"edits":[]}' } : { text: 'Changelog: the change, in one line.' };
+    const n = (asked.get(body) ?? 0) + 1;
+    asked.set(body, n);
+    const messages = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages;
+    const response = /## Response\n([\s\S]*)$/.exec(messages.at(-1)?.content ?? '')?.[1] ?? '';
+    const right = /changelog/i.test(response) ? 1 : 0;
+    const draw = parseInt(createHash('sha256').update(`${n}\u0000${body}`).digest('hex').slice(0, 8), 16) / 0x1_0000_0000;
+    const score = draw < percent / 100 ? 1 - right : right;
+    return { text: JSON.stringify({ score, feedback: score ? 'fine' : 'not a changelog entry' }) };
+  };
+}
+
+describe('a judge that is wrong 30% of the time', () => {
+  it('fails its audit: nothing is trained or staged, and the report says why', async () => {
+    reply = judgeWrongPercent(30);
+    // its own judge model name: no grade cached by another test answers for this judge
+    set('roles.judge.model', 'judge-wrong-30');
+    const { status, report, run } = await night();
+    expect(['failed', 'nothing_staged'], explain(run)).toContain(report.status);
+    if (report.status === 'failed') expect(status).not.toBe(0);
+    expect(report.proposals).toEqual([]);
+    const item = report.items.find((i) => i.judgeAudit);
+    expect(item, explain(run)).toBeDefined();
+    expect(item!.status).toBe('failed');
+    expect(item!.reason).toMatch(/not consistent enough to gate on/);
+    expect(item!.reason).toMatch(/disagreed/);
+    const a = item!.judgeAudit!;
+    expect(a.repeat.pairs + a.rules.pairs).toBeGreaterThanOrEqual(8);
+    expect(a.repeat.disagreements + a.rules.disagreements).toBeGreaterThan(0.2 * (a.repeat.pairs + a.rules.pairs));
+    expect(report.summary).toMatch(/not consistent enough to gate on/);
+  }, 180_000);
+
+  it('the same judge without the fault passes the audit (the audit is not what fails)', async () => {
+    reply = judgeWrongPercent(0);
+    set('roles.judge.model', 'judge-right');
+    const { report, run } = await night();
+    const item = report.items.find((i) => i.judgeAudit);
+    expect(item, explain(run)).toBeDefined();
+    expect(item!.judgeAudit, item!.reason).toMatchObject({ verdict: 'passed', repeat: { disagreements: 0 }, rules: { disagreements: 0 } });
+    expect(item!.judgeAudit!.rules.pairs).toBeGreaterThan(0);
+    expect(item!.reason ?? '').not.toMatch(/judge/);
   }, 180_000);
 });
