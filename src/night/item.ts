@@ -209,7 +209,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
 async function judgeIsSane(a: TrainItemArgs, tasks: Task[], start: string): Promise<boolean> {
   const { ir } = a;
   try {
-    const audit = await auditJudge({ db: a.db, tasks, skill: { name: a.item.target.name, content: start }, target: a.backends.target, judge: a.backends.judge, seed: a.config.training.seed, signal: a.signal });
+    const audit = await auditJudge({ db: a.db, tasks, skill: { name: a.item.target.name, content: start }, target: a.backends.target, judge: a.backends.judge, seed: a.config.training.seed, maxDisagreement: a.config.training.maxJudgeDisagreement, signal: a.signal });
     ir.judgeAudit = { verdict: audit.verdict, sampled: audit.sampled, repeat: { pairs: audit.repeat.pairs, disagreements: audit.repeat.disagreements }, rules: { pairs: audit.rules.pairs, disagreements: audit.rules.disagreements }, maxDisagreement: audit.maxDisagreement };
     if (audit.verdict === 'skipped') return true;
     a.progress.log(`  judge audit: ${audit.reason}`);
@@ -222,8 +222,9 @@ async function judgeIsSane(a: TrainItemArgs, tasks: Task[], start: string): Prom
     const code = isSleepError(err) ? err.code : 'INTERNAL';
     if (code === 'ABORTED') throw err;
     ir.status = code === 'BUDGET_EXCEEDED' ? 'stopped' : 'failed';
-    ir.reason = `the judge could not be audited, so its scores were not used: ${errorMessage(err)}`;
-    if (isSleepError(err) && err.hint) ir.needed = err.hint;
+    ir.reason = code === 'BUDGET_EXCEEDED' ? `the budget ran out before the judge could be audited (its scores reach the gate only after that): ${errorMessage(err)}` : `the judge could not be audited, so its scores were not used: ${errorMessage(err)}`;
+    if (code === 'BUDGET_EXCEEDED') ir.needed = "raise budget.maxCalls / budget.maxTokens / budget.maxUsd (`skillopt-sleep night --dry-run` shows the forecast)";
+    if (isSleepError(err) && err.hint && code !== 'BUDGET_EXCEEDED') ir.needed = err.hint;
     return false;
   }
 }
