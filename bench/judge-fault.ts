@@ -9,6 +9,7 @@
  * proposal scores below the current skill.
  *   node dist/bench/judge-fault.js 1-5          seeds 1..5, 30% wrong grades, quick sizes
  *   node dist/bench/judge-fault.js 1-5 0.3 full the full sizes
+ *   node dist/bench/judge-fault.js 1-5 0.3 quick noaudit   the gate alone (training.maxJudgeDisagreement 1)
  */
 import { E2E_FULL, E2E_QUICK, runE2eSeed, type E2eSeedOutcome } from './train-e2e.js';
 import { f3 } from './stats.js';
@@ -16,6 +17,7 @@ import { f3 } from './stats.js';
 const [first, last = first] = (process.argv[2] ?? '1-5').split('-').map(Number);
 const rate = Number(process.argv[3] ?? '0.3');
 const sizes = process.argv[4] === 'full' ? E2E_FULL : E2E_QUICK;
+const noAudit = process.argv[5] === 'noaudit';
 
 const audits = (o: E2eSeedOutcome) =>
   o.pipeline.items
@@ -25,11 +27,11 @@ const audits = (o: E2eSeedOutcome) =>
 let below = 0;
 let staged = 0;
 const cpu0 = process.cpuUsage();
-console.log(`judge-fault arm: ${Math.round(rate * 100)}% wrong judge grades, seeds ${first}..${last}, ${sizes === E2E_FULL ? 'full' : 'quick'} sizes`);
+console.log(`judge-fault arm: ${Math.round(rate * 100)}% wrong judge grades, seeds ${first}..${last}, ${sizes === E2E_FULL ? 'full' : 'quick'} sizes${noAudit ? ', judge audit off (the gate alone)' : ''}`);
 console.log('seed | fault-free: staged, night test | with the fault: staged, night test, current skill test | verdict');
 for (let seed = first; seed <= last; seed++) {
   const clean = await runE2eSeed(seed, { ...sizes, budget: 'ample' });
-  const faulty = await runE2eSeed(seed, { ...sizes, budget: 'ample', judgeWrongRate: rate });
+  const faulty = await runE2eSeed(seed, { ...sizes, budget: 'ample', judgeWrongRate: rate, ...(noAudit ? { maxJudgeDisagreement: 1 } : {}) });
   const night = faulty.scores['night (staged skills)'];
   const current = faulty.scores['empty skill'];
   const n = faulty.pipeline.staged.length;

@@ -45,6 +45,8 @@ export interface E2eSizes {
   budget?: 'ample' | 'default';
   /** the sim judge's share of wrong (schema-valid, score turned around) grades: the judge-fault arm (bench/judge-fault.ts) */
   judgeWrongRate?: number;
+  /** training.maxJudgeDisagreement for the night (1 = the judge audit never refuses: the gate alone) */
+  maxJudgeDisagreement?: number;
 }
 
 /** Budgets no night of this world reaches (the sim's calls cost nothing). */
@@ -132,9 +134,10 @@ function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   };
 }
 
-function e2eConfig(seed: number, budget: 'ample' | 'default', judgeWrongRate = 0): Config {
+function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement'> = {}): Config {
   const c = defaultConfig();
-  if (judgeWrongRate > 0) c.backends.sim.judgeWrongRate = judgeWrongRate;
+  if (judge.judgeWrongRate) c.backends.sim.judgeWrongRate = judge.judgeWrongRate;
+  if (judge.maxJudgeDisagreement !== undefined) c.training.maxJudgeDisagreement = judge.maxJudgeDisagreement;
   for (const role of Object.keys(c.roles) as Array<keyof Config['roles']>) c.roles[role].backend = 'sim';
   c.backends.sim.seed = seed;
   c.training.seed = seed;
@@ -199,7 +202,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
     fs.mkdirSync(paths.stateDir, { recursive: true });
     const db = openDb(paths.database);
     try {
-      const config = e2eConfig(seed, sizes.budget ?? 'ample', sizes.judgeWrongRate);
+      const config = e2eConfig(seed, sizes.budget ?? 'ample', sizes);
       const harvest = await runHarvest(db, config, { env, agents: ['claude-code'], workers: 0, stateDir: paths.stateDir });
       if (harvest.errors.length) throw new Error(`e2e harvest failed: ${harvest.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
       const mined = await runMining(db, config, { now });
