@@ -84,12 +84,15 @@ export interface NightReport {
   recovered: string[];
 }
 
-export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dryRun' | 'status'>): string {
+export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dryRun' | 'status' | 'orphaned'>): string {
   if (r.dryRun) {
     const n = r.items.filter((i) => i.status !== 'skipped').length;
     return `dry run: would train ${n} skill${n === 1 ? '' : 's'}; nothing was called or staged`;
   }
   if (r.proposals.length) return `staged ${r.proposals.length} proposal${r.proposals.length === 1 ? '' : 's'}: review with \`skillopt-sleep review\``;
+  if (r.items.length === 0 && r.orphaned?.length) {
+    return `nothing staged: every task belongs to a project that can take no proposal (${r.orphaned.map((o) => `${o.project}: ${o.reason}`).join('; ')}); see the notes`;
+  }
   if (r.items.length === 0) return 'nothing staged: no recurring tasks yet (keep using your agents; tasks appear once a request recurs)';
   const reasons = r.items.map((i) => `${i.target.name}: ${i.reason ?? i.status}`);
   return `nothing staged: ${reasons.join('; ')}`;

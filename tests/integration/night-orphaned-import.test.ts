@@ -93,4 +93,13 @@ describe('an orphaned imported task', () => {
       }
     }
   }, 240_000);
+
+  it('a night of only that project stages nothing, exits 0, and says the project can take no proposal', () => {
+    const r = cli(['night', '--backend', 'sim', '--project', neverHarvested, '--json']);
+    expect(r.status, r.stderr + r.stdout.slice(0, 2000)).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.status).toBe('nothing_staged');
+    expect(report.items).toEqual([]);
+    expect(report.summary).toMatch(/^nothing staged: every task belongs to a project that can take no proposal \(.*no agent session was ever harvested in it\)/);
+  }, 120_000);
 });
