@@ -12,12 +12,14 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
 import { startFakeOpenAi, type FakeOpenAiReply, type FakeServer } from '../helpers/fake-openai.js';
+import { resolvePaths } from '../../src/core/paths.js';
 
 let sb: Sandbox;
 let server: FakeServer<FakeOpenAiReply>;
 let reply: (body: string, index: number) => FakeOpenAiReply = () => ({ text: 'ok' });
 
 interface Report {
+  id: string;
   status: string;
   summary: string;
   notes: string[];
@@ -156,6 +158,8 @@ describe('a judge that is wrong 30% of the time', () => {
     expect(a.repeat.pairs + a.rules.pairs).toBeGreaterThanOrEqual(8);
     expect(a.repeat.disagreements + a.rules.disagreements).toBeGreaterThan(0.2 * (a.repeat.pairs + a.rules.pairs));
     expect(report.summary).toMatch(/not consistent enough to gate on/);
+    const md = fs.readFileSync(path.join(resolvePaths({ env: sb.env }).runsDir, report.id, 'night-report.md'), 'utf8');
+    expect(md).toMatch(/judge audit: failed \(fresh re-grades: \d+ of \d+ disagreed; against rule checks: \d+ of \d+; allowed 20%\)/);
   }, 180_000);
 
   it('the same judge without the fault passes the audit (the audit is not what fails)', async () => {
