@@ -20,6 +20,7 @@ import { defaultConfig, type Config } from '../src/core/config.js';
 import { runHarvest } from '../src/harvest/ingest.js';
 import { runMining } from '../src/mine/index.js';
 import { runNight } from '../src/night/night.js';
+import type { NightItemReport } from '../src/night/report.js';
 import { DRAFT_EDIT_ID } from '../src/trainer/start-draft.js';
 import { listProposals } from '../src/store/repos/proposals.js';
 import type { Proposal } from '../src/core/records.js';
@@ -42,6 +43,10 @@ export interface E2eSizes {
    * (the product's defaults: 400 calls, 2M tokens, 60 tasks per night, shared first come)
    */
   budget?: 'ample' | 'default';
+  /** the sim judge's share of wrong (schema-valid, score turned around) grades: the judge-fault arm (bench/judge-fault.ts) */
+  judgeWrongRate?: number;
+  /** training.maxJudgeDisagreement for the night (1 = the judge audit never refuses: the gate alone) */
+  maxJudgeDisagreement?: number;
 }
 
 /** Budgets no night of this world reaches (the sim's calls cost nothing). */
@@ -80,7 +85,7 @@ export interface E2eSeedOutcome {
     correctionsMinedAsAsks: number;
     nightStatus: string;
     staged: Array<{ name: string; kind: string; path: string; chars: number }>;
-    items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null } }>;
+    items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null }; judgeAudit?: NightItemReport['judgeAudit'] }>;
     /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
     auditLeaks: number;
     /** staged proposals whose training started from the corrections draft (the gate took it) */
@@ -129,8 +134,10 @@ function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   };
 }
 
-function e2eConfig(seed: number, budget: 'ample' | 'default'): Config {
+function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement'> = {}): Config {
   const c = defaultConfig();
+  if (judge.judgeWrongRate) c.backends.sim.judgeWrongRate = judge.judgeWrongRate;
+  if (judge.maxJudgeDisagreement !== undefined) c.training.maxJudgeDisagreement = judge.maxJudgeDisagreement;
   for (const role of Object.keys(c.roles) as Array<keyof Config['roles']>) c.roles[role].backend = 'sim';
   c.backends.sim.seed = seed;
   c.training.seed = seed;
@@ -195,7 +202,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
     fs.mkdirSync(paths.stateDir, { recursive: true });
     const db = openDb(paths.database);
     try {
-      const config = e2eConfig(seed, sizes.budget ?? 'ample');
+      const config = e2eConfig(seed, sizes.budget ?? 'ample', sizes);
       const harvest = await runHarvest(db, config, { env, agents: ['claude-code'], workers: 0, stateDir: paths.stateDir });
       if (harvest.errors.length) throw new Error(`e2e harvest failed: ${harvest.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
       const mined = await runMining(db, config, { now });
@@ -248,7 +255,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           ...pipelineCounts(db, sessions),
           nightStatus: night.status,
           staged: staged.map((p) => ({ name: p.skillTarget.name, kind: p.skillTarget.kind, path: p.skillTarget.path, chars: p.candidate.length })),
-          items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}`, ...(i.audit ? { audit: { ids: i.audit.ids, before: i.audit.before, after: i.audit.after } } : {}) })),
+          items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}`, ...(i.audit ? { audit: { ids: i.audit.ids, before: i.audit.before, after: i.audit.after } } : {}), ...(i.judgeAudit ? { judgeAudit: i.judgeAudit } : {}) })),
           auditLeaks: auditLeaks(night.items.flatMap((i) => i.audit?.ids ?? []), staged),
           draftsTaken: staged.filter((p) => p.edits.some((e) => e.id.startsWith(DRAFT_EDIT_ID))).length,
         },

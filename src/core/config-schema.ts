@@ -87,6 +87,7 @@ export const ConfigSchema = z
             harmfulEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that hurt (exercises the gate).'),
             irrelevantEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that do nothing.'),
             malformedJsonRate: z.number().min(0).max(1).default(0.05).describe('Sim optimizer: share of replies that are not valid JSON (exercises repair).'),
+            judgeWrongRate: z.number().min(0).max(1).optional().describe('Sim judge: share of rubric grades that are valid JSON but wrong (exercises the judge audit); default 0.'),
           })
           .strict()
           .prefault({}),
@@ -126,6 +127,7 @@ export const ConfigSchema = z
         noRegression: z.boolean().default(false).describe('Reject candidates that lower any validation task.'),
         margin: z.number().min(0).default(0).describe('Minimum validation improvement to accept.'),
         minValTasks: z.number().int().min(1).default(3).describe('Below this many validation tasks a night stages nothing.'),
+        maxJudgeDisagreement: z.number().min(0).max(1).default(0.2).describe("The judge's audit before a night trains a skill: past this share of disagreeing re-grades (or grades against the tasks' rule checks) nothing is trained or staged for it; 1 = never refuse."),
         fullDocument: z.boolean().default(false).describe('Allow edits outside the learned region of hand-written skills.'),
         seed: z.number().int().default(1).describe('Seed for batch order and split hashing (reproducible runs).'),
         rescue: z.boolean().default(true).describe('When a multi-edit candidate is rejected, score its edits alone and keep those that help (gated).'),

@@ -101,6 +101,7 @@ export function createBackend(
         harmfulEditRate: s.harmfulEditRate,
         irrelevantEditRate: s.irrelevantEditRate,
         malformedJsonRate: s.malformedJsonRate,
+        judgeWrongRate: s.judgeWrongRate,
         role: opts.role,
         model,
       });

@@ -12,6 +12,26 @@ import { errorMessage, isSleepError } from '../core/errors.js';
 /** How many same-kind failures, before any success, make a role's failure an infrastructure one. */
 export const FAIL_FAST_AFTER = 3;
 
+/**
+ * The share of a night's model calls that may fail before the night is `failed` (default 25%):
+ * a failed rollout scores 0 and a failed judge call drops a grade, so past this share the scores
+ * the gate compares say more about the backend than about the skill. Counted over logical calls
+ * (after retries), from MIN_CALLS_FOR_SHARE calls on; a night whose every call failed is failed
+ * whatever their number.
+ */
+export const MAX_FAILED_CALL_SHARE = 0.25;
+/** Fewer calls than this and only "every call failed" counts (one bad call of three is no rate). */
+export const MIN_CALLS_FOR_SHARE = 8;
+
+/** The night's model calls as the guard saw them: logical calls (after retries), per role. */
+export interface CallTally {
+  calls: number;
+  failed: number;
+  byRole: Record<string, { calls: number; failed: number }>;
+  /** the newest failure's message, to name what went wrong */
+  lastError: string | null;
+}
+
 export interface InfraFailure {
   role: string;
   /** one line: role, backend/model and what went wrong, with the hint */
@@ -35,6 +55,7 @@ function signature(err: unknown): string | null {
 export class InfraGuard {
   private readonly controller = new AbortController();
   private readonly tallies = new Map<string, RoleTally>();
+  private readonly counted: CallTally = { calls: 0, failed: 0, byRole: {}, lastError: null };
   failure: InfraFailure | null = null;
 
   constructor(parent?: AbortSignal) {
@@ -58,13 +79,40 @@ export class InfraGuard {
     return out;
   }
 
+  /** Every call the night's backends finished so far, failed or not. */
+  get callTally(): CallTally {
+    return { ...this.counted, byRole: Object.fromEntries(Object.entries(this.counted.byRole).map(([r, t]) => [r, { ...t }])) };
+  }
+
+  /**
+   * Why the night's calls as a whole make it a failed one, or null: every call failed, or more
+   * than `maxShare` of them (from MIN_CALLS_FOR_SHARE calls on).
+   */
+  failedShareReason(maxShare = MAX_FAILED_CALL_SHARE): string | null {
+    const { calls, failed, lastError, byRole } = this.counted;
+    if (calls === 0 || failed === 0) return null;
+    const roles = Object.entries(byRole)
+      .filter(([, t]) => t.failed > 0)
+      .map(([r, t]) => `${r} ${t.failed}/${t.calls}`)
+      .join(', ');
+    const last = lastError ? `; last error: ${lastError}` : '';
+    if (failed === calls) return `every model call failed (${failed} of ${calls}: ${roles})${last}`;
+    if (calls >= MIN_CALLS_FOR_SHARE && failed / calls > maxShare) {
+      return `${failed} of ${calls} model calls failed (${Math.round((100 * failed) / calls)}%, more than the ${Math.round(maxShare * 100)}% a night allows: ${roles}); the scores the gate would compare are not the skill's${last}`;
+    }
+    return null;
+  }
+
   success(role: string): void {
+    this.count(role, null);
     this.tally(role).successes++;
   }
 
   fail(role: string, backend: Backend, err: unknown): void {
     const sig = signature(err);
-    if (sig === null || this.failure) return;
+    if (sig === null) return;
+    this.count(role, `${backend.name}/${backend.model}: ${errorMessage(err)}`);
+    if (this.failure) return;
     const t = this.tally(role);
     if (t.successes > 0) return; // the role works: a later failure is that task's, not the night's
     const n = (t.failures.get(sig) ?? 0) + 1;
@@ -75,6 +123,16 @@ export class InfraGuard {
     const times = refused ? '' : ` (the first ${n} calls failed the same way)`;
     this.failure = { role, reason: `${role} backend ${backend.name}/${backend.model} failed${times}: ${errorMessage(err)}${hint}` };
     this.controller.abort(new Error(this.failure.reason));
+  }
+
+  private count(role: string, error: string | null): void {
+    const t = (this.counted.byRole[role] ??= { calls: 0, failed: 0 });
+    t.calls++;
+    this.counted.calls++;
+    if (error === null) return;
+    t.failed++;
+    this.counted.failed++;
+    this.counted.lastError = error.length > 300 ? `${error.slice(0, 297)}...` : error;
   }
 
   private tally(role: string): RoleTally {

@@ -18,7 +18,7 @@ import { skillDescription } from '../mine/skill-description.js';
 import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
 import type { TrainResult } from '../trainer/types.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
-import { scoreSkill } from '../replay/index.js';
+import { auditJudge, scoreSkill } from '../replay/index.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
 import { stageProposal } from '../proposals/staging.js';
@@ -72,6 +72,8 @@ export interface TrainItemArgs {
   progress: Progress;
   /** the `--skill <path>` the user typed: honoured for that file only */
   userSkillPath?: string;
+  /** why the night's model calls so far are too broken to trust a gate result (infra-guard.ts), or null */
+  callHealth?: () => string | null;
 }
 
 /** Trains one target and stages it if (and only if) it passed the gate. */
@@ -96,6 +98,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   const tasks = { ...item.tasks, test: open };
   ir.audit = { slot, ids: audit.map((t) => t.id), before: null, after: null };
   a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${open.length} test, ${audit.length} sealed for the audit)`);
+  if (!(await judgeIsSane(a, [...tasks.train, ...tasks.val], start))) return;
   let result: TrainResult;
   try {
     result = await trainSkill({
@@ -151,45 +154,91 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
       : 'nothing to do: the skill stays as it is; more or different recurring tasks may help';
     return;
   }
+  // the gate compared scores that failed calls made (a failed rollout scores 0): not a proposal
+  const broken = a.callHealth?.() ?? null;
+  if (broken) {
+    ir.status = 'failed';
+    ir.reason = `not staged: ${broken}`;
+    ir.needed = 'check the backends (`skillopt-sleep doctor --live`) and the ledger (`skillopt-sleep ledger`), then run the night again';
+    return;
+  }
   if ((readIfExists(item.target.path) ?? null) !== base) a.report.notes.push(`${item.target.path} changed during the night; its proposal will be refused as stale until retrained`);
   const spent = a.budget.used();
-  const proposal = stageProposal(a.db, a.paths, {
-    target: item.target,
-    userSkillPath: a.userSkillPath === item.target.path ? a.userSkillPath : undefined,
-    // the night's own environment: a personal skill is derived from its HOME, not the process's
-    env: a.env,
-    baseContent: base,
-    startContent: start,
-    editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',
-    candidate: result.bestSkill,
-    result: {
-      accepted: true,
-      baselineScore: before.val,
-      candidateScore: result.best.val,
-      // per task, "before" is the starting skill's; the draft's edits come first (fromStart)
-      perTask: fromNight.perTask,
-      edits: fromNight.edits,
-      notes: [
-        ...(result.startDraft ? [result.startDraft.note] : []),
-        ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
+  // a refused target (proposals/targets.ts) costs this skill its proposal, never the night
+  let proposal: ReturnType<typeof stageProposal>;
+  try {
+    proposal = stageProposal(a.db, a.paths, {
+      target: item.target,
+      userSkillPath: a.userSkillPath === item.target.path ? a.userSkillPath : undefined,
+      // the night's own environment: a personal skill is derived from its HOME, not the process's
+      env: a.env,
+      baseContent: base,
+      startContent: start,
+      editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',
+      candidate: result.bestSkill,
+      result: {
+        accepted: true,
+        baselineScore: before.val,
+        candidateScore: result.best.val,
+        // per task, "before" is the starting skill's; the draft's edits come first (fromStart)
+        perTask: fromNight.perTask,
+        edits: fromNight.edits,
+        notes: [
+          ...(result.startDraft ? [result.startDraft.note] : []),
+          ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
+        ],
+      },
+      runId: result.runId,
+      nightId: a.nightId,
+      test: before.test !== null && result.best.test !== null ? { before: before.test, after: result.best.test } : null,
+      budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
+      backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
+      evidence: [
+        { stage: 'plan', routedBy: item.routedBy, tasks: { ...ir.tasks.ids, test: open.map((t) => t.id) }, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
+        ...result.steps.map((s) => ({ stage: 'step', ...s })),
+        ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
       ],
-    },
-    runId: result.runId,
-    nightId: a.nightId,
-    test: before.test !== null && result.best.test !== null ? { before: before.test, after: result.best.test } : null,
-    budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
-    backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
-    evidence: [
-      { stage: 'plan', routedBy: item.routedBy, tasks: { ...ir.tasks.ids, test: open.map((t) => t.id) }, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
-      ...result.steps.map((s) => ({ stage: 'step', ...s })),
-      ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
-    ],
-  });
+    });
+  } catch (err) {
+    if (isSleepError(err) && err.code === 'ABORTED') throw err;
+    ir.status = 'failed';
+    ir.reason = `trained, but the proposal could not be staged: ${errorMessage(err)}`;
+    if (isSleepError(err) && err.hint) ir.needed = err.hint;
+    return;
+  }
   ir.status = 'staged';
   ir.proposalId = proposal.id;
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);
+}
+
+/**
+ * The judge's sanity audit (replay/judge-audit.ts) before its scores reach the gate: a judge that
+ * contradicts itself or its own rule checks past the threshold makes the skill `failed`, nothing
+ * trained or staged, and says why. False when the skill must stop here.
+ */
+async function judgeIsSane(a: TrainItemArgs, tasks: Task[], start: string): Promise<boolean> {
+  const { ir } = a;
+  try {
+    const audit = await auditJudge({ db: a.db, tasks, skill: { name: a.item.target.name, content: start }, target: a.backends.target, judge: a.backends.judge, seed: a.config.training.seed, maxDisagreement: a.config.training.maxJudgeDisagreement, signal: a.signal });
+    ir.judgeAudit = { verdict: audit.verdict, sampled: audit.sampled, repeat: { pairs: audit.repeat.pairs, disagreements: audit.repeat.disagreements }, rules: { pairs: audit.rules.pairs, disagreements: audit.rules.disagreements }, maxDisagreement: audit.maxDisagreement };
+    if (audit.verdict === 'skipped') return true;
+    a.progress.log(`  judge audit: ${audit.reason}`);
+    if (audit.verdict === 'passed') return true;
+    ir.status = 'failed';
+    ir.reason = `not trained, nothing staged: ${audit.reason}`;
+    ir.needed = 'use a stronger or steadier judge model (config roles.judge.model), or give these tasks rule checks instead of a rubric';
+    return false;
+  } catch (err) {
+    const code = isSleepError(err) ? err.code : 'INTERNAL';
+    if (code === 'ABORTED') throw err;
+    ir.status = code === 'BUDGET_EXCEEDED' ? 'stopped' : 'failed';
+    ir.reason = code === 'BUDGET_EXCEEDED' ? `the budget ran out before the judge could be audited (its scores reach the gate only after that): ${errorMessage(err)}` : `the judge could not be audited, so its scores were not used: ${errorMessage(err)}`;
+    if (code === 'BUDGET_EXCEEDED') ir.needed = "raise budget.maxCalls / budget.maxTokens / budget.maxUsd (`skillopt-sleep night --dry-run` shows the forecast)";
+    if (isSleepError(err) && err.hint && code !== 'BUDGET_EXCEEDED') ir.needed = err.hint;
+    return false;
+  }
 }
 
 /**

@@ -38,7 +38,8 @@ import { forecastCalls, planNight, type PlanItem } from './plan.js';
 import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './report.js';
 import { recoverInterrupted } from '../proposals/recover.js';
 import { describeBackends, trainItem, CLI_BACKENDS } from './item.js';
-import { InfraGuard } from './infra-guard.js';
+import { InfraGuard, MAX_FAILED_CALL_SHARE } from './infra-guard.js';
+import { describeOrphan, setAsideOrphans } from './orphans.js';
 
 export const NIGHT_LEASE = 'night';
 const LEASE_TTL_MS = 10 * 60_000;
@@ -133,6 +134,18 @@ function forecastFor(db: Db, items: PlanItem[], config: Config, budget: BudgetTr
   return { ...budget.forecast(calls), overheads };
 }
 
+/**
+ * Too many of the night's model calls failed (every one, or more than MAX_FAILED_CALL_SHARE): the
+ * night is `failed`. Skills that ended "not improved" were compared on scores the failures made.
+ */
+function failOnFailedCalls(report: NightReport, reason: string): void {
+  report.status = 'failed';
+  if (!report.notes.includes(`failed: ${reason}`)) report.notes.push(`failed: ${reason}`);
+  for (const it of report.items) {
+    if (it.status === 'not_improved') it.reason = `not judged fairly: ${reason}`;
+  }
+}
+
 /** A role's backend failed for infrastructure reasons: the night is `failed`, whatever scored 0. */
 function failOnInfrastructure(report: NightReport, reason: string): void {
   report.status = 'failed';
@@ -174,6 +187,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
     forecast: null,
     limits: { ...config.budget },
     used: { usd: 0, tokens: 0, calls: 0 },
+    modelCalls: null,
     items: [],
     proposals: [],
     summary: '',
@@ -235,7 +249,11 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       }
     }
 
-    const tasks = listTasks(db, { status: 'active', ...(opts.project ? { project: opts.project } : {}) }).filter((t) => t.origin !== 'dream');
+    const stored = listTasks(db, { status: 'active', ...(opts.project ? { project: opts.project } : {}) }).filter((t) => t.origin !== 'dream');
+    // a task whose project can never take a proposal is set aside before any call (orphans.ts)
+    const { usable: tasks, orphaned } = setAsideOrphans(db, stored);
+    report.orphaned = orphaned;
+    report.notes.push(...orphaned.map(describeOrphan));
     const skillsByProject = new Map<string, SkillTarget[]>();
     for (const p of new Set(tasks.map((t) => t.project ?? ''))) skillsByProject.set(p, discoverSkills({ project: p || null, env }));
     const plan = planNight({
@@ -297,7 +315,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       const left = plan.items.slice(i).filter((it) => !it.skip).length;
       const release = budget.capShare({ usd: rem.usd / left, tokens: Math.floor(rem.tokens / left), calls: Math.floor(rem.calls / left) });
       try {
-        await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath });
+        await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath, callHealth: () => guard.failedShareReason() });
       } catch (err) {
         if (!guard.failure) throw err;
       } finally {
@@ -305,13 +323,21 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       }
       persist();
     }
+    const callFailure = guard.failedShareReason();
     if (guard.failure) failOnInfrastructure(report, guard.failure.reason);
     else if (opts.signal?.aborted) report.status = 'aborted';
+    else if (callFailure) failOnFailedCalls(report, callFailure);
     else if (report.proposals.length === 0) report.status = 'nothing_staged';
     return report;
   } catch (err) {
     if (guard.failure) {
       failOnInfrastructure(report, guard.failure.reason);
+      return report;
+    }
+    const callFailure = guard.failedShareReason();
+    if (callFailure && !(isSleepError(err) && err.code === 'ABORTED')) {
+      failOnFailedCalls(report, callFailure);
+      report.notes.push(`failed: ${errorMessage(err)}`);
       return report;
     }
     report.status = isSleepError(err) && err.code === 'ABORTED' ? 'aborted' : 'failed';
@@ -321,8 +347,12 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
   } finally {
     clearInterval(heartbeat);
     report.endedAt = new Date(clock.now()).toISOString();
+    const tally = guard.callTally;
+    report.modelCalls = { calls: tally.calls, failed: tally.failed, byRole: tally.byRole, maxFailedShare: MAX_FAILED_CALL_SHARE };
     report.summary = summarizeNight(report);
-    if (guard.failure) report.summary = `night failed: ${guard.failure.reason}${report.proposals.length ? ` (${report.proposals.length} staged before it)` : '; nothing staged'}`;
+    const callFailure = report.status === 'failed' ? guard.failedShareReason() : null;
+    if (callFailure && !guard.failure) report.summary = `night failed: ${callFailure}${report.proposals.length ? ` (${report.proposals.length} staged before it)` : '; nothing staged'}`;
+    else if (guard.failure) report.summary = `night failed: ${guard.failure.reason}${report.proposals.length ? ` (${report.proposals.length} staged before it)` : '; nothing staged'}`;
     else if (report.status === 'failed' && report.proposals.length === 0) report.summary = `night failed, nothing staged: ${report.notes[report.notes.length - 1] ?? 'see the notes'}`;
     persist();
     if (!report.dryRun) {

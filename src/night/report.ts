@@ -32,6 +32,12 @@ export interface NightItemReport {
    */
   audit?: { slot: number; ids: string[]; before: number | null; after: number | null };
   edits?: { accepted: number; rejected: number; unmatched: number };
+  /**
+   * The judge's sanity audit before training (replay/judge-audit.ts): fresh re-grades of replies
+   * it graded, and its grades against the tasks' own rule checks. `failed`: nothing was trained
+   * or staged for this skill, `reason` says why
+   */
+  judgeAudit?: { verdict: 'passed' | 'failed' | 'skipped'; sampled: number; repeat: { pairs: number; disagreements: number }; rules: { pairs: number; disagreements: number }; maxDisagreement: number };
   proposalId?: string;
   autoApplied?: boolean;
   /** where this skill's replays ran: the commit each started from, reused workspaces, empty ones and why */
@@ -62,7 +68,15 @@ export interface NightReport {
   } | null;
   limits: { maxUsd: number; maxTokens: number; maxCalls: number; maxTasks: number; deadline: string };
   used: { usd: number; tokens: number; calls: number };
+  /**
+   * The night's model calls as the infrastructure guard counted them (logical calls, after
+   * retries; cache hits count as calls that worked): more than `maxFailedShare` failed, or all of
+   * them, and the night is `failed`. null until the night ends (and on a dry run: none are made).
+   */
+  modelCalls?: { calls: number; failed: number; byRole: Record<string, { calls: number; failed: number }>; maxFailedShare: number } | null;
   items: NightItemReport[];
+  /** tasks set aside before planning: their project is not on disk or never had a harvested session (orphans.ts) */
+  orphaned?: Array<{ project: string; tasks: string[]; reason: string }>;
   proposals: string[];
   /** the one-line verdict: what happened, or why nothing was staged and what is needed */
   summary: string;
@@ -70,12 +84,15 @@ export interface NightReport {
   recovered: string[];
 }
 
-export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dryRun' | 'status'>): string {
+export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dryRun' | 'status' | 'orphaned'>): string {
   if (r.dryRun) {
     const n = r.items.filter((i) => i.status !== 'skipped').length;
     return `dry run: would train ${n} skill${n === 1 ? '' : 's'}; nothing was called or staged`;
   }
   if (r.proposals.length) return `staged ${r.proposals.length} proposal${r.proposals.length === 1 ? '' : 's'}: review with \`skillopt-sleep review\``;
+  if (r.items.length === 0 && r.orphaned?.length) {
+    return `nothing staged: every task belongs to a project that can take no proposal (${r.orphaned.map((o) => `${o.project}: ${o.reason}`).join('; ')}); see the notes`;
+  }
   if (r.items.length === 0) return 'nothing staged: no recurring tasks yet (keep using your agents; tasks appear once a request recurs)';
   const reasons = r.items.map((i) => `${i.target.name}: ${i.reason ?? i.status}`);
   return `nothing staged: ${reasons.join('; ')}`;
@@ -117,6 +134,7 @@ export function renderNightReport(r: NightReport): string {
     for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) lines.push(`  - ${describeCliOverhead(role, o)}`);
   }
   lines.push(`- used: ${r.used.calls} calls, ${r.used.tokens} tokens, $${r.used.usd.toFixed(4)}`);
+  if (r.modelCalls?.failed) lines.push(`- failed model calls: ${r.modelCalls.failed} of ${r.modelCalls.calls} (a night allows ${Math.round(r.modelCalls.maxFailedShare * 100)}%)`);
   lines.push('');
   if (r.items.length) {
     lines.push('## Skills', '', '| Skill | Read by | Tasks (train/val/test) | Validation | Test | Result |', '|---|---|---|---|---|---|');
@@ -131,6 +149,10 @@ export function renderNightReport(r: NightReport): string {
     lines.push('');
     for (const i of r.items.filter((x) => x.reason)) {
       lines.push(`- **${sanitizeLine(i.target.name, 60)}**: ${sanitizeLine(i.reason!, 600)}${i.needed ? `. Needed: ${sanitizeLine(i.needed, 600)}` : ''}`);
+    }
+    for (const i of r.items.filter((x) => x.judgeAudit && x.judgeAudit.verdict !== 'skipped')) {
+      const a = i.judgeAudit!;
+      lines.push(`- **${sanitizeLine(i.target.name, 60)}** judge audit: ${a.verdict} (fresh re-grades: ${a.repeat.disagreements} of ${a.repeat.pairs} disagreed; against rule checks: ${a.rules.disagreements} of ${a.rules.pairs}; allowed ${Math.round(a.maxDisagreement * 100)}%)`);
     }
     for (const i of r.items) {
       const where = i.replays ? describeReplayWorkspaces(i.replays) : '';

@@ -6,3 +6,4 @@ export { judgeResponse, exactMatch, normalizeAnswer, type Judgement } from './ju
 export { validateCheck, evaluateCheck, evaluateChecks, describeCheck } from '../core/checks.js';
 export { RolloutCache, rolloutCacheKey, skillHash, taskFingerprint } from './cache.js';
 export { summarizeReplayWorkspaces, describeReplayWorkspaces, addReplayWorkspace, emptyReplayWorkspaceSummary, type ReplayWorkspaceSummary } from './workspace-summary.js';
+export { auditJudge, auditSample, MAX_JUDGE_DISAGREEMENT, type JudgeAudit } from './judge-audit.js';

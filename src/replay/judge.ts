@@ -79,8 +79,7 @@ export async function judgeResponse(
       },
     });
   } else if (reference.kind === 'rubric' || reference.kind === 'outcome') {
-    const rubric = reference.kind === 'rubric' ? reference.rubric : `The work achieves this outcome: ${reference.description}`;
-    const threshold = reference.kind === 'rubric' ? reference.passThreshold : 0.7;
+    const { rubric, threshold } = rubricOf(task)!;
     const graded = await gradeRubric(task, rubric, withChanges(response, opts.workspace), judgeBackend, opts);
     judgeReplies.push(...graded.replies);
     const passed = graded.score >= threshold;
@@ -106,12 +105,24 @@ export async function judgeResponse(
   return { hardScore, softScore: clamp01(softScore), checks: results.map((r) => r.result), feedback, judgeReplies };
 }
 
-async function gradeRubric(
+/** The rubric the judge role grades a task by, and its pass threshold; null when no judge model grades it. */
+export function rubricOf(task: Task): { rubric: string; threshold: number } | null {
+  const reference = task.judge.reference;
+  if (reference.kind === 'rubric') return { rubric: reference.rubric, threshold: reference.passThreshold };
+  if (reference.kind === 'outcome') return { rubric: `The work achieves this outcome: ${reference.description}`, threshold: 0.7 };
+  return null;
+}
+
+/**
+ * One rubric grade by the judge role. `fresh` asks the model again instead of the response cache
+ * (and keeps the answer out of it): the judge audit (judge-audit.ts) re-grades with it.
+ */
+export async function gradeRubric(
   task: Task,
   rubric: string,
   response: string,
   judge: Backend | undefined,
-  opts: { signal?: AbortSignal; runId?: string },
+  opts: { signal?: AbortSignal; runId?: string; fresh?: boolean },
 ): Promise<{ score: number; feedback: string; replies: LlmReply[] }> {
   if (!judge) {
     throw new SleepError('BACKEND_UNAVAILABLE', `task ${task.id} needs a judge model for its rubric, but no judge backend is configured`, {
@@ -128,7 +139,7 @@ async function gradeRubric(
       prompt: `## Task\n${task.intent}\n\n## Rubric\n${rubric}\n\n## Response\n${response}`,
       payload,
       temperature: 0,
-      cacheable: true,
+      cacheable: opts.fresh !== true,
       runId: opts.runId,
     },
     JudgeRubricReply,

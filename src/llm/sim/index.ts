@@ -23,6 +23,11 @@ export interface SimBackendOptions {
   harmfulEditRate?: number;
   irrelevantEditRate?: number;
   malformedJsonRate?: number;
+  /**
+   * Judge: share of rubric grades that are schema-valid but wrong (the score turned around, 1 − s),
+   * drawn afresh on every call by seed and call count, like a noisy model: exercises the judge audit
+   */
+  judgeWrongRate?: number;
   role?: Role;
   model?: string;
   /**
@@ -103,7 +108,7 @@ function checkOptions(opts: SimBackendOptions): void {
   };
   if (!Number.isInteger(opts.seed)) bad(`seed must be an integer, got ${String(opts.seed)}`);
   if (opts.latencyMs !== undefined && !(opts.latencyMs >= 0)) bad(`latencyMs must be >= 0, got ${String(opts.latencyMs)}`);
-  for (const key of ['harmfulEditRate', 'irrelevantEditRate', 'malformedJsonRate'] as const) {
+  for (const key of ['harmfulEditRate', 'irrelevantEditRate', 'malformedJsonRate', 'judgeWrongRate'] as const) {
     const v = opts[key];
     if (v !== undefined && !(v >= 0 && v <= 1)) bad(`${key} must be between 0 and 1, got ${String(v)}`);
   }
@@ -118,6 +123,9 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
     ...opts.harm,
   };
   const malformedRate = opts.malformedJsonRate ?? 0;
+  const judgeWrongRate = opts.judgeWrongRate ?? 0;
+  /** judge_rubric calls per request, so that asking again draws again */
+  const judgeAsked = new Map<string, number>();
   const latencyMs = opts.latencyMs ?? 0;
   const model = opts.model ?? (opts.role ? `sim-${opts.role}` : 'sim-1');
   const calls: Record<string, number> = {};
@@ -170,6 +178,13 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
         const sample = typeof (req.payload as { sample?: unknown }).sample === 'number' ? (req.payload as { sample: number }).sample : 0;
         const rng = new Rng(seed, req.operation, payloadHash, sample);
         const reply = structured(req.operation as Exclude<Operation, 'perform'>, req.payload, rng);
+        if (judgeWrongRate > 0 && req.operation === 'judge_rubric') {
+          const key = `${payloadHash}\u0000${hashHex(req.prompt ?? '')}`;
+          const n = (judgeAsked.get(key) ?? 0) + 1;
+          judgeAsked.set(key, n);
+          const grade = reply as { score: number; feedback: string };
+          if (hashUnit(seed, 'judge-wrong', key, String(n)) < judgeWrongRate) grade.score = Math.round((1 - grade.score) * 1000) / 1000;
+        }
         text = JSON.stringify(reply);
         // a repair request (different prompt, same payload) gets a fresh draw, like a real retry
         if (malformedRate > 0 && hashUnit(seed, 'malformed', req.operation, payloadHash, hashHex(req.prompt ?? '')) < malformedRate) {
