@@ -8,7 +8,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { BenchResult } from './types.js';
 
-const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'daemon', 'tui'];
+const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'daemon', 'tui', 'cli'];
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
