@@ -3,8 +3,9 @@
  * honour --json, and the progress renderer. Commands never print with console.log directly.
  */
 import { resolvePaths, type SleepPaths } from '../core/paths.js';
-import { loadConfig, type Config } from '../core/config.js';
-import { openDb, type Db } from '../store/db.js';
+import type { Config } from '../core/config.js';
+import type { Db } from '../store/db.js';
+import { SleepError } from '../core/errors.js';
 import type { Progress } from '../core/progress.js';
 import { silentProgress } from '../core/progress.js';
 import { createCliProgress } from './progress.js';
@@ -17,6 +18,13 @@ export interface GlobalOptions {
   color?: boolean;
 }
 
+/** The modules behind `ctx.config` and `ctx.db`, loaded by `prepare()`: zod and the SQLite binding cost a command that needs neither (issue 40). */
+interface StoreModules {
+  loadConfig: typeof import('../core/config.js').loadConfig;
+  openDb: typeof import('../store/db.js').openDb;
+  onClose: typeof import('../store/nudge-refresh.js').refreshNudgeFile;
+}
+
 export class CliContext {
   readonly paths: SleepPaths;
   readonly json: boolean;
@@ -24,6 +32,7 @@ export class CliContext {
   readonly env: NodeJS.ProcessEnv;
   private _config?: Config;
   private _db?: Db;
+  private modules?: StoreModules;
   readonly out: NodeJS.WriteStream;
   readonly err: NodeJS.WriteStream;
 
@@ -36,18 +45,32 @@ export class CliContext {
     this.err = process.stderr;
   }
 
+  /** Loads what `config` and `db` need; `action()` calls it before every body except a light one's (run.ts). */
+  async prepare(): Promise<void> {
+    if (this.modules) return;
+    const [{ loadConfig }, { openDb }, { refreshNudgeFile }] = await Promise.all([import('../core/config.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
+    this.modules = { loadConfig, openDb, onClose: refreshNudgeFile };
+  }
+
+  private get loaded(): StoreModules {
+    if (!this.modules) throw new SleepError('INTERNAL', 'a light command used the config or the store (declare it with action(), not lightAction())');
+    return this.modules;
+  }
+
   get config(): Config {
-    if (!this._config) this._config = loadConfig(this.paths, this.env).config;
+    if (!this._config) this._config = this.loaded.loadConfig(this.paths, this.env).config;
     return this._config;
   }
 
   get db(): Db {
-    if (!this._db) this._db = openDb(this.paths.database);
+    if (!this._db) this._db = this.loaded.openDb(this.paths.database);
     return this._db;
   }
 
   /** For commands run inside long-lived processes to release the file. */
   close(): void {
+    // what `hooks nudge` reads at every agent session start, so it need not open the store (nudge-file.ts)
+    if (this._db) this.modules?.onClose(this._db, this.paths.database);
     this._db?.close();
     this._db = undefined;
   }

@@ -8,6 +8,7 @@ import net from 'node:net';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../core/config.js';
 import type { SleepPaths } from '../core/paths.js';
+import { refreshNudgeFile } from '../store/nudge-refresh.js';
 import type { Logger } from '../core/logger.js';
 import { errorMessage } from '../core/errors.js';
 import { newId } from '../core/ids.js';
@@ -334,6 +335,8 @@ export class Daemon {
   }
 
   private writeHealth(): void {
+    // a night stages from its own process: the nudge file catches up here, within a heartbeat
+    refreshNudgeFile(this.db, this.o.paths.database);
     try {
       health.writeHealth(this.db, this.liveHealth());
     } catch (err) {

@@ -8,13 +8,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../core/config.js';
 import type { SleepPaths } from '../core/paths.js';
-import { createDaemonLogger } from './log-writer.js';
 import { errorMessage, isSleepError, SleepError } from '../core/errors.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import type { Db } from '../store/db.js';
-import { Daemon } from './daemon.js';
 import type { DaemonDeps } from './deps.js';
-import { loadDefaultDeps } from './deps-default.js';
 import { ipcRequest } from './ipc.js';
 import { pidAlive, readPidFile, recordLiveness, removePidFile, type PidRecord } from './pidfile.js';
 import { daemonLeaseState, releaseDaemonLease } from './lease.js';
@@ -56,6 +53,9 @@ export interface ForegroundOptions {
 
 /** Runs the daemon in this process until SIGTERM/SIGINT. Returns the exit code. */
 export async function runForeground(o: ForegroundOptions): Promise<number> {
+  // the daemon, its watcher and logger load here: `status`, `stop` and `start` (which spawns this
+  // in another process) use the rest of this module and must start fast (issue 40)
+  const [{ createDaemonLogger }, { Daemon }, { loadDefaultDeps }] = await Promise.all([import('./log-writer.js'), import('./daemon.js'), import('./deps-default.js')]);
   const { logger, flush } = await createDaemonLogger({
     logsDir: o.paths.logsDir,
     name: 'daemon',

@@ -14,7 +14,7 @@ describe('README', () => {
   });
 
   it('lists every registered command', async () => {
-    const { COMMANDS } = await import('../../src/cli/commands/index.js');
+    const COMMANDS = await (await import('../../src/cli/commands/index.js')).loadCommands();
     const { Command } = await import('commander');
     const program = new Command();
     for (const c of COMMANDS) c.register(program);
@@ -36,7 +36,7 @@ describe('README', () => {
 
 describe('README and --help agree', () => {
   it('documents every option of every command and subcommand', async () => {
-    const { COMMANDS } = await import('../../src/cli/commands/index.js');
+    const COMMANDS = await (await import('../../src/cli/commands/index.js')).loadCommands();
     const { Command } = await import('commander');
     const program = new Command();
     for (const c of COMMANDS) c.register(program);
