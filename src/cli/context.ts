@@ -2,6 +2,7 @@
  * What every command gets: resolved paths, lazily loaded config and store, output helpers that
  * honour --json, and the progress renderer. Commands never print with console.log directly.
  */
+import fs from 'node:fs';
 import { resolvePaths, type SleepPaths } from '../core/paths.js';
 import type { Config } from '../core/config.js';
 import type { Db } from '../store/db.js';
@@ -22,6 +23,7 @@ export interface GlobalOptions {
 interface StoreModules {
   loadConfig: typeof import('../core/config.js').loadConfig;
   openDb: typeof import('../store/db.js').openDb;
+  folderReadOnly: typeof import('../store/db.js').folderReadOnly;
   onClose: typeof import('../store/nudge-refresh.js').refreshNudgeFile;
 }
 
@@ -48,8 +50,8 @@ export class CliContext {
   /** Loads what `config` and `db` need; `action()` calls it before every body except a light one's (run.ts). */
   async prepare(): Promise<void> {
     if (this.modules) return;
-    const [{ loadConfig }, { openDb }, { refreshNudgeFile }] = await Promise.all([import('../core/config.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
-    this.modules = { loadConfig, openDb, onClose: refreshNudgeFile };
+    const [{ loadConfig }, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([import('../core/config.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
+    this.modules = { loadConfig, openDb, folderReadOnly, onClose: refreshNudgeFile };
   }
 
   private get loaded(): StoreModules {
@@ -62,8 +64,17 @@ export class CliContext {
     return this._config;
   }
 
+  /**
+   * The store. In a state folder we may not write (a read-only mount, another user's folder) it opens
+   * read-only, so the commands that only read (`status`, `proposals list`, `history`, `skills`, ...)
+   * still work; a write then fails with the read-only error and its hint (core/error-diagnosis.ts).
+   */
   get db(): Db {
-    if (!this._db) this._db = this.loaded.openDb(this.paths.database);
+    if (!this._db) {
+      const { openDb, folderReadOnly } = this.loaded;
+      const file = this.paths.database;
+      this._db = folderReadOnly(file) && fs.existsSync(file) ? openDb(file, { readonly: true }) : openDb(file);
+    }
     return this._db;
   }
 

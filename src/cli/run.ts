@@ -34,7 +34,7 @@ function wrap<A extends unknown[]>(body: ActionBody<A>, needsStore: boolean) {
       const code = await body(ctx, ...(args.slice(0, -1) as A));
       process.exitCode = typeof code === 'number' ? code : 0;
     } catch (err) {
-      process.exitCode = printError(err, globals);
+      process.exitCode = printError(err, { ...globals, where: ctx.paths.database });
     } finally {
       ctx.close();
     }
