@@ -332,6 +332,14 @@ export function fmtDuration(ms: number): string {
 
 export { fmtTime };
 
+/**
+ * A watched folder's sessions in the store. None is "none harvested yet", not "0 sessions": the
+ * folder may hold transcripts the daemon has not read (a first start, or after `wipe`).
+ */
+export function sessionsLabel(n: number): string {
+  return n === 0 ? 'no sessions harvested yet' : n === 1 ? '1 session' : `${n} sessions`;
+}
+
 /** The lines `start` prints: roots, backend, next night, where data lives. */
 export function describeHealth(h: health.DaemonHealth, paths: SleepPaths): string[] {
   const lines: string[] = [];
@@ -345,7 +353,7 @@ export function describeHealth(h: health.DaemonHealth, paths: SleepPaths): strin
       lines.push(`  ${agent.padEnd(12)} none yet; watching for it (${roots.length} folder${roots.length === 1 ? '' : 's'})`);
       continue;
     }
-    for (const r of present) lines.push(`  ${agent.padEnd(12)} ${r.path}  (${r.sessions} sessions)`);
+    for (const r of present) lines.push(`  ${agent.padEnd(12)} ${r.path}  (${sessionsLabel(r.sessions)})`);
   }
   lines.push(
     h.backend.name

@@ -20,3 +20,15 @@ export function daemonPreflight(paths: SleepPaths, config: Config, what: string)
   }
   assertWritableFolder(paths.stateDir);
 }
+
+/**
+ * Config sections the running daemon reads once, at start: watching and harvesting (agents, privacy,
+ * harvest), mining, backend detection (roles, backends), the schedule and its log. The rest (budget,
+ * training, replay, autoApply) is read by each night's own process, so the next night uses it.
+ */
+const READ_AT_DAEMON_START = ['agents', 'roles', 'backends', 'schedule', 'mining', 'privacy', 'harvest', 'log'];
+
+/** True when a change of `key` reaches a running daemon only after `skillopt-sleep restart`. */
+export function keyNeedsRestart(key: string): boolean {
+  return READ_AT_DAEMON_START.includes(key.split('.')[0]!);
+}
