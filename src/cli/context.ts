@@ -48,7 +48,7 @@ export class CliContext {
   }
 
   /** Loads what `config` and `db` need; `action()` calls it before every body except a light one's (run.ts). */
-  async prepare(): Promise<void> {
+  async loadStoreModules(): Promise<void> {
     if (this.modules) return;
     const [{ loadConfig }, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([import('../core/config.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
     this.modules = { loadConfig, openDb, folderReadOnly, onClose: refreshNudgeFile };
@@ -81,9 +81,11 @@ export class CliContext {
   /** For commands run inside long-lived processes to release the file. */
   close(): void {
     // what `hooks nudge` reads at every agent session start, so it need not open the store (nudge-file.ts)
-    if (this._db) this.modules?.onClose(this._db, this.paths.database);
-    this._db?.close();
+    const db = this._db;
     this._db = undefined;
+    if (!db) return;
+    if (this.modules) this.modules.onClose(db, this.paths.database, () => db.close());
+    else db.close();
   }
 
   get isTty(): boolean {

@@ -30,7 +30,7 @@ function wrap<A extends unknown[]>(body: ActionBody<A>, needsStore: boolean) {
     const globals = cmd.optsWithGlobals() as GlobalOptions;
     const ctx = new CliContext(globals);
     try {
-      if (needsStore) await ctx.prepare();
+      if (needsStore) await ctx.loadStoreModules();
       const code = await body(ctx, ...(args.slice(0, -1) as A));
       process.exitCode = typeof code === 'number' ? code : 0;
     } catch (err) {

@@ -335,13 +335,13 @@ export class Daemon {
   }
 
   private writeHealth(): void {
-    // a night stages from its own process: the nudge file catches up here, within a heartbeat
-    refreshNudgeFile(this.db, this.o.paths.database);
     try {
       health.writeHealth(this.db, this.liveHealth());
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'could not write the heartbeat');
     }
+    // a night stages from its own process: the nudge file catches up here, within a heartbeat
+    refreshNudgeFile(this.db, this.o.paths.database);
   }
 
   private async onIpc(req: IpcRequest, reply: (m: IpcReply) => void): Promise<void> {

@@ -1,11 +1,13 @@
 /**
  * The nudge file: how many proposals wait for review, kept beside the database (state/nudge.json)
  * so `hooks nudge`, which runs at the start of every agent session, answers from one small file
- * without loading the SQLite binding or the store (issue 40).
+ * without loading the store (issue 40).
  *
- * Written (nudge-refresh.ts) by whoever may have changed the count: every CLI command that opened the store, when it
- * closes it, and the daemon at each heartbeat (a night stages from its own process). The reader
- * treats a missing or unreadable file as "unknown" and its caller falls back to the database.
+ * Written (nudge-refresh.ts) by whoever may have changed the count: every CLI command that opened
+ * the store, when it closes it, and the daemon at each heartbeat (a night stages from its own
+ * process). The record carries the database files' size and mtime when it was written: if the
+ * database changed since (a write by anything else), the count is read from the database itself,
+ * with one indexed query on a read-only connection and nothing else of the store loaded.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,24 +18,62 @@ export const NUDGE_FILE = 'nudge.json';
 interface NudgeRecord {
   staged: number;
   at: number;
+  /** the database and its WAL as they were when `staged` was counted */
+  db: string;
 }
 
 export function nudgeFilePath(databaseFile: string): string {
   return path.join(path.dirname(databaseFile), NUDGE_FILE);
 }
 
-/** Staged proposals as last recorded, or null when the file is missing or unreadable. */
-export function readNudgeCount(databaseFile: string): number | null {
+/** Size and mtime of the database and its write-ahead log: any committed write changes one of them. */
+export function databaseSignature(databaseFile: string): string {
+  return [databaseFile, `${databaseFile}-wal`]
+    .map((f) => {
+      try {
+        const st = fs.statSync(f);
+        return `${st.size}@${st.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(' ');
+}
+
+function readRecord(databaseFile: string): Partial<NudgeRecord> | null {
   try {
-    const rec = JSON.parse(fs.readFileSync(nudgeFilePath(databaseFile), 'utf8')) as Partial<NudgeRecord>;
-    return typeof rec.staged === 'number' && Number.isInteger(rec.staged) && rec.staged >= 0 ? rec.staged : null;
+    return JSON.parse(fs.readFileSync(nudgeFilePath(databaseFile), 'utf8')) as Partial<NudgeRecord>;
   } catch {
     return null;
   }
 }
 
-/** Records the staged count when it changed (nudge-refresh.ts counts it; this module stays free of the store). */
+/** Staged proposals as recorded, or null when the file is missing, unreadable or older than the database's last write. */
+export function readNudgeCount(databaseFile: string): number | null {
+  const rec = readRecord(databaseFile);
+  if (!rec || typeof rec.staged !== 'number' || !Number.isInteger(rec.staged) || rec.staged < 0) return null;
+  return rec.db === databaseSignature(databaseFile) ? rec.staged : null;
+}
+
+/** Records the staged count with the database's signature, when either changed (nudge-refresh.ts counts it). */
 export function writeNudgeCount(databaseFile: string, staged: number): void {
-  if (readNudgeCount(databaseFile) === staged) return;
-  writeFileAtomic(nudgeFilePath(databaseFile), JSON.stringify({ staged, at: Date.now() } satisfies NudgeRecord) + '\n', { mode: 0o600 });
+  const db = databaseSignature(databaseFile);
+  const rec = readRecord(databaseFile);
+  if (rec?.staged === staged && rec.db === db) return;
+  writeFileAtomic(nudgeFilePath(databaseFile), JSON.stringify({ staged, at: Date.now(), db } satisfies NudgeRecord) + '\n', { mode: 0o600 });
+}
+
+/**
+ * The count from the database itself: the SQLite binding and one indexed query on a read-only
+ * connection, without the store's modules (migrations, record schemas) that `openDb` loads.
+ */
+export async function countStagedInDatabase(databaseFile: string): Promise<number> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(databaseFile, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 1000');
+    return (db.prepare("SELECT count(*) AS n FROM proposals WHERE status = 'staged'").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }

@@ -7,13 +7,21 @@ import { countProposals } from './repos/proposals.js';
 import { writeNudgeCount } from './nudge-file.js';
 
 /**
- * Never throws: a read-only state folder or a full disk must not fail the command that closes the
- * store (`hooks nudge` then falls back to the database).
+ * Counts, lets `release` run (closing the connection checkpoints the WAL, which changes the
+ * database's signature), then records. Never throws: a read-only state folder or a full disk must
+ * not fail the command that closes the store (`hooks nudge` then asks the database).
  */
-export function refreshNudgeFile(db: Db, databaseFile: string): void {
-  if (databaseFile === ':memory:' || db.readonly || !db.open) return;
+export function refreshNudgeFile(db: Db, databaseFile: string, release: () => void = () => undefined): void {
+  let staged: number | null = null;
   try {
-    writeNudgeCount(databaseFile, countProposals(db, 'staged'));
+    if (databaseFile !== ':memory:' && !db.readonly && db.open) staged = countProposals(db, 'staged');
+  } catch {
+    /* counted by the reader instead */
+  }
+  release();
+  if (staged === null) return;
+  try {
+    writeNudgeCount(databaseFile, staged);
   } catch {
     /* the reader falls back to the database */
   }

@@ -9,6 +9,9 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { openDb } from '../../src/store/db.js';
+import { insertProposal } from '../../src/store/repos/proposals.js';
+import type { Proposal } from '../../src/core/records.js';
 
 const HEAVY = ['/node_modules/ink/', '/node_modules/react/', '/node_modules/openai/', '/node_modules/@anthropic-ai/sdk/', '/node_modules/better-sqlite3/', '/node_modules/zod/'];
 
@@ -18,9 +21,11 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
+let runs = 0;
+
 /** Runs the CLI with a loader hook; returns its exit, stdout and the URLs of every module it loaded. */
 function loadsOf(args: string[]): { status: number | null; stdout: string; modules: string[] } {
-  const log = path.join(sb.root, `loads-${args.join('-')}.txt`);
+  const log = path.join(sb.root, `loads-${++runs}.txt`);
   const hooks = path.join(sb.root, 'log-hooks.mjs');
   fs.writeFileSync(
     hooks,
@@ -31,6 +36,15 @@ function loadsOf(args: string[]): { status: number | null; stdout: string; modul
   const r = spawnSync(process.execPath, ['--import', register, CLI_BIN, ...args], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
   const modules = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
   return { status: r.status, stdout: r.stdout, modules };
+}
+
+/** Two staged proposal rows, written straight into the store (as a process that does not keep the nudge file would). */
+function stageTwo(): void {
+  const d = openDb(path.join(sb.home, 'state', 'sleep.db'));
+  const rec = (id: string) => ({ id, runId: null, skillTarget: { agent: null, path: `/w/p/.claude/skills/${id}/SKILL.md`, name: id, kind: 'managed', readBy: [], project: '/w/p' }, baseHash: '', candidate: 'c', diff: '', baselineScore: 0, candidateScore: 1, perTask: [], edits: [], status: 'staged', createdAt: Date.now(), dir: '/nonexistent' });
+  insertProposal(d, rec('p1') as unknown as Proposal);
+  insertProposal(d, rec('p2') as unknown as Proposal);
+  d.close();
 }
 
 const heavyIn = (modules: string[]) => modules.filter((u) => HEAVY.some((h) => u.includes(h)));
@@ -56,8 +70,13 @@ describe('a one-line command loads only what it uses', () => {
     expect(heavyIn(quiet.modules)).toEqual([]);
     expect(quiet.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).map((u) => path.basename(u))).toEqual(['hooks.js']);
 
-    // what the nudge says follows the file: two proposals waiting
-    fs.writeFileSync(nudgeFile, JSON.stringify({ staged: 2, at: Date.now() }));
+    // two proposals staged behind the file's back: the database changed, so the nudge asks it
+    stageTwo();
+    const fresh = loadsOf(['hooks', 'nudge']);
+    expect(fresh.stdout.trim()).toBe('2 skill proposals waiting: skillopt-sleep review');
+    // any command that closes the store records the new count; then the file answers alone again
+    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(JSON.parse(fs.readFileSync(nudgeFile, 'utf8'))).toMatchObject({ staged: 2 });
     const two = loadsOf(['hooks', 'nudge']);
     expect(two.stdout.trim()).toBe('2 skill proposals waiting: skillopt-sleep review');
     expect(heavyIn(two.modules)).toEqual([]);

@@ -13,7 +13,7 @@ import type { CliContext } from '../context.js';
 import { HOOK_TAG } from '../../../adapters/kit/session-hook.js';
 import { UsageError } from '../../core/errors.js';
 import type { AgentId } from '../../core/records.js';
-import { readNudgeCount } from '../../store/nudge-file.js';
+import { countStagedInDatabase, readNudgeCount } from '../../store/nudge-file.js';
 
 // `hooks nudge` runs at the start of every agent session: this module's static imports stay light
 // (no store, no agent adapters); the other subcommands load theirs when they run (issue 40).
@@ -27,25 +27,14 @@ async function agentOpt(v: string | undefined): Promise<AgentId | undefined> {
   return id;
 }
 
-/** Staged proposals from the database itself: when the nudge file is missing (nothing has written it yet). */
-async function countFromDatabase(file: string): Promise<number> {
-  const [{ openDb }, { countProposals }] = await Promise.all([import('../../store/db.js'), import('../../store/repos/proposals.js')]);
-  const db = openDb(file, { readonly: true });
-  try {
-    return countProposals(db, 'staged');
-  } finally {
-    db.close();
-  }
-}
-
 /**
  * The one line, or null when nothing waits. Reads the nudge file (store/nudge-file.ts), the
- * database only when that is missing. Never throws: a hook must not break a session start.
+ * database only when that is missing or older than the database's last write. Never throws: a hook must not break a session start.
  */
 export async function nudgeLine(ctx: CliContext): Promise<string | null> {
   try {
     if (!fs.existsSync(ctx.paths.database)) return null;
-    const n = readNudgeCount(ctx.paths.database) ?? (await countFromDatabase(ctx.paths.database));
+    const n = readNudgeCount(ctx.paths.database) ?? (await countStagedInDatabase(ctx.paths.database));
     if (!n) return null;
     return `${n} skill proposal${n === 1 ? '' : 's'} waiting: skillopt-sleep review`;
   } catch {
