@@ -9,7 +9,7 @@
  * on a loaded machine the CPU figure is the one to trust.
  *
  * Target: `--version`, `status` and `hooks nudge` each at most `node -e 0` + 0.10 s (median wall).
- * Usage: npm run bench -- cli [--runs N]
+ * Usage: npm run bench -- cli [--runs N] [--dist DIR]   (--dist: another build's dist/, to compare)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +19,12 @@ import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(here, '../src/cli/main.js');
+
+/** The CLI under test: this build's, or another build's dist/ (`--dist DIR`), measured the same way. */
+function cliPath(args: string[]): string {
+  const i = args.indexOf('--dist');
+  return i >= 0 && args[i + 1] ? path.resolve(args[i + 1]!, 'src/cli/main.js') : path.resolve(here, '../src/cli/main.js');
+}
 const MARGIN_S = 0.1;
 
 function runsArg(args: string[]): number {
@@ -64,6 +69,7 @@ function measure(argv: string[], env: NodeJS.ProcessEnv, runs: number): Timing {
 export async function run(args: string[]): Promise<BenchResult[]> {
   if (process.platform !== 'linux') return [{ name: 'skipped (needs /proc)', value: 0, unit: '' }];
   const runs = runsArg(args);
+  const CLI = cliPath(args);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-cli-'));
   const home = path.join(root, 'home');
   fs.mkdirSync(home);
