@@ -6,13 +6,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { SleepError } from '../core/errors.js';
 import { DAMAGED_DB_HINT, diagnoseError } from '../core/error-diagnosis.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import { MIGRATIONS, LATEST_VERSION } from './migrations/index.js';
 
-export type Db = Database.Database;
+export type Db = BetterSqlite3.Database;
+
+// The SQLite binding loads on the first open, not with this module: `--help` and the other commands
+// that never open the store do not pay for it (issue 40). It is a CommonJS package, so require is sync.
+const require = createRequire(import.meta.url);
+let binding: typeof BetterSqlite3 | undefined;
+function Database(...args: ConstructorParameters<typeof BetterSqlite3>): Db {
+  binding ??= require('better-sqlite3') as typeof BetterSqlite3;
+  return new binding(...args);
+}
 
 export interface OpenOptions {
   readonly?: boolean;
@@ -64,7 +74,7 @@ process.env.SQLITE_USE_URI ??= '1';
  * Only for reading; a read-only mount cannot change under us.
  */
 function openReadOnlyMedia(file: string): Db {
-  return new Database(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
+  return Database(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
 }
 
 export function openDb(file: string, opts: OpenOptions = {}): Db {
@@ -77,7 +87,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   }
   let db: Db;
   try {
-    db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    db = Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
     if (opts.readonly && file !== ':memory:' && !fs.existsSync(`${file}-shm`) && !fs.existsSync(`${file}-wal`) && folderReadOnly(file)) {
       // SQLite opens lazily: the first read is what fails to create the -shm file
       try {

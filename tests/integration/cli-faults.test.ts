@@ -47,13 +47,18 @@ describe('faults end in a hint the user can act on', () => {
   it('a missing native binding is named, with the rebuild command, and the data is left alone', () => {
     expect(runCli(['status'], sb.env).status).toBe(0);
     const before = fs.readFileSync(stateDb());
+    // the package resolves, its binding does not: what `npm ci` in a clone does to a linked install
+    const failing = "class Database { constructor() { throw new Error('Could not locate the bindings file. Tried:\\n → /x/build/Release/better_sqlite3.node'); } }";
     const stub = path.join(sb.root, 'no-binding.cjs');
-    fs.writeFileSync(stub, "module.exports = class Database { constructor() { throw new Error('Could not locate the bindings file. Tried:\\n → /x/build/Release/better_sqlite3.node'); } };\n");
+    fs.writeFileSync(stub, `module.exports = ${failing};\n`);
+    // require() (the store opens it so) and import() (hooks nudge) both get the stub
+    const preload = path.join(sb.root, 'no-binding-require.cjs');
+    fs.writeFileSync(preload, `const Module = require('node:module');\nconst load = Module._load;\nModule._load = function (request, ...rest) {\n  return request === 'better-sqlite3' ? require(${JSON.stringify(stub)}) : load.call(this, request, ...rest);\n};\n`);
     const hooks = path.join(sb.root, 'no-binding-hooks.mjs');
     fs.writeFileSync(hooks, `export async function resolve(spec, ctx, next) {\n  if (spec === 'better-sqlite3') return { url: ${JSON.stringify('file://' + stub)}, format: 'commonjs', shortCircuit: true };\n  return next(spec, ctx);\n}\n`);
     const reg = path.join(sb.root, 'no-binding.mjs');
     fs.writeFileSync(reg, `import { register } from 'node:module';\nregister(${JSON.stringify('file://' + hooks)});\n`);
-    const r = spawnSync(process.execPath, ['--import', reg, CLI_BIN, 'status'], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['--require', preload, '--import', reg, CLI_BIN, 'status'], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/native binding cannot be loaded: Could not locate the bindings file/);
     expect(r.stderr).toMatch(/npm rebuild better-sqlite3/);

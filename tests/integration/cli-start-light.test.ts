@@ -2,7 +2,7 @@
  * Issue 40: a command that prints one line starts like a small tool. `--version` and `hooks nudge`
  * (run at the start of every agent session) must not load the TUI, the LLM SDKs, the config schema
  * or the SQLite binding. An ESM loader hook, registered with `--import`, records every module the
- * built CLI loads.
+ * built CLI loads, and require.cache at exit adds the CommonJS ones.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +32,11 @@ function loadsOf(args: string[]): { status: number | null; stdout: string; modul
     `import fs from 'node:fs';\nexport async function load(url, context, next) {\n  fs.appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
   );
   const register = path.join(sb.root, 'register.mjs');
-  fs.writeFileSync(register, `import { register } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nregister(pathToFileURL(${JSON.stringify(hooks)}).href);\n`);
+  // ESM loads through the hook; CommonJS ones (a require() of a native binding) from require.cache at exit
+  fs.writeFileSync(
+    register,
+    `import fs from 'node:fs';\nimport { createRequire, register } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nregister(pathToFileURL(${JSON.stringify(hooks)}).href);\nconst cache = createRequire(import.meta.url).cache;\nprocess.on('exit', () => fs.appendFileSync(${JSON.stringify(log)}, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));\n`,
+  );
   const r = spawnSync(process.execPath, ['--import', register, CLI_BIN, ...args], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
   const modules = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
   return { status: r.status, stdout: r.stdout, modules };
