@@ -2,9 +2,11 @@
  * What every command gets: resolved paths, lazily loaded config and store, output helpers that
  * honour --json, and the progress renderer. Commands never print with console.log directly.
  */
+import fs from 'node:fs';
 import { resolvePaths, type SleepPaths } from '../core/paths.js';
-import { loadConfig, type Config } from '../core/config.js';
-import { openDb, type Db } from '../store/db.js';
+import type { Config } from '../core/config.js';
+import type { Db } from '../store/db.js';
+import { SleepError } from '../core/errors.js';
 import type { Progress } from '../core/progress.js';
 import { silentProgress } from '../core/progress.js';
 import { createCliProgress } from './progress.js';
@@ -17,6 +19,14 @@ export interface GlobalOptions {
   color?: boolean;
 }
 
+/** The modules behind `ctx.config` and `ctx.db`, loaded by `prepare()`: zod and the SQLite binding cost a command that needs neither (issue 40). */
+interface StoreModules {
+  loadConfig: typeof import('../core/config.js').loadConfig;
+  openDb: typeof import('../store/db.js').openDb;
+  folderReadOnly: typeof import('../store/db.js').folderReadOnly;
+  onClose: typeof import('../store/nudge-refresh.js').refreshNudgeFile;
+}
+
 export class CliContext {
   readonly paths: SleepPaths;
   readonly json: boolean;
@@ -24,6 +34,7 @@ export class CliContext {
   readonly env: NodeJS.ProcessEnv;
   private _config?: Config;
   private _db?: Db;
+  private modules?: StoreModules;
   readonly out: NodeJS.WriteStream;
   readonly err: NodeJS.WriteStream;
 
@@ -36,20 +47,45 @@ export class CliContext {
     this.err = process.stderr;
   }
 
+  /** Loads what `config` and `db` need; `action()` calls it before every body except a light one's (run.ts). */
+  async loadStoreModules(): Promise<void> {
+    if (this.modules) return;
+    const [{ loadConfig }, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([import('../core/config.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
+    this.modules = { loadConfig, openDb, folderReadOnly, onClose: refreshNudgeFile };
+  }
+
+  private get loaded(): StoreModules {
+    if (!this.modules) throw new SleepError('INTERNAL', 'a light command used the config or the store (declare it with action(), not lightAction())');
+    return this.modules;
+  }
+
   get config(): Config {
-    if (!this._config) this._config = loadConfig(this.paths, this.env).config;
+    if (!this._config) this._config = this.loaded.loadConfig(this.paths, this.env).config;
     return this._config;
   }
 
+  /**
+   * The store. In a state folder we may not write (a read-only mount, another user's folder) it opens
+   * read-only, so the commands that only read (`status`, `proposals list`, `history`, `skills`, ...)
+   * still work; a write then fails with the read-only error and its hint (core/error-diagnosis.ts).
+   */
   get db(): Db {
-    if (!this._db) this._db = openDb(this.paths.database);
+    if (!this._db) {
+      const { openDb, folderReadOnly } = this.loaded;
+      const file = this.paths.database;
+      this._db = folderReadOnly(file) && fs.existsSync(file) ? openDb(file, { readonly: true }) : openDb(file);
+    }
     return this._db;
   }
 
   /** For commands run inside long-lived processes to release the file. */
   close(): void {
-    this._db?.close();
+    // what `hooks nudge` reads at every agent session start, so it need not open the store (nudge-file.ts)
+    const db = this._db;
     this._db = undefined;
+    if (!db) return;
+    if (this.modules) this.modules.onClose(db, this.paths.database, () => db.close());
+    else db.close();
   }
 
   get isTty(): boolean {

@@ -4,11 +4,16 @@
  * Exit codes: 0 ok, 1 failure, 2 usage.
  */
 import { Command, CommanderError } from 'commander';
-import { COMMANDS } from './commands/index.js';
+import { loadCommands, type CommandModule } from './commands/index.js';
 import { packageVersion } from '../core/version.js';
 import { printError } from '../core/error-output.js';
 
-export function buildProgram(): Command {
+/** The first word that is not an option: the command the user asked for (global options take no value). */
+export function commandWord(argv: string[]): string | undefined {
+  return argv.slice(2).find((a) => !a.startsWith('-'));
+}
+
+export function buildProgram(commands: CommandModule[]): Command {
   const program = new Command();
   program
     .name('skillopt-sleep')
@@ -19,7 +24,7 @@ export function buildProgram(): Command {
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const c of COMMANDS) c.register(program);
+  for (const c of commands) c.register(program);
   // subcommands inherit exitOverride so usage errors reach our handler
   const inherit = (cmd: Command) => {
     for (const sub of cmd.commands) {
@@ -32,8 +37,10 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv = process.argv): Promise<void> {
-  const program = buildProgram();
   try {
+    // `--version` needs no command; a command needs only its own module (commands/index.ts)
+    const wantsVersion = argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V');
+    const program = buildProgram(wantsVersion ? [] : await loadCommands(commandWord(argv)));
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -9,6 +9,7 @@ import net from 'node:net';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../core/config.js';
 import type { SleepPaths } from '../core/paths.js';
+import { refreshNudgeFile } from '../store/nudge-refresh.js';
 import type { Logger } from '../core/logger.js';
 import { errorMessage } from '../core/errors.js';
 import { newId } from '../core/ids.js';
@@ -375,6 +376,8 @@ export class Daemon {
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'could not write the heartbeat');
     }
+    // a night stages from its own process: the nudge file catches up here, within a heartbeat
+    refreshNudgeFile(this.db, this.o.paths.database);
   }
 
   private async onIpc(req: IpcRequest, reply: (m: IpcReply) => void): Promise<void> {

@@ -140,7 +140,8 @@ export async function requestNightNow(
         if (typeof m.accepted === 'boolean') {
           accepted = m.accepted;
           reason = String(m.reason ?? '');
-          opts.onUpdate?.(accepted ? 'the daemon started a night' : `the daemon did not start a night: ${reason}`);
+          // a refusal is the caller's to report (once); only progress is a running update
+          if (accepted) opts.onUpdate?.('the daemon started a night');
         }
       },
     });

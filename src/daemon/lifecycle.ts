@@ -8,13 +8,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../core/config.js';
 import type { SleepPaths } from '../core/paths.js';
-import { createDaemonLogger } from './log-writer.js';
 import { errorMessage, isSleepError, SleepError } from '../core/errors.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import type { Db } from '../store/db.js';
-import { Daemon } from './daemon.js';
 import type { DaemonDeps } from './deps.js';
-import { loadDefaultDeps } from './deps-default.js';
 import { ipcRequest } from './ipc.js';
 import { pidAlive, readPidFile, recordLiveness, removePidFile, type PidRecord } from './pidfile.js';
 import { daemonLeaseState, releaseDaemonLease } from './lease.js';
@@ -25,6 +22,9 @@ import { nextRunAfter } from './timing.js';
  * V8 flags for the resident process: a small young generation (the default grows to ~48 MB and
  * stays there) and an explicit GC after bursts of work keep an idle daemon near 60-80 MB.
  */
+/** `start --foreground` when another daemon holds the lease: a distinct code a supervisor does not retry (schedule-install.ts). */
+export const EXIT_ALREADY_RUNNING = 3;
+
 export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc'];
 
 /** dist/src/daemon/lifecycle.js → dist/src/daemon/main.js (the lean daemon entry) */
@@ -56,6 +56,9 @@ export interface ForegroundOptions {
 
 /** Runs the daemon in this process until SIGTERM/SIGINT. Returns the exit code. */
 export async function runForeground(o: ForegroundOptions): Promise<number> {
+  // the daemon, its watcher and logger load here: `status`, `stop` and `start` (which spawns this
+  // in another process) use the rest of this module and must start fast (issue 40)
+  const [{ createDaemonLogger }, { Daemon }, { loadDefaultDeps }] = await Promise.all([import('./log-writer.js'), import('./daemon.js'), import('./deps-default.js')]);
   const { logger, flush } = await createDaemonLogger({
     logsDir: o.paths.logsDir,
     name: 'daemon',
@@ -80,9 +83,11 @@ export async function runForeground(o: ForegroundOptions): Promise<number> {
     await daemon.start();
   } catch (err) {
     if (isSleepError(err) && err.code === 'LEASE_HELD') {
-      o.print(`already running: ${err.message}`);
+      // not this process's daemon: a non-zero exit so scripts see it, a code the systemd unit does not retry
+      const other = liveDaemon(o.paths);
+      process.stderr.write(`error: skillopt-sleep is already running${other ? ` (pid ${other.pid})` : ''}: ${err.message}\nhint: \`skillopt-sleep status\` shows it; \`skillopt-sleep stop\` stops it\n`);
       flush();
-      return 0; // not a failure: a supervisor must not restart-loop against a running daemon
+      return EXIT_ALREADY_RUNNING;
     }
     logger.error({ err: errorMessage(err) }, 'daemon failed to start');
     flush();
@@ -213,8 +218,20 @@ export interface StopResult {
   stillRunning: boolean;
 }
 
-/** SIGTERM, wait for the exit (the daemon promises ≤ 10 s), SIGKILL only with `force`. */
-export async function stopDaemon(paths: SleepPaths, db: Db, opts: { timeoutMs?: number; force?: boolean } = {}): Promise<StopResult> {
+/**
+ * After the daemon stopped at a user's request: its last health record says who stopped it (and, for
+ * a `restart` that could not start it again, why), so `status` can tell the user why it is not running.
+ */
+export function noteStopReason(db: Db, reason: string): void {
+  const h = health.readHealth(db);
+  if (h) health.writeHealth(db, { ...h, state: 'stopped', stoppedAt: h.stoppedAt ?? Date.now(), stopReason: reason });
+}
+
+/**
+ * SIGTERM, wait for the exit (the daemon promises ≤ 10 s), SIGKILL only with `force`.
+ * `by`: who asked (e.g. "`skillopt-sleep stop`"), recorded as the stop reason `status` shows.
+ */
+export async function stopDaemon(paths: SleepPaths, db: Db, opts: { timeoutMs?: number; force?: boolean; by?: string } = {}): Promise<StopResult> {
   const rec = liveDaemon(paths);
   const lease = daemonLeaseState(db);
   const pid = rec?.pid ?? (lease.kind === 'live' ? lease.lease.pid : undefined);
@@ -251,6 +268,7 @@ export async function stopDaemon(paths: SleepPaths, db: Db, opts: { timeoutMs?: 
     if (l.kind === 'stale') releaseDaemonLease(db, l.lease.holder);
     removePidFile(paths.pidFile, pid);
   }
+  if (!stillRunning && opts.by) noteStopReason(db, `stopped by ${opts.by}${forced ? ' (killed: it did not stop in time)' : ''}`);
   return { wasRunning: true, pid, forced, cleanedStale: false, stillRunning };
 }
 
@@ -314,6 +332,14 @@ export function fmtDuration(ms: number): string {
 
 export { fmtTime };
 
+/**
+ * A watched folder's sessions in the store. None is "none harvested yet", not "0 sessions": the
+ * folder may hold transcripts the daemon has not read (a first start, or after `wipe`).
+ */
+export function sessionsLabel(n: number): string {
+  return n === 0 ? 'no sessions harvested yet' : n === 1 ? '1 session' : `${n} sessions`;
+}
+
 /** The lines `start` prints: roots, backend, next night, where data lives. */
 export function describeHealth(h: health.DaemonHealth, paths: SleepPaths): string[] {
   const lines: string[] = [];
@@ -327,7 +353,7 @@ export function describeHealth(h: health.DaemonHealth, paths: SleepPaths): strin
       lines.push(`  ${agent.padEnd(12)} none yet; watching for it (${roots.length} folder${roots.length === 1 ? '' : 's'})`);
       continue;
     }
-    for (const r of present) lines.push(`  ${agent.padEnd(12)} ${r.path}  (${r.sessions} sessions)`);
+    for (const r of present) lines.push(`  ${agent.padEnd(12)} ${r.path}  (${sessionsLabel(r.sessions)})`);
   }
   lines.push(
     h.backend.name

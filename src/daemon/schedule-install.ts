@@ -6,6 +6,7 @@
  * SKILLOPT_SLEEP_UNIT_DIR redirects every file (unit, plist, crontab copy) into one directory and
  * skips systemctl/launchctl/crontab calls: tests and packagers use it.
  */
+import { EXIT_ALREADY_RUNNING } from './lifecycle.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,6 +70,8 @@ export function renderSystemdUnit(spec: InstallSpec): string {
     ...env,
     'Restart=on-failure',
     'RestartSec=30',
+    // `start --foreground` exits 3 when a daemon already runs: not a failure to retry
+    `RestartPreventExitStatus=${EXIT_ALREADY_RUNNING}`,
     'KillSignal=SIGTERM',
     'TimeoutStopSec=15',
     'Nice=10',

@@ -2,8 +2,13 @@
  * Pure timing decisions of the scheduler: the next night, whether a missed night must be caught
  * up, and whether the machine just woke from sleep. The clock is always a parameter.
  */
-import cron from 'node-cron';
+import { createRequire } from 'node:module';
 import { SleepError } from '../core/errors.js';
+
+// node-cron (and the Intl set-up its matcher does) costs more than the rest of `status`: it loads
+// only when an expression is not a plain daily time (issue 40). Its CommonJS build, loaded on demand.
+const require = createRequire(import.meta.url);
+const cron = () => require('node-cron') as typeof import('node-cron');
 
 export const DAY_MS = 86_400_000;
 
@@ -13,7 +18,8 @@ interface TimeMatcherLike {
 
 /** Throws a clear CONFIG_INVALID for a bad cron expression or timezone. */
 export function validateSchedule(expr: string, timezone?: string): void {
-  const v = cron.validateDetailed(expr);
+  if (!timezone && dailyTime(expr)) return;
+  const v = cron().validateDetailed(expr);
   if (!v.valid) {
     const why = v.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
     throw new SleepError('CONFIG_INVALID', `schedule.cron "${expr}" is not a valid cron expression (${why})`, {
@@ -37,8 +43,10 @@ export function validateSchedule(expr: string, timezone?: string): void {
  * is pinned exactly, and a unit test guards this seam.
  */
 export function nextRunAfter(expr: string, timezone: string | undefined, from: Date): Date {
+  const daily = timezone ? null : nextDailyAfter(expr, from);
+  if (daily) return daily;
   validateSchedule(expr, timezone);
-  const task = cron.createTask(expr, () => undefined, { timezone });
+  const task = cron().createTask(expr, () => undefined, { timezone });
   try {
     const matcher = (task as unknown as { timeMatcher?: TimeMatcherLike }).timeMatcher;
     if (matcher && typeof matcher.getNextMatch === 'function') return matcher.getNextMatch(from);
@@ -47,6 +55,36 @@ export function nextRunAfter(expr: string, timezone: string | undefined, from: D
   } finally {
     void task.destroy();
   }
+}
+
+/** `M H * * *` with plain numbers in range (the default schedule and most hand-written ones), or null. */
+function dailyTime(expr: string): { hour: number; minute: number } | null {
+  const m = /^\s*(\d{1,2})\s+(\d{1,2})\s+\*\s+\*\s+\*\s*$/.exec(expr);
+  if (!m) return null;
+  const minute = Number(m[1]);
+  const hour = Number(m[2]);
+  return minute < 60 && hour < 24 ? { hour, minute } : null;
+}
+
+/**
+ * The next local H:M strictly after `from` for a plain daily expression, or null (then node-cron
+ * decides): also null when that day's H:M does not exist or is ambiguous in local time (a DST change).
+ */
+function nextDailyAfter(expr: string, from: Date): Date | null {
+  const t = dailyTime(expr);
+  if (!t) return null;
+  const at = new Date(from.getTime());
+  at.setSeconds(0, 0);
+  at.setHours(t.hour, t.minute);
+  if (at.getTime() <= from.getTime()) {
+    at.setDate(at.getDate() + 1);
+    at.setHours(t.hour, t.minute);
+  }
+  if (at.getHours() !== t.hour || at.getMinutes() !== t.minute) return null;
+  const hourBefore = new Date(at.getTime() - 3_600_000);
+  const hourAfter = new Date(at.getTime() + 3_600_000);
+  if (hourBefore.getHours() === t.hour || hourAfter.getHours() === t.hour) return null; // the hour repeats (DST ends)
+  return at;
 }
 
 export interface CatchUpInput {

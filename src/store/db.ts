@@ -5,12 +5,24 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { SleepError } from '../core/errors.js';
+import { DAMAGED_DB_HINT, diagnoseError } from '../core/error-diagnosis.js';
 import { ensurePrivateDir } from '../core/fsutil.js';
 import { MIGRATIONS, LATEST_VERSION } from './migrations/index.js';
 
-export type Db = Database.Database;
+export type Db = BetterSqlite3.Database;
+
+// The SQLite binding loads on the first open, not with this module: `--help` and the other commands
+// that never open the store do not pay for it (issue 40). It is a CommonJS package, so require is sync.
+const require = createRequire(import.meta.url);
+let binding: typeof BetterSqlite3 | undefined;
+function Database(...args: ConstructorParameters<typeof BetterSqlite3>): Db {
+  binding ??= require('better-sqlite3') as typeof BetterSqlite3;
+  return new binding(...args);
+}
 
 export interface OpenOptions {
   readonly?: boolean;
@@ -19,11 +31,12 @@ export interface OpenOptions {
 }
 
 /**
- * A valid database that is busy (another process holds a write lock past the busy timeout) or
- * that we may not write (read-only file or folder) is named as such: the "damaged, move it away"
- * advice would discard staged proposals and the receipts `revert` needs.
+ * A valid database that is busy (another process holds a write lock past the busy timeout), that we
+ * may not write (read-only file or folder), that is damaged, or a SQLite binding that cannot load,
+ * each named as such (core/error-diagnosis.ts): the old "damaged, move it away" advice would
+ * discard staged proposals and the receipts `revert` needs, and was given for a missing binding too.
  */
-function lockedOrReadOnly(err: unknown, file: string): SleepError | null {
+function named(err: unknown, file: string): SleepError | null {
   const code = String((err as { code?: unknown }).code ?? '');
   const msg = (err as Error).message ?? '';
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || /database is locked|database table is locked/i.test(msg)) {
@@ -33,17 +46,40 @@ function lockedOrReadOnly(err: unknown, file: string): SleepError | null {
     });
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || /readonly|read-only|attempt to write a readonly/i.test(msg)) {
-    return new SleepError('DB_LOCKED', `database ${file} cannot be written (read-only file or folder): ${msg}`, {
-      hint: `give your user write access to ${path.dirname(file)} and the database files in it; the file is fine, do not move it away`,
+    return new SleepError('READ_ONLY', `database ${file} cannot be written (read-only file or folder): ${msg}`, {
+      hint: `give your user write access to ${path.dirname(file)} and the database files in it, or set SKILLOPT_SLEEP_HOME to a writable folder; the file is fine, do not move it away`,
       cause: err,
     });
   }
-  return null;
+  return diagnoseError(err, file);
+}
+
+/** True when the folder holding `file` cannot be written (a read-only mount, or no permission). */
+export function folderReadOnly(file: string): boolean {
+  try {
+    fs.accessSync(path.dirname(file), fs.constants.W_OK);
+    return false;
+  } catch (err) {
+    return ['EROFS', 'EACCES', 'EPERM'].includes(String((err as NodeJS.ErrnoException).code));
+  }
+}
+
+// SQLite reads URI filenames only when the binding loads with this set: openReadOnlyMedia needs one
+// (`?immutable=1`). Our own paths never start with "file:", so no other open changes meaning.
+process.env.SQLITE_USE_URI ??= '1';
+
+/**
+ * A WAL database in a folder we cannot write, with no -shm file beside it (the last connection
+ * closed cleanly): SQLite cannot create the shared-memory file, so it is opened as immutable media.
+ * Only for reading; a read-only mount cannot change under us.
+ */
+function openReadOnlyMedia(file: string): Db {
+  return Database(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
 }
 
 export function openDb(file: string, opts: OpenOptions = {}): Db {
   if (file !== ':memory:') {
-    ensurePrivateDir(path.dirname(file));
+    if (!opts.readonly) ensurePrivateDir(path.dirname(file));
     if (!fs.existsSync(file) && !opts.readonly) {
       // create with 0600 before SQLite opens it, so the file is never world-readable
       fs.closeSync(fs.openSync(file, 'a', 0o600));
@@ -51,14 +87,25 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   }
   let db: Db;
   try {
-    db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    db = Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    if (opts.readonly && file !== ':memory:' && !fs.existsSync(`${file}-shm`) && !fs.existsSync(`${file}-wal`) && folderReadOnly(file)) {
+      // SQLite opens lazily: the first read is what fails to create the -shm file
+      try {
+        db.pragma('schema_version', { simple: true });
+      } catch (err) {
+        if (String((err as { code?: unknown }).code) !== 'SQLITE_CANTOPEN') throw err;
+        db.close();
+        db = openReadOnlyMedia(file);
+      }
+    }
   } catch (err) {
-    const named = lockedOrReadOnly(err, file);
-    if (named) throw named;
-    throw new SleepError('DB_CORRUPT', `cannot open database ${file}: ${(err as Error).message}`, {
-      hint: 'run `skillopt-sleep doctor`; if the file is damaged, `skillopt-sleep doctor --repair` rebuilds it from the newest backup and the proposal records (never delete or move it yourself: your decisions are in it)',
-      cause: err,
-    });
+    throw (
+      named(err, file) ??
+      new SleepError('DB_CORRUPT', `cannot open database ${file}: ${(err as Error).message}`, {
+        hint: `run \`skillopt-sleep doctor\`; if it says the file is damaged: ${DAMAGED_DB_HINT}`,
+        cause: err,
+      })
+    );
   }
   try {
     db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
@@ -74,12 +121,9 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   } catch (err) {
     db.close();
     if (err instanceof SleepError) throw err;
-    const named = lockedOrReadOnly(err, file);
-    if (named) throw named;
-    throw new SleepError('DB_CORRUPT', `database ${file} is not a valid SQLite database: ${(err as Error).message}`, {
-      hint: '`skillopt-sleep doctor --repair` rebuilds it from the newest backup and the proposal records on disk, keeping proposals, applies and rejections (the damaged file is kept beside it)',
-      cause: err,
-    });
+    const which = named(err, file);
+    if (which && which.code !== 'DB_CORRUPT') throw which;
+    throw new SleepError('DB_CORRUPT', `database ${file} is not a valid SQLite database: ${(err as Error).message}`, { hint: DAMAGED_DB_HINT, cause: err });
   }
   if (file !== ':memory:') {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) {
@@ -122,10 +166,14 @@ export function migrate(db: Db, file = ':memory:'): number {
     try {
       apply.immediate();
     } catch (err) {
-      throw new SleepError('DB_CORRUPT', `migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, {
-        hint: 'report this bug; the database was left at the previous version',
-        cause: err,
-      });
+      // a full disk, a lock or a read-only folder is named with its own fix; what is left is our bug
+      throw (
+        named(err, file) ??
+        new SleepError('INTERNAL', `migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, {
+          hint: 'the database was left at the previous version and is fine; run again with --debug and report the message',
+          cause: err,
+        })
+      );
     }
   }
   return db.pragma('user_version', { simple: true }) as number;

@@ -33,6 +33,8 @@ export interface NextNight {
   error?: string;
   /** whether the daemon that runs the nights is up (undefined: not known) */
   daemonRunning?: boolean;
+  /** why the running daemon skips its nights (no backend found), when it does */
+  nightsSkipped?: string;
 }
 
 export interface Excerpt {

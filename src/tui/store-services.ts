@@ -39,6 +39,8 @@ export interface StoreServicesInput {
   suspend: Suspend;
   /** whether the daemon is up (the empty screen says how nights run); the CLI knows, the UI may not ask the daemon */
   daemonRunning?: () => boolean;
+  /** why the running daemon skips its nights (from its health record), or undefined */
+  nightsSkipped?: () => string | undefined;
   /** replays a subset when the cache cannot score it; default: the configured backends; null: never replay */
   replay?: ReplayScorer | null;
   now?: () => number;
@@ -71,7 +73,7 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
       return { stale: live !== p.baseHash, liveHash: live, missing: missing && p.baseHash !== '' };
     },
     ledgerSummary: () => loadLedgerSummary(db, now()),
-    nextNight: () => ({ ...nextNightFrom(config.schedule.cron, config.schedule.timezone), daemonRunning: input.daemonRunning?.() }),
+    nextNight: () => ({ ...nextNightFrom(config.schedule.cron, config.schedule.timezone), daemonRunning: input.daemonRunning?.(), nightsSkipped: input.nightsSkipped?.() }),
     missedBy(p) {
       if (!p.skillTarget.project) return [];
       const readers = new Set(readersOf(p));

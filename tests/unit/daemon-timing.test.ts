@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import cron from 'node-cron';
 import { DAY_MS, decideCatchUp, detectWake, nextRunAfter, validateSchedule } from '../../src/daemon/timing.js';
 
 const H = 3_600_000;
@@ -22,6 +23,41 @@ describe('nextRunAfter (node-cron time matcher)', () => {
     expect(() => validateSchedule('0 25 * * *')).toThrow(/not a valid cron expression.*hour/);
     expect(() => validateSchedule('0 3 * * *', 'Mars/Olympus')).toThrow(/IANA timezone/);
     expect(() => validateSchedule('0 3 * * *', 'America/New_York')).not.toThrow();
+  });
+});
+
+describe('nextRunAfter for a plain daily time (computed without node-cron, for a fast `status`)', () => {
+  const savedTz = process.env.TZ;
+  afterEach(() => {
+    if (savedTz === undefined) delete process.env.TZ;
+    else process.env.TZ = savedTz;
+  });
+  /** node-cron's own answer with no timezone (local time): what nextRunAfter returned before the fast path */
+  const viaNodeCron = (expr: string, from: Date) => {
+    const task = cron.createTask(expr, () => undefined, {});
+    try {
+      return (task as unknown as { timeMatcher: { getNextMatch(d: Date): Date } }).timeMatcher.getNextMatch(from).toISOString();
+    } finally {
+      void task.destroy();
+    }
+  };
+
+  it('agrees with node-cron in this process\'s local time, through a year', () => {
+    for (const expr of ['0 3 * * *', '30 2 * * *', '59 23 * * *', '0 0 * * *']) {
+      for (let t = at('2026-01-01T00:00:00Z'); t < at('2027-01-01T00:00:00Z'); t += 7 * H + 13 * 60_000) {
+        expect(nextRunAfter(expr, undefined, new Date(t)).toISOString(), `${expr} from ${new Date(t).toISOString()}`).toBe(viaNodeCron(expr, new Date(t)));
+      }
+    }
+  });
+
+  it('keeps the local wall time across both DST changes (Europe/Paris, America/New_York)', () => {
+    process.env.TZ = 'Europe/Paris'; // Node applies a new TZ at once
+    expect(nextRunAfter('0 3 * * *', undefined, new Date('2026-03-28T12:00:00Z')).toISOString()).toBe('2026-03-29T01:00:00.000Z'); // 03:00 CEST
+    expect(nextRunAfter('0 3 * * *', undefined, new Date('2026-10-24T12:00:00Z')).toISOString()).toBe('2026-10-25T02:00:00.000Z'); // 03:00 CET
+    expect(nextRunAfter('0 3 * * *', undefined, new Date('2026-03-29T01:00:00Z')).toISOString()).toBe('2026-03-30T01:00:00.000Z'); // strictly after
+    process.env.TZ = 'America/New_York';
+    expect(nextRunAfter('15 4 * * *', undefined, new Date('2026-03-07T20:00:00Z')).toISOString()).toBe('2026-03-08T08:15:00.000Z'); // 04:15 EDT
+    expect(nextRunAfter('15 4 * * *', undefined, new Date('2026-10-31T20:00:00Z')).toISOString()).toBe('2026-11-01T09:15:00.000Z'); // 04:15 EST
   });
 });
 

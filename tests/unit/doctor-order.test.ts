@@ -5,12 +5,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Command } from 'commander';
-import { COMMANDS } from '../../src/cli/commands/index.js';
+import { loadCommands } from '../../src/cli/commands/index.js';
 import { DOCTOR_SECTIONS } from '../../src/cli/commands/doctor.js';
 import { formatDoctorChecks, runDoctorSections, type DoctorCheck } from '../../src/core/doctor.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
 
 type Check = { name: string; status: string };
+
+const COMMANDS = await loadCommands();
 
 async function doctorNames(commands: typeof COMMANDS): Promise<string[]> {
   const program = new Command().option('--json').exitOverride();

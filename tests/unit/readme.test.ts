@@ -15,7 +15,7 @@ const docs = fs
 const everything = [readme, ...docs].join('\n');
 
 async function program(): Promise<Command> {
-  const { COMMANDS } = await import('../../src/cli/commands/index.js');
+  const COMMANDS = await (await import('../../src/cli/commands/index.js')).loadCommands();
   const root = new Command();
   for (const c of COMMANDS) c.register(root);
   return root;

@@ -55,6 +55,13 @@ describe('list', () => {
     await see(r2, 'The daemon is not running, so no night will start: skillopt-sleep start');
   });
 
+  it('the empty screen does not promise a night the daemon will skip (no backend)', async () => {
+    const skipping = makeServices([], { daemonRunning: true, nightsSkipped: 'no backend (no backend found)' });
+    const r = render(<App services={skipping.services} size={{ columns: 120, rows: 30 }} />);
+    await see(r, 'The daemon is running but skips its nights: no backend (no backend found)');
+    expect(frame(r)).not.toContain('it starts that night by itself');
+  });
+
   it('shows the empty state with no proposals at all', async () => {
     const { services } = makeServices([]);
     const r = render(<App services={services} size={{ columns: 60, rows: 15 }} />);

@@ -7,6 +7,8 @@ import { configJsonSchema, getPath, listLeafKeys, loadConfig, setConfigValue } f
 import { renderConfigDoc } from '../../core/config-doc.js';
 import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/fsutil.js';
+import { liveDaemon } from '../../daemon/lifecycle.js';
+import { keyNeedsRestart } from '../../daemon/preflight.js';
 
 export function register(program: Command): void {
   const config = program.command('config').description('show, read and change configuration (config.json; env vars override)');
@@ -48,9 +50,14 @@ export function register(program: Command): void {
       action((ctx, key: string, value: string) => {
         assertConfigValue(key, value);
         const next = setConfigValue(ctx.paths, key, value);
-        ctx.emit('config-set', { key, value: getPath(next, key), file: ctx.paths.configFile }, () =>
-          ctx.print(`${key} = ${JSON.stringify(getPath(next, key))}  (${ctx.paths.configFile})`),
-        );
+        // a running daemon read some keys at its start: say so only then, and only for those
+        const daemon = liveDaemon(ctx.paths);
+        const restartNeeded = !!daemon && keyNeedsRestart(key);
+        ctx.emit('config-set', { key, value: getPath(next, key), file: ctx.paths.configFile, restartNeeded }, () => {
+          ctx.print(`${key} = ${JSON.stringify(getPath(next, key))}  (${ctx.paths.configFile})`);
+          if (restartNeeded) ctx.print(`the daemon (pid ${daemon.pid}) read ${key} when it started: \`skillopt-sleep restart\` applies the change`);
+          else if (daemon) ctx.print('the next night uses it (no restart needed)');
+        });
       }),
     );
 

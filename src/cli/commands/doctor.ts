@@ -5,6 +5,7 @@ import { loadConfig } from '../../core/config.js';
 import { openDb, schemaVersion } from '../../store/db.js';
 import { errorMessage, isSleepError } from '../../core/errors.js';
 import { configProblems } from '../../core/config-validate.js';
+import { DAMAGED_DB_HINT } from '../../core/error-diagnosis.js';
 import { liveChecks } from '../doctor-live.js';
 import { formatDoctorChecks, runDoctorSections, type DoctorCheck, type DoctorSection } from '../../core/doctor.js';
 import type { CliContext } from '../context.js';
@@ -77,10 +78,8 @@ export function register(program: Command): void {
           db.close();
           checks.push({ name: 'database', status: 'ok', detail: `${ctx.paths.database} (schema v${v}${existed ? '' : ', created now'})` });
         } catch (err) {
-          const fix =
-            isSleepError(err) && err.code === 'DB_LOCKED'
-              ? (err.hint ?? 'wait for the other process')
-              : '`skillopt-sleep doctor --repair` restores it from the newest backup and the proposal records on disk (the damaged file is moved aside, nothing is deleted)';
+          // each failure names its own fix (a lock, a read-only folder, a missing binding, damage): never "move it away"
+          const fix = (isSleepError(err) && err.hint) || DAMAGED_DB_HINT;
           checks.push({ name: 'database', status: 'fail', detail: errorMessage(err), fix });
         }
         if (configOk) checks.push(...(await runDoctorSections(DOCTOR_SECTIONS, ctx)));

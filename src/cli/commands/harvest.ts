@@ -44,7 +44,7 @@ export function register(program: Command): void {
   program
     .command('harvest')
     .description('read new transcript lines of Claude Code, Codex and Copilot into the store (one pass)')
-    .option('--agent <agent>', 'only this agent (claude-code, codex, copilot; comma list)')
+    .option('--agent <agent>', `only this agent (${AGENT_IDS.join(', ')}; comma list)`)
     .option('--project <dir>', 'only sessions of this project directory')
     .option('--since <duration>', 'only files modified within this duration (e.g. 72h, 7d)')
     .option('--reread', 'read every transcript again from its start (after an upgrade); sessions are replaced, not duplicated')

@@ -8,36 +8,35 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { action } from '../run.js';
+import { action, lightAction } from '../run.js';
 import type { CliContext } from '../context.js';
-import { cliPath } from '../../daemon/lifecycle.js';
-import { openDb } from '../../store/db.js';
-import { countProposals } from '../../store/repos/proposals.js';
 import { HOOK_TAG } from '../../../adapters/kit/session-hook.js';
-import { AGENTS, agentDisplayName, resolveAgentName } from '../../../adapters/index.js';
 import { UsageError } from '../../core/errors.js';
 import type { AgentId } from '../../core/records.js';
-import { hookAgents, hookStates, installHook, removeHook } from '../session-hooks.js';
+import { countStagedInDatabase, readNudgeCount } from '../../store/nudge-file.js';
 
-function agentOpt(v: string | undefined): AgentId | undefined {
+// `hooks nudge` runs at the start of every agent session: this module's static imports stay light
+// (no store, no agent adapters); the other subcommands load theirs when they run (issue 40).
+const adapters = () => import('../../../adapters/index.js');
+const sessionHooks = () => import('../session-hooks.js');
+
+async function agentOpt(v: string | undefined): Promise<AgentId | undefined> {
   if (v === undefined) return undefined;
-  const id = resolveAgentName(v);
+  const id = (await adapters()).resolveAgentName(v);
   if (!id) throw new UsageError(`unknown agent "${v}"`);
   return id;
 }
 
-/** The one line, or null when nothing waits. Never throws: a hook must not break a session start. */
-export function nudgeLine(ctx: CliContext): string | null {
+/**
+ * The one line, or null when nothing waits. Reads the nudge file (store/nudge-file.ts), the
+ * database only when that is missing or older than the database's last write. Never throws: a hook must not break a session start.
+ */
+export async function nudgeLine(ctx: CliContext): Promise<string | null> {
   try {
     if (!fs.existsSync(ctx.paths.database)) return null;
-    const db = openDb(ctx.paths.database, { readonly: true });
-    try {
-      const n = countProposals(db, 'staged');
-      if (!n) return null;
-      return `${n} skill proposal${n === 1 ? '' : 's'} waiting: skillopt-sleep review`;
-    } finally {
-      db.close();
-    }
+    const n = readNudgeCount(ctx.paths.database) ?? (await countStagedInDatabase(ctx.paths.database));
+    if (!n) return null;
+    return `${n} skill proposal${n === 1 ? '' : 's'} waiting: skillopt-sleep review`;
   } catch {
     return null;
   }
@@ -51,8 +50,9 @@ export function register(program: Command): void {
     .description("add the session-start hook to the user settings of each agent that has one (see `hooks show`); backup kept, atomic write")
     .option('--agent <a>', 'only this agent')
     .action(
-      action((ctx, opts: { agent?: string }) => {
-        const only = agentOpt(opts.agent);
+      action(async (ctx, opts: { agent?: string }) => {
+        const only = await agentOpt(opts.agent);
+        const [{ agentDisplayName }, { hookAgents, installHook }, { cliPath }] = await Promise.all([adapters(), sessionHooks(), import('../../daemon/lifecycle.js')]);
         const results = hookAgents(only).map((a) => installHook(ctx.paths, a, ctx.env, cliPath(), { evenIfUnused: !!only }));
         ctx.emit('hooks-install', { ok: true, hooks: results }, () => {
           for (const r of results) {
@@ -71,8 +71,10 @@ export function register(program: Command): void {
     .description('take the hook out again: each file is restored byte for byte (only our entry is removed if you edited it since)')
     .option('--agent <a>', 'only this agent')
     .action(
-      action((ctx, opts: { agent?: string }) => {
-        const results = hookAgents(agentOpt(opts.agent)).map((a) => removeHook(ctx.paths, a, ctx.env));
+      action(async (ctx, opts: { agent?: string }) => {
+        const only = await agentOpt(opts.agent);
+        const [{ agentDisplayName }, { hookAgents, removeHook }] = await Promise.all([adapters(), sessionHooks()]);
+        const results = hookAgents(only).map((a) => removeHook(ctx.paths, a, ctx.env));
         ctx.emit('hooks-remove', { ok: true, hooks: results }, () => {
           for (const r of results) {
             const what = {
@@ -91,9 +93,11 @@ export function register(program: Command): void {
     .command('show')
     .description('which agents have the hook installed, and where')
     .action(
-      action((ctx) => {
+      action(async (ctx) => {
+        const [{ AGENTS, agentDisplayName }, { hookStates }] = await Promise.all([adapters(), sessionHooks()]);
         const states = hookStates(ctx.env);
-        ctx.emit('hooks-show', { hooks: states, waiting: nudgeLine(ctx) }, () => {
+        const waiting = await nudgeLine(ctx);
+        ctx.emit('hooks-show', { hooks: states, waiting }, () => {
           for (const s of states) ctx.print(`${agentDisplayName(s.agent)}: ${s.installed ? 'installed' : 'not installed'} (${s.file})${s.installed && s.caveat ? ` — ${s.caveat}` : ''}`);
           for (const a of AGENTS.filter((x) => !x.sessionStartHook)) ctx.print(`${a.displayName}: no hook (it has no user-level session-start hook whose output you would see)`);
         });
@@ -106,8 +110,8 @@ export function register(program: Command): void {
     .option('--agent <a>', 'format the line for this agent (with --from-hook)')
     .option(HOOK_TAG, "run by an agent's hook: print the agent's hook reply (a JSON systemMessage)")
     .action(
-      action((ctx, opts: { agent?: string; fromHook?: boolean }) => {
-        const line = nudgeLine(ctx);
+      lightAction(async (ctx, opts: { agent?: string; fromHook?: boolean }) => {
+        const line = await nudgeLine(ctx);
         // --json always answers (null: nothing waits); the hook and the plain line say nothing then
         if (ctx.json && !opts.fromHook) {
           ctx.emit('hooks-nudge', { waiting: line || null }, () => undefined);

@@ -1,35 +1,53 @@
 /**
  * The command registry: one file per command under ./ ; add a line here to register a new one.
+ * Each module is loaded only when it is needed (commands/load below): a command that prints one
+ * line must not pay for the modules of every other command at start-up (issue 40; `npm run bench -- cli`).
  */
 import type { Command } from 'commander';
-import * as paths from './paths.js';
-import * as config from './config.js';
-import * as doctor from './doctor.js';
-import * as demo from './demo.js';
-import * as proposals from './proposals.js';
-import * as applyCmd from './apply.js';
-import * as rejectCmd from './reject.js';
-import * as forgetCmd from './forget.js';
-import * as revertCmd from './revert.js';
-import * as nightCmd from './night.js';
-import * as reviewCmd from './review.js';
-import * as startCmd from './start.js';
-import * as stopCmd from './stop.js';
-import * as restartCmd from './restart.js';
-import * as statusCmd from './status.js';
-import * as logsCmd from './logs.js';
-import * as scheduleCmd from './schedule.js';
-import * as harvestCmd from './harvest.js';
-import * as sessionsCmd from './sessions.js';
-import * as ledgerCmd from './ledger.js';
-import * as trainCmd from './train.js';
-import * as mineCmd from './mine.js';
-import * as tasksCmd from './tasks.js';
-import * as wipeCmd from './wipe.js';
-import * as exportCmd from './export.js';
-import * as hooksCmd from './hooks.js';
-import * as uninstallCmd from './uninstall.js';
-import * as skillsCmd from './skills.js';
-import * as historyCmd from './history.js';
 
-export const COMMANDS: Array<{ register(program: Command): void }> = [paths, config, doctor, demo, proposals, applyCmd, rejectCmd, forgetCmd, revertCmd, nightCmd, reviewCmd, startCmd, stopCmd, restartCmd, statusCmd, logsCmd, scheduleCmd, harvestCmd, sessionsCmd, ledgerCmd, trainCmd, mineCmd, tasksCmd, wipeCmd, exportCmd, hooksCmd, uninstallCmd, skillsCmd, historyCmd];
+export interface CommandModule {
+  register(program: Command): void;
+}
+
+/** Top-level command names, in the order `--help` lists them, each with the module that registers it. */
+export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<CommandModule> }> = [
+  { name: 'paths', load: () => import('./paths.js') },
+  { name: 'config', load: () => import('./config.js') },
+  { name: 'doctor', load: () => import('./doctor.js') },
+  { name: 'demo', load: () => import('./demo.js') },
+  { name: 'proposals', load: () => import('./proposals.js') },
+  { name: 'apply', load: () => import('./apply.js') },
+  { name: 'reject', load: () => import('./reject.js') },
+  { name: 'forget', load: () => import('./forget.js') },
+  { name: 'revert', load: () => import('./revert.js') },
+  { name: 'night', load: () => import('./night.js') },
+  { name: 'review', load: () => import('./review.js') },
+  { name: 'start', load: () => import('./start.js') },
+  { name: 'stop', load: () => import('./stop.js') },
+  { name: 'restart', load: () => import('./restart.js') },
+  { name: 'status', load: () => import('./status.js') },
+  { name: 'logs', load: () => import('./logs.js') },
+  { name: 'schedule', load: () => import('./schedule.js') },
+  { name: 'harvest', load: () => import('./harvest.js') },
+  { name: 'sessions', load: () => import('./sessions.js') },
+  { name: 'ledger', load: () => import('./ledger.js') },
+  { name: 'train', load: () => import('./train.js') },
+  { name: 'mine', load: () => import('./mine.js') },
+  { name: 'tasks', load: () => import('./tasks.js') },
+  { name: 'wipe', load: () => import('./wipe.js') },
+  { name: 'export', load: () => import('./export.js') },
+  { name: 'hooks', load: () => import('./hooks.js') },
+  { name: 'uninstall', load: () => import('./uninstall.js') },
+  { name: 'skills', load: () => import('./skills.js') },
+  { name: 'history', load: () => import('./history.js') },
+];
+
+/**
+ * The modules to register: only the named command's when `name` is one (its own help and usage
+ * errors need nothing else), every command's otherwise (the program's help, an unknown command's
+ * suggestion), in registry order.
+ */
+export async function loadCommands(name?: string): Promise<CommandModule[]> {
+  const one = COMMAND_LOADERS.find((c) => c.name === name);
+  return Promise.all((one ? [one] : COMMAND_LOADERS).map((c) => c.load()));
+}

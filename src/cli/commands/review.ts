@@ -4,10 +4,18 @@
  */
 import type { Command } from 'commander';
 import { action } from '../run.js';
+import type { CliContext } from '../context.js';
 import { UsageError } from '../../core/errors.js';
 import { requireProposal } from '../../store/repos/proposals.js';
 import { recoverInterrupted } from '../../proposals/recover.js';
 import { liveDaemon } from '../../daemon/lifecycle.js';
+import { readHealth } from '../../daemon/health.js';
+
+/** Why the daemon skips its nights (no backend found), from its last heartbeat; undefined when it has one. */
+function nightsSkipped(ctx: CliContext): string | undefined {
+  const backend = readHealth(ctx.db)?.backend;
+  return backend && !backend.name ? `no backend (${backend.detail})` : undefined;
+}
 
 export function register(program: Command): void {
   program
@@ -36,7 +44,7 @@ export function register(program: Command): void {
         prepareReviewEnv(process.env);
         const { runReview } = await import('../../tui/run.js');
         const { createStoreServices } = await import('../../tui/store-services.js');
-        await runReview((suspend) => createStoreServices({ db, paths, config, env, suspend, daemonRunning: () => liveDaemon(paths) !== undefined }), { initialId });
+        await runReview((suspend) => createStoreServices({ db, paths, config, env, suspend, daemonRunning: () => liveDaemon(paths) !== undefined, nightsSkipped: () => nightsSkipped(ctx) }), { initialId });
       }),
     );
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { packageVersion } from '../../core/version.js';
 import { describeHealth, runForeground, startDetached } from '../../daemon/lifecycle.js';
-import { validateSchedule } from '../../daemon/timing.js';
+import { daemonPreflight } from '../../daemon/preflight.js';
 
 export function register(program: Command): void {
   program
@@ -11,13 +11,12 @@ export function register(program: Command): void {
     .option('--foreground', 'run in this process until SIGTERM/SIGINT (for systemd, launchd, containers)')
     .action(
       action(async (ctx, opts: { foreground?: boolean }) => {
+        // a bad key, schedule or an unwritable state folder fails here, with its hint, rather than inside the daemon
+        daemonPreflight(ctx.paths, ctx.config, 'Nothing was started.');
         if (opts.foreground) {
-          // resolve config first so a bad key fails here with a hint, not inside the daemon
           const config = ctx.config;
           return runForeground({ paths: ctx.paths, config, env: ctx.env, version: packageVersion(), print: (l) => ctx.print(l) });
         }
-        // a bad key or schedule fails here, with its hint, rather than inside the detached process
-        validateSchedule(ctx.config.schedule.cron, ctx.config.schedule.timezone);
         const res = await startDetached(ctx.paths, ctx.env);
         ctx.emit('start', { ok: true, already: res.already, pid: res.pid, health: res.health ?? null }, () => {
           ctx.print(res.already ? `skillopt-sleep is already running (pid ${res.pid})` : `skillopt-sleep started (pid ${res.pid})`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { action } from '../run.js';
-import { collectStatus, fmtDuration, fmtTime } from '../../daemon/lifecycle.js';
+import { collectStatus, fmtDuration, fmtTime, sessionsLabel } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
 import { describeProblem, retentionChecks, retentionStatus, transcriptProblems } from '../../harvest/doctor-probe.js';
 
@@ -29,7 +29,7 @@ export function register(program: Command): void {
           if (h) {
             const present = h.roots.filter((r) => r.exists).length;
             p('watching:', `${present} of ${h.roots.length} transcript folders present`);
-            for (const r of h.roots.filter((x) => x.exists)) ctx.print(`  ${r.agent.padEnd(12)} ${r.path}  (${r.sessions} sessions)`);
+            for (const r of h.roots.filter((x) => x.exists)) ctx.print(`  ${r.agent.padEnd(12)} ${r.path}  (${sessionsLabel(r.sessions)})`);
             const waiting = [...new Set(h.roots.filter((x) => !x.exists && !h.roots.some((y) => y.exists && y.agent === x.agent)).map((x) => x.agent))];
             for (const a of waiting) ctx.print(`  ${a.padEnd(12)} none yet; watching for it`);
             if (s.running) {

@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .action(
       action(async (ctx, opts: { force?: boolean; timeout: string }) => {
         const timeoutS = secondsOption('--timeout', opts.timeout);
-        const res = await stopDaemon(ctx.paths, ctx.db, { force: opts.force, timeoutMs: timeoutS * 1000 });
+        const res = await stopDaemon(ctx.paths, ctx.db, { force: opts.force, timeoutMs: timeoutS * 1000, by: '`skillopt-sleep stop`' });
         ctx.emit('stop', { ok: !res.stillRunning, ...res }, () => {
           if (!res.wasRunning) ctx.print(res.cleanedStale ? 'the daemon was not running (removed the leftovers of one that crashed)' : 'the daemon is not running');
           else if (res.stillRunning) ctx.print(`the daemon (pid ${res.pid}) has not exited yet`);

@@ -247,7 +247,7 @@ export function register(program: Command): void {
     .option('--no-prune', 'do not drop accepted edits that lower validation at the end (config training.prune)')
     .option('--no-simplify', 'do not drop accepted edits with no measurable effect at the end (config training.simplify)')
     .option('--seed <n>', 'seed for batch order and sampling (config training.seed)')
-    .option('--backend <backend>', 'use this backend for every role (claude, codex, copilot, openai, anthropic, sim)')
+    .option('--backend <backend>', `use this backend for every role (${BackendName.options.filter((b) => b !== 'auto').join(', ')})`)
     .option('--resume <run-id>', 'resume an interrupted run from its last completed step')
     .option('--dry-run', 'print the plan and a call forecast; call no model')
     .action(action((ctx, flags: TrainFlags) => train(ctx, flags)));

@@ -67,7 +67,7 @@ export function register(program: Command): void {
         }
         const done: string[] = [];
         if (daemon) {
-          const res = await stopDaemon(ctx.paths, ctx.db, { force: true });
+          const res = await stopDaemon(ctx.paths, ctx.db, { force: true, by: '`skillopt-sleep uninstall`' });
           if (res.stillRunning) throw new SleepError('INTERNAL', `the daemon (pid ${daemon.pid}) did not stop; nothing else was changed`, { hint: '`skillopt-sleep stop --force`, then run uninstall again' });
           done.push(`stopped the daemon (pid ${daemon.pid})`);
         }

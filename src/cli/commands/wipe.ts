@@ -47,7 +47,7 @@ async function wipeEverything(ctx: CliContext, yes: boolean | undefined): Promis
   }
   let stopped: number | null = null;
   if (daemon) {
-    const res = await stopDaemon(ctx.paths, ctx.db, { force: true });
+    const res = await stopDaemon(ctx.paths, ctx.db, { force: true, by: '`skillopt-sleep wipe`' });
     if (res.stillRunning) throw new SleepError('INTERNAL', `the daemon (pid ${daemon.pid}) did not stop; nothing deleted`, { hint: '`skillopt-sleep stop --force`, then run wipe again' });
     stopped = daemon.pid;
   }

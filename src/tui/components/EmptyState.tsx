@@ -32,7 +32,11 @@ export function EmptyState({ next, now, decided, width }: { next: NextNight; now
           {tz} · schedule.cron "{next.cron}"
         </Text>
       )}
-      {next.daemonRunning === true ? (
+      {next.daemonRunning === true && next.nightsSkipped ? (
+        <Text wrap="truncate-end">
+          <Text color="yellow">The daemon is running but skips its nights</Text>: {next.nightsSkipped} (<Text color="cyan">skillopt-sleep doctor</Text>)
+        </Text>
+      ) : next.daemonRunning === true ? (
         <Text wrap="truncate-end">The daemon is running: it starts that night by itself.</Text>
       ) : next.daemonRunning === false ? (
         <Text wrap="truncate-end">

@@ -1,0 +1,96 @@
+/**
+ * Issue 40: a command that prints one line starts like a small tool. `--version` and `hooks nudge`
+ * (run at the start of every agent session) must not load the TUI, the LLM SDKs, the config schema
+ * or the SQLite binding. An ESM loader hook, registered with `--import`, records every module the
+ * built CLI loads, and require.cache at exit adds the CommonJS ones.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { openDb } from '../../src/store/db.js';
+import { insertProposal } from '../../src/store/repos/proposals.js';
+import type { Proposal } from '../../src/core/records.js';
+
+const HEAVY = ['/node_modules/ink/', '/node_modules/react/', '/node_modules/openai/', '/node_modules/@anthropic-ai/sdk/', '/node_modules/better-sqlite3/', '/node_modules/zod/'];
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = makeSandbox();
+});
+afterEach(() => sb.cleanup());
+
+let runs = 0;
+
+/** Runs the CLI with a loader hook; returns its exit, stdout and the URLs of every module it loaded. */
+function loadsOf(args: string[]): { status: number | null; stdout: string; modules: string[] } {
+  const log = path.join(sb.root, `loads-${++runs}.txt`);
+  const hooks = path.join(sb.root, 'log-hooks.mjs');
+  fs.writeFileSync(
+    hooks,
+    `import fs from 'node:fs';\nexport async function load(url, context, next) {\n  fs.appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
+  );
+  const register = path.join(sb.root, 'register.mjs');
+  // ESM loads through the hook; CommonJS ones (a require() of a native binding) from require.cache at exit
+  fs.writeFileSync(
+    register,
+    `import fs from 'node:fs';\nimport { createRequire, register } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nregister(pathToFileURL(${JSON.stringify(hooks)}).href);\nconst cache = createRequire(import.meta.url).cache;\nprocess.on('exit', () => fs.appendFileSync(${JSON.stringify(log)}, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));\n`,
+  );
+  const r = spawnSync(process.execPath, ['--import', register, CLI_BIN, ...args], { env: sb.env, encoding: 'utf8', timeout: 60_000 });
+  const modules = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+  return { status: r.status, stdout: r.stdout, modules };
+}
+
+/** Two staged proposal rows, written straight into the store (as a process that does not keep the nudge file would). */
+function stageTwo(): void {
+  const d = openDb(path.join(sb.home, 'state', 'sleep.db'));
+  const rec = (id: string) => ({ id, runId: null, skillTarget: { agent: null, path: `/w/p/.claude/skills/${id}/SKILL.md`, name: id, kind: 'managed', readBy: [], project: '/w/p' }, baseHash: '', candidate: 'c', diff: '', baselineScore: 0, candidateScore: 1, perTask: [], edits: [], status: 'staged', createdAt: Date.now(), dir: '/nonexistent' });
+  insertProposal(d, rec('p1') as unknown as Proposal);
+  insertProposal(d, rec('p2') as unknown as Proposal);
+  d.close();
+}
+
+const heavyIn = (modules: string[]) => modules.filter((u) => HEAVY.some((h) => u.includes(h)));
+
+describe('a one-line command loads only what it uses', () => {
+  it('--version loads no command, no store, no schema', () => {
+    const r = loadsOf(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(r.modules.some((u) => u.endsWith('/cli/main.js')), 'the hook saw the CLI load').toBe(true);
+    expect(heavyIn(r.modules)).toEqual([]);
+    expect(r.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+  });
+
+  it('hooks nudge answers from the nudge file, without the store', () => {
+    // a first command creates the store; closing it records the staged count (none yet)
+    expect(runCli(['status'], sb.env).status).toBe(0);
+    const nudgeFile = path.join(sb.home, 'state', 'nudge.json');
+    expect(JSON.parse(fs.readFileSync(nudgeFile, 'utf8'))).toMatchObject({ staged: 0 });
+    const quiet = loadsOf(['hooks', 'nudge']);
+    expect(quiet.status).toBe(0);
+    expect(quiet.stdout).toBe('');
+    expect(heavyIn(quiet.modules)).toEqual([]);
+    expect(quiet.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).map((u) => path.basename(u))).toEqual(['hooks.js']);
+
+    // two proposals staged behind the file's back: the database changed, so the nudge asks it
+    stageTwo();
+    const fresh = loadsOf(['hooks', 'nudge']);
+    expect(fresh.stdout.trim()).toBe('2 skill proposals waiting: skillopt-sleep review');
+    // any command that closes the store records the new count; then the file answers alone again
+    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(JSON.parse(fs.readFileSync(nudgeFile, 'utf8'))).toMatchObject({ staged: 2 });
+    const two = loadsOf(['hooks', 'nudge']);
+    expect(two.stdout.trim()).toBe('2 skill proposals waiting: skillopt-sleep review');
+    expect(heavyIn(two.modules)).toEqual([]);
+  });
+
+  it('without a nudge file (a store from an older version) it asks the database, and still answers', () => {
+    expect(runCli(['status'], sb.env).status).toBe(0);
+    fs.rmSync(path.join(sb.home, 'state', 'nudge.json'));
+    const r = runCli(['hooks', 'nudge', '--json'], sb.env);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ waiting: null });
+  });
+});
