@@ -22,7 +22,7 @@ import { ensurePrivateDir, readIfExists, sha256, writeFileAtomic } from '../core
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit } from '../store/repos/rejected-edits.js';
-import { editHash } from '../trainer/buffer.js';
+import { editHash } from '../skilldoc/edit-key.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
 import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';

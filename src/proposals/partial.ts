@@ -14,7 +14,7 @@ import type { Progress } from '../core/progress.js';
 import { SleepError, throwIfAborted } from '../core/errors.js';
 import { requireProposal } from '../store/repos/proposals.js';
 import { getTask } from '../store/repos/tasks.js';
-import { applyEdits } from '../trainer/edits.js';
+import { applyEdits } from '../skilldoc/edits.js';
 import { scoreSkill, type GateMetric } from '../replay/index.js';
 
 /** Where edits may land for this target: the whole document of our managed skill, else the learned region. */

@@ -8,7 +8,7 @@ import type { Proposal, SkillTarget } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import { stageProposal } from './staging.js';
 import type { TrainResult } from '../trainer/types.js';
-import type { EditScope } from '../trainer/skilldoc.js';
+import type { EditScope } from '../skilldoc/segments.js';
 import { DRAFT_EDIT_ID } from '../trainer/start-draft.js';
 
 /**

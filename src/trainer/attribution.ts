@@ -6,8 +6,8 @@
  */
 import type { Edit } from '../core/records.js';
 import { throwIfAborted } from '../core/errors.js';
-import { applyEdits, type ApplyOptions } from './edits.js';
-import { setGuidance } from './skilldoc.js';
+import { applyEdits, type ApplyOptions } from '../skilldoc/edits.js';
+import { setGuidance } from '../skilldoc/segments.js';
 
 /** How the current skill was reached from the base document, in order. */
 export type LineageOp = { kind: 'edits'; step: number; edits: Array<{ id: string; edit: Edit }> } | { kind: 'guidance'; text: string };

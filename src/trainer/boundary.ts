@@ -1,7 +1,7 @@
 /** The epoch boundary: slow update (gated, re-measured) and the optimizer's meta skill. */
 import { SCORE_EPSILON } from './gate.js';
 import { countVal, gateOnVal } from './val-gate.js';
-import { setGuidance } from './skilldoc.js';
+import { setGuidance } from '../skilldoc/segments.js';
 import { slowUpdate, updateMetaSkill } from './epoch.js';
 import { shuffled } from './rng.js';
 import { f2 } from './step.js';

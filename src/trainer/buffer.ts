@@ -12,9 +12,8 @@
 import type { Db } from '../store/db.js';
 import type { Edit } from '../core/records.js';
 import type { RejectedEditDigest } from '../core/protocol.js';
-import { sha256 } from '../core/fsutil.js';
 import { listRejectedEdits, recordRejectedEdit } from '../store/repos/rejected-edits.js';
-import { editKey } from './aggregate.js';
+import { editHash } from '../skilldoc/edit-key.js';
 import type { ProposedEdit } from './reflect.js';
 import { clip } from './prompts.js';
 
@@ -28,10 +27,6 @@ export interface BufferEntry {
 
 /** Whether a measured drop is real (the CI excludes 0) or could be noise. */
 export type DropVerdict = 'real' | 'noise';
-
-export function editHash(e: Edit): string {
-  return sha256(editKey(e)).slice(0, 16);
-}
 
 /** Measured drops below this are ties (float noise), not harm. */
 const HARM_EPSILON = 1e-9;

@@ -15,7 +15,7 @@ import { MetaSkillReply, SlowUpdateReply, type MetaSkillPayload, type SlowUpdate
 import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
 import { clip, renderPrompt } from './prompts.js';
 import { metricScore, type GateMetric, type SplitScores } from './gate.js';
-import { getGuidance } from './skilldoc.js';
+import { getGuidance } from '../skilldoc/segments.js';
 import { clipReply, fenced } from './evidence.js';
 
 /** Trajectories shown per slow update, and their clip (the block is short; so is its evidence). */

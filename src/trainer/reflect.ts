@@ -14,7 +14,7 @@ import { ReflectReply, type FailureLabel, type ReflectPayload, type RejectedEdit
 import { chunk, mapLimit, shuffled } from './rng.js';
 import { clip, renderPrompt } from './prompts.js';
 import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
-import { stripMarkers } from './skilldoc.js';
+import { stripMarkers } from '../skilldoc/segments.js';
 import { optimizerView } from '../mine/view.js';
 import { attemptEvidence, EVIDENCE_BUDGET, fenced, renderEvidence } from './evidence.js';
 

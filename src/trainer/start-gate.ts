@@ -7,7 +7,7 @@
  * trainer gets this (the night, the persona bench); `options.startDraft: false` switches it off.
  */
 import type { Task } from '../core/records.js';
-import type { ApplyOptions } from './edits.js';
+import type { ApplyOptions } from '../skilldoc/edits.js';
 import { correctionsDraft } from './start-draft.js';
 import { gateOnVal } from './val-gate.js';
 import { metricScore, splitScore } from './gate.js';

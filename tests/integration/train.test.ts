@@ -16,7 +16,7 @@ import { fixedClock } from '../../src/core/clock.js';
 import { trainSkill, type TrainOptions } from '../../src/trainer/train.js';
 import { listSteps, getRun } from '../../src/store/repos/runs.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
-import { LEARNED_START, learnedText } from '../../src/trainer/skilldoc.js';
+import { LEARNED_START, learnedText } from '../../src/skilldoc/segments.js';
 import { runArms, BASE_OPTIONS } from '../../bench/train.js';
 import { personaSplits } from '../../bench/train-experiment.js';
 import { makeTempDir } from '../helpers/sandbox.js';

@@ -15,7 +15,7 @@ import { getProposal, listReceipts } from '../../src/store/repos/proposals.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
 import { RejectedEditBuffer } from '../../src/trainer/buffer.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
-import { applyEdits } from '../../src/trainer/edits.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -4,7 +4,7 @@ import { makeTask } from '../helpers/tasks.js';
 import type { MetaSkillPayload, SlowUpdatePayload } from '../../src/core/protocol.js';
 import { comparePairs, slowUpdate, updateMetaSkill } from '../../src/trainer/epoch.js';
 import { UsageMeter } from '../../src/trainer/optimizer.js';
-import { getGuidance, setGuidance } from '../../src/trainer/skilldoc.js';
+import { getGuidance, setGuidance } from '../../src/skilldoc/segments.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import type { SplitScores } from '../../src/trainer/gate.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../../src/core/records.js';
-import { withoutInstanceValues } from '../../src/trainer/instance-values.js';
+import { withoutInstanceValues } from '../../src/skilldoc/instance-values.js';
 import { makeTask } from '../helpers/tasks.js';
 
 const JUDGE = { checks: [], reference: { kind: 'rule' as const } };

@@ -15,7 +15,7 @@ import { mulberry32 } from '../../src/trainer/rng.js';
 import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
 import type { TrainContext } from '../../src/trainer/context.js';
 import type { RunState } from '../../src/trainer/run-files.js';
-import type { ApplyOptions } from '../../src/trainer/edits.js';
+import type { ApplyOptions } from '../../src/skilldoc/edits.js';
 import { makeTask } from '../helpers/tasks.js';
 
 const IDS = Array.from({ length: 24 }, (_, i) => `t${i}`);
