@@ -1,11 +1,11 @@
 /** The epoch boundary: slow update (gated, re-measured) and the optimizer's meta skill. */
-import { SCORE_EPSILON } from './gate.js';
-import { countVal, gateOnVal } from './val-gate.js';
+import { SCORE_EPSILON } from './gate/gate.js';
+import { countVal, gateOnVal } from './gate/val-gate.js';
 import { setGuidance } from '../skilldoc/segments.js';
-import { slowUpdate, updateMetaSkill } from './epoch.js';
+import { slowUpdate, updateMetaSkill } from './passes/slow-update.js';
 import { shuffled } from './rng.js';
 import { f2 } from './step.js';
-import { midRunPrune } from './mid-prune.js';
+import { midRunPrune } from './passes/mid-prune.js';
 import type { TrainContext } from './context.js';
 
 export async function epochBoundary(ctx: TrainContext, epoch: number): Promise<void> {

@@ -8,9 +8,9 @@ import type { BudgetTracker } from '../llm/budget.js';
 import type { Progress } from '../core/progress.js';
 import { defaultConfig } from '../core/config.js';
 import { DEFAULT_MIXED_WEIGHT } from '../core/scoring.js';
-import type { LrSchedule } from './lr.js';
-import type { GateAction, GateMetric } from './gate.js';
-import type { StageUsage } from './optimizer.js';
+import type { LrSchedule } from './optimizer/lr.js';
+import type { GateAction, GateMetric } from './gate/gate.js';
+import type { StageUsage } from './optimizer/call.js';
 
 export interface TrainOptions {
   epochs: number;

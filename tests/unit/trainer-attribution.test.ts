@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../../src/core/records.js';
-import { attributeEdits, rebuildSkill, withoutEdits, type LineageOp } from '../../src/trainer/attribution.js';
-import { rescueEdits } from '../../src/trainer/rescue.js';
+import { attributeEdits, rebuildSkill, withoutEdits, type LineageOp } from '../../src/trainer/passes/attribution.js';
+import { rescueEdits } from '../../src/trainer/passes/rescue.js';
 import { applyEdits } from '../../src/skilldoc/edits.js';
-import { gateDecision, type SplitScores } from '../../src/trainer/gate.js';
+import { gateDecision, type SplitScores } from '../../src/trainer/gate/gate.js';
 import { getGuidance } from '../../src/skilldoc/segments.js';
 
 const add = (content: string): Edit => ({ op: 'add', content, rationale: '', evidence: [] });

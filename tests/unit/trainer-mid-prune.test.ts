@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EditRecord, Task } from '../../src/core/records.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
-import { midRunPrune, ruleSentences } from '../../src/trainer/mid-prune.js';
-import { rebuildSkill, type LineageOp } from '../../src/trainer/attribution.js';
-import { RejectedEditBuffer } from '../../src/trainer/buffer.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
+import { midRunPrune, ruleSentences } from '../../src/trainer/passes/mid-prune.js';
+import { rebuildSkill, type LineageOp } from '../../src/trainer/passes/attribution.js';
+import { RejectedEditBuffer } from '../../src/trainer/optimizer/buffer.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
 import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
 import type { TrainContext } from '../../src/trainer/context.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapMeanCI, pairedCompare, pairedGateDecision, settleGate, type PairedGateDecision } from '../../src/trainer/paired.js';
+import { bootstrapMeanCI, pairedCompare, pairedGateDecision, settleGate, type PairedGateDecision } from '../../src/trainer/gate/paired.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
-import { perLookConfidence } from '../../src/trainer/val-gate.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
+import { perLookConfidence } from '../../src/trainer/gate/val-gate.js';
 import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
 
 const split = (soft: number[]): SplitScores => ({

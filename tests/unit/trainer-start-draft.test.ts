@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections } from '../../src/trainer/start-draft.js';
+import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections } from '../../src/trainer/passes/start-draft.js';
 import { askValues, withAskPlaceholders } from '../../src/skilldoc/instance-values.js';
 import { personaWorld } from '../../src/llm/sim/persona.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';

@@ -19,7 +19,7 @@ import { budgetFromConfig } from '../../llm/budget.js';
 import { createRoleBackends } from '../../llm/registry.js';
 import { isSkillPathSpec, managedSkillTarget, resolveSkillTarget, scaffoldSkill } from '../../../adapters/skills-registry.js';
 import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/train.js';
-import { lrSeries, type LrSchedule } from '../../trainer/lr.js';
+import { lrSeries, type LrSchedule } from '../../trainer/optimizer/lr.js';
 import { stageTrainResult, trainingImproved } from '../../proposals/stage-train.js';
 
 interface TrainFlags {

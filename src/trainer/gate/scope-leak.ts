@@ -9,10 +9,10 @@
  * Why families: every mined task belongs to a recurring job (its intent cluster); without
  * family labels the screen says nothing and the gate decides alone. Pure.
  */
-import type { Edit, Task } from '../core/records.js';
+import type { Edit, Task } from '../../core/records.js';
 import { restrictScores, type SplitScores } from './gate.js';
 import { pairedCompare, pairedDiffs, type PairedComparison } from './paired.js';
-import type { GateMetric } from '../core/scoring.js';
+import type { GateMetric } from '../../core/scoring.js';
 
 /** Fewer off-target tasks than this say too little to call a leak. */
 export const MIN_OFF_TARGET_TASKS = 6;

@@ -5,11 +5,11 @@
  * val split, and each reuse makes best-on-val more optimistic; counting them is how a run reports
  * (and bounds) that reuse.
  */
-import type { Task } from '../core/records.js';
+import type { Task } from '../../core/records.js';
 import type { GateInput, SplitScores } from './gate.js';
 import { pairedGateDecision, settleGate, type FocusTest, type PairedGateDecision, type SettledGate } from './paired.js';
-import type { TrainContext } from './context.js';
-import type { TrainOptions } from './types.js';
+import type { TrainContext } from '../context.js';
+import type { TrainOptions } from '../types.js';
 
 /** The gate input shared by every val decision: metric, margin, no-regression, enabled. */
 export function gateInputFor(options: TrainOptions, current: SplitScores, best: number): Omit<GateInput, 'candidate'> {

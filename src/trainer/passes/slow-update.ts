@@ -10,13 +10,13 @@
  * Meta skill: optimizer-side strategy memory (which edits helped or hurt), never put in the skill,
  * shown to the optimizer's reflect/merge/rank/lr prompts from the next epoch on.
  */
-import type { Edit, Rollout, Task } from '../core/records.js';
-import { MetaSkillReply, SlowUpdateReply, type MetaSkillPayload, type SlowUpdatePayload } from '../core/protocol.js';
-import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
-import { clip, renderPrompt } from './prompts.js';
-import { metricScore, type GateMetric, type SplitScores } from './gate.js';
-import { getGuidance } from '../skilldoc/segments.js';
-import { clipReply, fenced } from './evidence.js';
+import type { Edit, Rollout, Task } from '../../core/records.js';
+import { MetaSkillReply, SlowUpdateReply, type MetaSkillPayload, type SlowUpdatePayload } from '../../core/protocol.js';
+import { askOptimizer, isSurvivable, type CallContext } from '../optimizer/call.js';
+import { clip, renderPrompt } from '../optimizer/prompts.js';
+import { metricScore, type GateMetric, type SplitScores } from '../gate/gate.js';
+import { getGuidance } from '../../skilldoc/segments.js';
+import { clipReply, fenced } from '../optimizer/evidence.js';
 
 /** Trajectories shown per slow update, and their clip (the block is short; so is its evidence). */
 const TRAJECTORY_TASKS = 6;

@@ -5,10 +5,10 @@
  * Each edit's own measured drop is what the rejected-edit buffer records, so a good edit is not
  * blamed for a bad neighbour.
  */
-import type { EditApplyResult, ApplyOptions } from '../skilldoc/edits.js';
-import { applyEdits } from '../skilldoc/edits.js';
-import type { Edit } from '../core/records.js';
-import { SCORE_EPSILON, type GateDecision, type SplitScores } from './gate.js';
+import type { EditApplyResult, ApplyOptions } from '../../skilldoc/edits.js';
+import { applyEdits } from '../../skilldoc/edits.js';
+import type { Edit } from '../../core/records.js';
+import { SCORE_EPSILON, type GateDecision, type SplitScores } from '../gate/gate.js';
 
 export interface SingleEditTrial {
   index: number;

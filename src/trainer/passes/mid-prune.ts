@@ -12,12 +12,12 @@
  * the gate turn every good proposal away: a run stalled at 0.33 for eight steps that way), and the
  * final prune removes whole edits only, so a harmful sentence in a good bullet ships.
  */
-import { SCORE_EPSILON } from './gate.js';
-import { countVal, gateOnVal } from './val-gate.js';
+import { SCORE_EPSILON } from '../gate/gate.js';
+import { countVal, gateOnVal } from '../gate/val-gate.js';
 import { rebuildSkill, withoutEdits, type LineageOp } from './attribution.js';
-import { freshIncumbent } from './step.js';
-import type { TrainContext } from './context.js';
-import type { PairedGateDecision } from './paired.js';
+import { freshIncumbent } from '../step.js';
+import type { TrainContext } from '../context.js';
+import type { PairedGateDecision } from '../gate/paired.js';
 
 /** Suspects tried through the gate per boundary (each costs a gated val comparison). */
 const MAX_SUSPECTS = 3;

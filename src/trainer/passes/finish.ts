@@ -6,14 +6,14 @@
  * reusing the val split here cannot ship a skill on a lucky draw; every reuse is counted.
  * Best effort once the budget is gone: what could not be measured stays null.
  */
-import type { EditRecord } from '../core/records.js';
-import { getRun, updateRun } from '../store/repos/runs.js';
-import { metricScore, SCORE_EPSILON, type SplitScores } from './gate.js';
-import { countVal, gateOnVal } from './val-gate.js';
-import { MAX_FRESH_LOOKS } from './step.js';
+import type { EditRecord } from '../../core/records.js';
+import { getRun, updateRun } from '../../store/repos/runs.js';
+import { metricScore, SCORE_EPSILON, type SplitScores } from '../gate/gate.js';
+import { countVal, gateOnVal } from '../gate/val-gate.js';
+import { MAX_FRESH_LOOKS } from '../step.js';
 import { attributeEdits, rebuildSkill, withoutEdits } from './attribution.js';
-import { stopReason, type TrainContext } from './context.js';
-import type { TrainResult } from './types.js';
+import { stopReason, type TrainContext } from '../context.js';
+import type { TrainResult } from '../types.js';
 
 export async function finishRun(ctx: TrainContext, stoppedByIn: TrainResult['stoppedBy']): Promise<TrainResult> {
   const { options, st, files, test, measure, score, buffer, applyOpts, runId, db, signal, meter, persist, progress, input } = ctx;

@@ -6,14 +6,14 @@
  * starting skill's figures are kept so a caller can report the whole change. Every caller of the
  * trainer gets this (the night, the persona bench); `options.startDraft: false` switches it off.
  */
-import type { Task } from '../core/records.js';
-import type { ApplyOptions } from '../skilldoc/edits.js';
+import type { Task } from '../../core/records.js';
+import type { ApplyOptions } from '../../skilldoc/edits.js';
 import { correctionsDraft } from './start-draft.js';
-import { gateOnVal } from './val-gate.js';
-import { metricScore, splitScore } from './gate.js';
-import type { Measurer } from './measure.js';
-import type { RunState } from './run-files.js';
-import type { StartDraftOutcome, TrainOptions } from './types.js';
+import { gateOnVal } from '../gate/val-gate.js';
+import { metricScore, splitScore } from '../gate/gate.js';
+import type { Measurer } from '../measure.js';
+import type { RunState } from '../run-files.js';
+import type { StartDraftOutcome, TrainOptions } from '../types.js';
 
 export async function weighStartDraft(args: {
   start: string;

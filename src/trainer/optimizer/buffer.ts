@@ -9,11 +9,11 @@
  * drop. A single drop the interval cannot tell from noise only demotes it (stored with its
  * reason, not blocked): on 3–10 val tasks one unlucky sample must not ban a good rule forever.
  */
-import type { Db } from '../store/db.js';
-import type { Edit } from '../core/records.js';
-import type { RejectedEditDigest } from '../core/protocol.js';
-import { listRejectedEdits, recordRejectedEdit } from '../store/repos/rejected-edits.js';
-import { editHash } from '../skilldoc/edit-key.js';
+import type { Db } from '../../store/db.js';
+import type { Edit } from '../../core/records.js';
+import type { RejectedEditDigest } from '../../core/protocol.js';
+import { listRejectedEdits, recordRejectedEdit } from '../../store/repos/rejected-edits.js';
+import { editHash } from '../../skilldoc/edit-key.js';
 import type { ProposedEdit } from './reflect.js';
 import { clip } from './prompts.js';
 
