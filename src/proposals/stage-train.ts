@@ -7,9 +7,9 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Proposal, SkillTarget } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import { stageProposal } from './staging.js';
-import type { TrainResult } from '../trainer/types.js';
+import type { TrainResult } from '../trainer/index.js';
 import type { EditScope } from '../skilldoc/segments.js';
-import { DRAFT_EDIT_ID } from '../trainer/passes/start-draft.js';
+import { DRAFT_EDIT_ID } from '../trainer/index.js';
 
 /**
  * The best skill differs from the start and strictly beat it on validation. A run that started from

@@ -13,7 +13,7 @@ import { createRoleBackends } from '../../src/llm/registry.js';
 import { BudgetTracker } from '../../src/llm/budget.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { fixedClock } from '../../src/core/clock.js';
-import { trainSkill, type TrainOptions } from '../../src/trainer/train.js';
+import { trainSkill, type TrainOptions } from '../../src/trainer/index.js';
 import { listSteps, getRun } from '../../src/store/repos/runs.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
 import { LEARNED_START, learnedText } from '../../src/skilldoc/segments.js';

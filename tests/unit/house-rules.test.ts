@@ -51,7 +51,7 @@ describe('the boundary lint rule', () => {
     expect(await lint('src/llm/probe.ts', "import { redactSecrets } from '../core/redact.js';\nimport { recordEgress } from '../store/repos/ledger.js';\nexport const x = [redactSecrets, recordEgress];\n")).toEqual([]);
     expect(await lint('src/proposals/probe.ts', "import { applyEdits } from '../skilldoc/edits.js';\nexport const x = applyEdits;\n")).toEqual([]);
     expect(await lint('adapters/probe.ts', "export { parseFrontMatter } from '../src/skilldoc/document.js';\n")).toEqual([]);
-    expect(await lint('src/night/probe.ts', "import { trainSkill } from '../trainer/train.js';\nexport const x = trainSkill;\n")).toEqual([]);
+    expect(await lint('src/night/probe.ts', "import { trainSkill } from '../trainer/index.js';\nexport const x = trainSkill;\n")).toEqual([]);
   });
 
   it('is on for every source folder (`npm run lint` then holds the real tree to it)', async () => {

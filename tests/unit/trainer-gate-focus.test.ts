@@ -13,7 +13,7 @@ import type { SplitScores } from '../../src/trainer/gate/gate.js';
 import { focusBoost, gateOnVal } from '../../src/trainer/gate/val-gate.js';
 import { focusTaskIds } from '../../src/trainer/gate/scope-leak.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
-import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
+import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/options.js';
 import type { TrainContext } from '../../src/trainer/context.js';
 import type { RunState } from '../../src/trainer/run-files.js';
 import { makeTask } from '../helpers/tasks.js';

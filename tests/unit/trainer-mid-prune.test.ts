@@ -12,7 +12,7 @@ import { midRunPrune, ruleSentences } from '../../src/trainer/passes/mid-prune.j
 import { rebuildSkill, type LineageOp } from '../../src/trainer/passes/attribution.js';
 import { RejectedEditBuffer } from '../../src/trainer/optimizer/buffer.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
-import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
+import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/options.js';
 import type { TrainContext } from '../../src/trainer/context.js';
 import type { RunState } from '../../src/trainer/run-files.js';
 import type { ApplyOptions } from '../../src/skilldoc/edits.js';

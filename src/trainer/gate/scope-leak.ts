@@ -108,3 +108,10 @@ export function focusGain(input: { edit: Edit; taskById: ReadonlyMap<string, Tas
   if (!diffs.length) return null;
   return { gain: diffs.reduce((a, d) => a + d, 0) / diffs.length, n: diffs.length };
 }
+
+/**
+ * Two-sided confidence of the scope-leak interval: 0.8, lower than the gate's 0.9 on purpose. A leak
+ * is a loss on tasks where a well-scoped edit has nothing to change, so the screen may call it on
+ * less evidence than a gain needs; a false call only sends the candidate to the rescue.
+ */
+export const SCOPE_CONFIDENCE = 0.8;

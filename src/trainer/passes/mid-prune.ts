@@ -15,8 +15,9 @@
 import { SCORE_EPSILON } from '../gate/gate.js';
 import { countVal, gateOnVal } from '../gate/val-gate.js';
 import { rebuildSkill, withoutEdits, type LineageOp } from './attribution.js';
-import { freshIncumbent } from '../step.js';
+import { freshIncumbent } from '../gate/fresh-incumbent.js';
 import type { TrainContext } from '../context.js';
+import type { EpochState } from '../step-state.js';
 import type { PairedGateDecision } from '../gate/paired.js';
 
 /** Suspects tried through the gate per boundary (each costs a gated val comparison). */
@@ -146,4 +147,12 @@ export async function midRunPrune(ctx: TrainContext, epoch: number): Promise<str
   st.best = { ...incumbent, step: st.lastCompletedStep, lineageLength: kept.length };
   files.writeBest(incumbent.content);
   return `removed ${removed.join(', ')} of ${suspects.length} suspect(s), each passing the gate alone (val ${current.score.toFixed(3)} → ${incumbent.score.toFixed(3)})`;
+}
+
+/** Stage: the mid-run prune at an epoch boundary, its outcome in the run directory and the notes. */
+export async function midRunPruneStage(ctx: TrainContext, b: EpochState): Promise<void> {
+  const summary = await midRunPrune(ctx, b.epoch);
+  if (summary === 'off') return;
+  ctx.files.writeEpoch(b.epoch, 'prune', { summary });
+  ctx.input.onNote?.(`[epoch ${b.epoch}] prune: ${summary}`);
 }
