@@ -9,7 +9,8 @@
 import type { EditRecord } from '../../core/records.js';
 import { getRun, updateRun } from '../../store/repos/runs.js';
 import { metricScore, SCORE_EPSILON, type SplitScores } from '../gate/gate.js';
-import { countVal, GATE, gateOnVal } from '../gate/val-gate.js';
+import { countVal, GATE } from '../gate/val-gate.js';
+import { judge } from '../gate/verdict.js';
 import { MAX_FRESH_LOOKS } from '../gate/fresh-incumbent.js';
 import { attributeEdits, rebuildSkill, withoutEdits } from './attribution.js';
 import { stopReason, type TrainContext } from '../context.js';
@@ -54,7 +55,7 @@ export async function finishRun(ctx: TrainContext, stoppedByIn: TrainResult['sto
         if (content === st.best.content) break;
         countVal(ctx, 'prune');
         const measured = (await measure(val, content, 'prune')).scores;
-        const settled = await gateOnVal(ctx, 'prune', st.best, { content, scores: measured }, st.best.score, options.seed + 5000 + round);
+        const { settled } = await judge(ctx, 'prune', st.best, { content, scores: measured }, options.seed + 5000 + round, [], false);
         const d = settled.decision;
         if (!d.accepted) break;
         const scores = settled.candidate;
@@ -80,7 +81,7 @@ export async function finishRun(ctx: TrainContext, stoppedByIn: TrainResult['sto
           if (content !== st.best.content) {
             countVal(ctx, 'simplify');
             const measured = (await measure(val, content, 'simplify')).scores;
-            const settled = await gateOnVal(ctx, 'simplify', st.best, { content, scores: measured }, st.best.score, options.seed + 6000);
+            const { settled } = await judge(ctx, 'simplify', st.best, { content, scores: measured }, options.seed + 6000, [], false);
             const scores = settled.candidate;
             const candidate = score(scores);
             if (settled.decision.accepted) {

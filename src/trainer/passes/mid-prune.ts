@@ -13,7 +13,8 @@
  * final prune removes whole edits only, so a harmful sentence in a good bullet ships.
  */
 import { SCORE_EPSILON } from '../gate/gate.js';
-import { countVal, gateOnVal } from '../gate/val-gate.js';
+import { countVal } from '../gate/val-gate.js';
+import { judge } from '../gate/verdict.js';
 import { rebuildSkill, withoutEdits, type LineageOp } from './attribution.js';
 import { freshIncumbent } from '../gate/fresh-incumbent.js';
 import type { TrainContext } from '../context.js';
@@ -118,7 +119,7 @@ export async function midRunPrune(ctx: TrainContext, epoch: number): Promise<str
     if (content === incumbent.content) continue;
     countVal(ctx, 'prune');
     const measured = (await measure(val, content, 'prune')).scores;
-    const settled = await gateOnVal(ctx, 'prune', incumbent, { content, scores: measured }, st.best.score, options.seed + 7000 + epoch * 10 + removed.length + verdicts.length);
+    const { settled } = await judge(ctx, 'prune', incumbent, { content, scores: measured }, options.seed + 7000 + epoch * 10 + removed.length + verdicts.length, [], false);
     if (!settled.decision.accepted && !nonInferiorCut(settled.decision)) {
       verdicts.push(settled.decision.reason);
       continue;

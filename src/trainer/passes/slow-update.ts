@@ -14,7 +14,8 @@ import { clip, renderPrompt } from '../optimizer/prompts.js';
 import { metricScore, type GateMetric, type SplitScores } from '../gate/gate.js';
 import { getGuidance, setGuidance } from '../../skilldoc/segments.js';
 import { SCORE_EPSILON } from '../gate/gate.js';
-import { countVal, gateOnVal } from '../gate/val-gate.js';
+import { countVal } from '../gate/val-gate.js';
+import { judge } from '../gate/verdict.js';
 import { shuffled } from '../rng.js';
 import { f2 } from '../step-report.js';
 import type { TrainContext } from '../context.js';
@@ -176,7 +177,7 @@ export async function slowUpdateStage(ctx: TrainContext, b: EpochState): Promise
   else if (res.guidance && cand !== null) {
     countVal(ctx, 'slow_update');
     const measured = (await measure(val, cand, 'gate')).scores;
-    const settled = await gateOnVal(ctx, 'slow_update', st.current, { content: cand, scores: measured }, st.best.score, options.seed + epoch * 2000 + 1);
+    const { settled } = await judge(ctx, 'slow_update', st.current, { content: cand, scores: measured }, options.seed + epoch * 2000 + 1, [], false);
     const candScores = settled.candidate;
     const candScore = score(candScores);
     detail = { valBefore: st.current.score, valAfter: candScore, regressions: settled.decision.regressions, gate: settled.decision.reason };
