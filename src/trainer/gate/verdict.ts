@@ -43,7 +43,7 @@ export interface Verdict {
   leak: LeakVerdict | null;
 }
 
-function reasonOf(settled: SettledGate, leak: LeakVerdict | null, gateEnabled: boolean): VerdictReason {
+export function verdictReason(settled: SettledGate, leak: LeakVerdict | null, gateEnabled: boolean): VerdictReason {
   const d = settled.decision;
   if (!gateEnabled) return { kind: 'gate_off' };
   if (leak?.leaks) return { kind: 'scope_leak', leak };
@@ -89,7 +89,7 @@ export async function judge(
 ): Promise<Verdict> {
   const settled = await gateOnVal(ctx, stage, current, candidate, ctx.st.best.score, seed, focusOf(ctx, edits));
   const leak = screen && settled.decision.accepted && ctx.options.gateEnabled ? screenLeak(ctx, edits, settled.current, settled.candidate, seed) : null;
-  return { accepted: settled.decision.accepted && !leak?.leaks, reason: reasonOf(settled, leak, ctx.options.gateEnabled), settled, leak };
+  return { accepted: settled.decision.accepted && !leak?.leaks, reason: verdictReason(settled, leak, ctx.options.gateEnabled), settled, leak };
 }
 
 /** The verdict into the step's report: action, scores compared, reason, the gate's interval, the leak. */
