@@ -88,7 +88,7 @@ export interface ExecAdapter {
 }
 
 /** Front matter with a `name:` marks an Agent Skill; anything else is an instruction file. */
-export { isAgentSkill } from '../src/core/skill-doc.js';
+export { isAgentSkill } from '../src/skilldoc/document.js';
 
 /** Skill folder names are lowercase-hyphenated (Agent Skills convention); never a path. */
 export function safeSkillName(name: string): string {

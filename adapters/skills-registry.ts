@@ -99,7 +99,7 @@ export function isValidSkillName(name: string): boolean {
   return /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name) && name.length <= 64;
 }
 
-export { parseFrontMatter, type FrontMatter } from '../src/core/skill-doc.js';
+export { parseFrontMatter, type FrontMatter } from '../src/skilldoc/document.js';
 
 /** A new skill document with valid front matter (name matches the folder; description decides pickup). */
 export function scaffoldSkill(name: string, description: string): string {

@@ -13,7 +13,7 @@ import { openDb } from '../src/store/db.js';
 import { resolvePaths } from '../src/core/paths.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
 import { personaWorld } from './persona.js';
-import { trainSkill } from '../src/trainer/train.js';
+import { trainSkill } from '../src/trainer/index.js';
 import { DEFAULT_HARM } from '../src/llm/sim/reflect.js';
 import { BASE_OPTIONS } from './train.js';
 import { DEFAULT_WORLD, trueTest } from './train-experiment.js';

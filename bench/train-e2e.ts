@@ -21,7 +21,7 @@ import { runHarvest } from '../src/harvest/ingest.js';
 import { runMining } from '../src/mine/index.js';
 import { runNight } from '../src/night/night.js';
 import type { NightItemReport } from '../src/night/report.js';
-import { DRAFT_EDIT_ID } from '../src/trainer/start-draft.js';
+import { DRAFT_EDIT_ID } from '../src/trainer/index.js';
 import { listProposals } from '../src/store/repos/proposals.js';
 import type { Proposal } from '../src/core/records.js';
 import { listTasks } from '../src/store/repos/tasks.js';

@@ -14,7 +14,7 @@ import { resolvePaths } from '../src/core/paths.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
 import type { HarmRates } from '../src/llm/sim/reflect.js';
 import { personaWorld, simPersonaTasks, PREFERENCE_KIND, type PreferenceKind } from './persona.js';
-import { trainSkill, type TrainOptions, type TrainResult } from '../src/trainer/train.js';
+import { trainSkill, type TrainOptions, type TrainResult } from '../src/trainer/index.js';
 import type { Task } from '../src/core/records.js';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../src/core/protocol.js';
 import { scoreSkill } from '../src/replay/index.js';

@@ -22,7 +22,7 @@
 import type { BenchResult } from './types.js';
 import type { Task } from '../src/core/records.js';
 import { runExperiment, type ExperimentOutcome } from './train-experiment.js';
-import type { TrainOptions } from '../src/trainer/train.js';
+import type { TrainOptions } from '../src/trainer/index.js';
 import { DEFAULT_HARM, type HarmRates } from '../src/llm/sim/reflect.js';
 import { PREFERENCE_KIND, personaCorrectionsSkill, personaIdealSkill, personaVisibleChecksSkill } from './persona.js';
 import { ci, f3, mean, pairedBootstrap } from './stats.js';
@@ -75,13 +75,7 @@ export const ARMS: Arm[] = [
   { name: 'trained, no fresh incumbent', noisy: true, options: { freshIncumbent: false } },
   { name: 'trained, no scope-leak screen', noisy: true, options: { scopeScreen: false } },
   { name: 'trained, no pre-screen of single edits', noisy: true, options: { preScreen: false } },
-  { name: 'trained, with leave-one-out screen', noisy: true, options: { screenAccepted: true } },
   { name: 'trained, no defect/lapse labels', noisy: true, options: { skillAware: false } },
-  { name: 'trained, with instance values de-instanced', noisy: true, options: { deinstance: true } },
-  // from empty the optimizer's own edits carry the instance values: the gate's worth with them de-instanced
-  { name: 'trained, no start draft, de-instanced', noisy: true, options: { startDraft: false, deinstance: true } },
-  { name: 'trained, gate off, no start draft, de-instanced', noisy: true, options: { gateEnabled: false, startDraft: false, deinstance: true } },
-  { name: 'trained, second val slice for finishing', noisy: true, options: { finishSlice: 0.34 } },
 ];
 
 export interface ArmResult {
@@ -259,9 +253,6 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const noMidPrune = by('trained, no start draft, no mid-run prune');
   out.write(`  mid-run prune (from empty): with ${f3(noDraft.shippedTest)}, without ${f3(noMidPrune.shippedTest)}, with − without ${ci(pairedBootstrap(scores(noDraft.arm.name), scores(noMidPrune.arm.name)))}; gate on − off from empty without it ${ci(pairedBootstrap(scores(noMidPrune.arm.name), scores(noDraftOff.arm.name)))}; calls per run with ${noDraft.calls.toFixed(0)}, without ${noMidPrune.calls.toFixed(0)}\n`);
   out.write(`  per seed from empty: gated ${scores(noDraft.arm.name).map(f3).join(' ')} | gate off ${scores(noDraftOff.arm.name).map(f3).join(' ')}\n`);
-  const deOn = results.find((a) => a.arm.name === 'trained, no start draft, de-instanced');
-  const deOff = results.find((a) => a.arm.name === 'trained, gate off, no start draft, de-instanced');
-  if (deOn && deOff) out.write(`  from empty with instance values de-instanced (deinstance: true): gated ${f3(deOn.shippedTest)}, gate off ${f3(deOff.shippedTest)}, gate on − off ${ci(pairedBootstrap(scores(deOn.arm.name), scores(deOff.arm.name)))}\n`);
   out.write(
     `shipped skills keeping a harmful global rule (a scope-dropped or catastrophic rule whose cut raises the noise-free test score by > 0.02): gated ${gated.keepsGlobalHarm}/${nSeeds}, gate off ${ungated.keepsGlobalHarm}/${nSeeds}` +
       ` (skills holding such a rule at all, harmful or not: gated ${gated.keepsGlobalRule}/${nSeeds}, gate off ${ungated.keepsGlobalRule}/${nSeeds}); from empty: gated ${noDraft.keepsGlobalHarm}/${nSeeds}, gate off ${noDraftOff.keepsGlobalHarm}/${nSeeds}\n`,

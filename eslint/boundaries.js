@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 
-const SRC = ['core', 'store', 'harvest', 'mine', 'replay', 'llm', 'trainer', 'proposals', 'night', 'daemon', 'tui', 'cli', 'demo'];
+const SRC = ['core', 'skilldoc', 'store', 'harvest', 'mine', 'replay', 'llm', 'trainer', 'proposals', 'night', 'daemon', 'tui', 'cli', 'demo'];
 const except = (...allowed) => [...SRC.filter((f) => !allowed.includes(f)), 'adapters'].filter((f) => !allowed.includes(f));
 /** the layers that orchestrate or present; nothing in the pipeline below them may reach up */
 const UPPER = ['cli', 'daemon', 'tui', 'trainer', 'night', 'proposals'];
@@ -15,8 +15,10 @@ const UPPER = ['cli', 'daemon', 'tui', 'trainer', 'night', 'proposals'];
 /** folder → folders it must not import (the folder `cli` is forbidden to everyone but itself) */
 export const FORBIDDEN = {
   core: except('core'),
+  // the skill document and its edits: read by the agents' adapters (front matter), the trainer and the proposals
+  skilldoc: except('core', 'skilldoc'),
   store: except('core', 'store'),
-  adapters: except('core', 'adapters'),
+  adapters: except('core', 'skilldoc', 'adapters'),
   harvest: UPPER,
   mine: UPPER,
   replay: UPPER,

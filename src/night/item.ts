@@ -15,15 +15,14 @@ import type { BudgetTracker } from '../llm/budget.js';
 import { scaffoldSkill } from '../../adapters/skills-registry.js';
 import { cliBackendNames } from '../../adapters/index.js';
 import { skillDescription } from '../mine/skill-description.js';
-import { trainSkill, trainOptionsFromConfig } from '../trainer/train.js';
-import type { TrainResult } from '../trainer/types.js';
+import { trainSkill, trainOptionsFromConfig } from '../trainer/index.js';
+import type { TrainResult } from '../trainer/index.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
 import { auditJudge, scoreSkill } from '../replay/index.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
-import { stageProposal } from '../proposals/staging.js';
 import { assertDerivedTarget } from '../proposals/targets.js';
-import { fromStart, trainingImproved } from '../proposals/stage-train.js';
+import { fromStart, stageTrainResult, trainingImproved } from '../proposals/stage-train.js';
 import { applyProposal } from '../proposals/apply.js';
 
 /** Backend names that drive an agent CLI (from the agent registry). */
@@ -163,41 +162,20 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
     return;
   }
   if ((readIfExists(item.target.path) ?? null) !== base) a.report.notes.push(`${item.target.path} changed during the night; its proposal will be refused as stale until retrained`);
-  const spent = a.budget.used();
   // a refused target (proposals/targets.ts) costs this skill its proposal, never the night
-  let proposal: ReturnType<typeof stageProposal>;
+  let proposal: ReturnType<typeof stageTrainResult>;
   try {
-    proposal = stageProposal(a.db, a.paths, {
+    proposal = stageTrainResult(a.db, a.paths, {
       target: item.target,
       userSkillPath: a.userSkillPath === item.target.path ? a.userSkillPath : undefined,
       // the night's own environment: a personal skill is derived from its HOME, not the process's
       env: a.env,
       baseContent: base,
-      startContent: start,
+      result,
       editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',
-      candidate: result.bestSkill,
-      result: {
-        accepted: true,
-        baselineScore: before.val,
-        candidateScore: result.best.val,
-        // per task, "before" is the starting skill's; the draft's edits come first (fromStart)
-        perTask: fromNight.perTask,
-        edits: fromNight.edits,
-        notes: [
-          ...(result.startDraft ? [result.startDraft.note] : []),
-          ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
-        ],
-      },
-      runId: result.runId,
       nightId: a.nightId,
-      test: before.test !== null && result.best.test !== null ? { before: before.test, after: result.best.test } : null,
-      budget: result.usage.budget ?? { usd: spent.usd, tokens: spent.tokens, calls: spent.calls },
-      backends: Object.fromEntries(Object.entries(describeBackends(a.backends)).map(([r, b]) => [r, { backend: b.backend, model: b.model }])),
-      evidence: [
-        { stage: 'plan', routedBy: item.routedBy, tasks: { ...ir.tasks.ids, test: open.map((t) => t.id) }, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
-        ...result.steps.map((s) => ({ stage: 'step', ...s })),
-        ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
-      ],
+      backends: a.backends,
+      plan: { routedBy: item.routedBy, tasks: { ...ir.tasks.ids, test: open.map((t) => t.id) }, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
     });
   } catch (err) {
     if (isSleepError(err) && err.code === 'ABORTED') throw err;
@@ -206,6 +184,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
     if (isSleepError(err) && err.hint) ir.needed = err.hint;
     return;
   }
+  if (!proposal) throw new Error(`${item.target.name}: training improved on validation but nothing was staged`);
   ir.status = 'staged';
   ir.proposalId = proposal.id;
   a.report.proposals.push(proposal.id);

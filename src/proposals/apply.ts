@@ -27,7 +27,7 @@ import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { insertReceipt, listProposals, listReceipts, proposalUserSkillPath, requireProposal, updateProposalStatus } from '../store/repos/proposals.js';
 import { recordRejectedEdit, type RejectedEditRow } from '../store/repos/rejected-edits.js';
 import { appendDecision } from './decision-log.js';
-import { editHash } from '../trainer/buffer.js';
+import { editHash } from '../skilldoc/edit-key.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
 import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';

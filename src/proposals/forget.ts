@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import { SleepError } from '../core/errors.js';
 import { listProposals, requireProposal } from '../store/repos/proposals.js';
 import { deleteRejectedEdit, findRejectedEditsByHashPrefix, listRejectedEdits, type RejectedEditRow } from '../store/repos/rejected-edits.js';
-import { editHash } from '../trainer/buffer.js';
+import { editHash } from '../skilldoc/edit-key.js';
 import { appendDecision } from './decision-log.js';
 
 export interface ForgetOutcome {

@@ -15,7 +15,7 @@ import { SleepError, throwIfAborted } from '../core/errors.js';
 import { sha256 } from '../core/fsutil.js';
 import { requireProposal } from '../store/repos/proposals.js';
 import { getTask } from '../store/repos/tasks.js';
-import { applyEdits } from '../trainer/edits.js';
+import { applyEdits } from '../skilldoc/edits.js';
 import { scoreSkill, type GateMetric } from '../replay/index.js';
 import { guardPartialContent, stagedRemovals } from './staging-guard.js';
 

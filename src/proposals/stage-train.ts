@@ -5,11 +5,11 @@
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
 import type { Proposal, SkillTarget } from '../core/records.js';
-import type { RoleBackends } from '../core/protocol.js';
+import { Role, type RoleBackends } from '../core/protocol.js';
 import { stageProposal } from './staging.js';
-import type { TrainResult } from '../trainer/types.js';
-import type { EditScope } from '../trainer/skilldoc.js';
-import { DRAFT_EDIT_ID } from '../trainer/start-draft.js';
+import type { TrainResult } from '../trainer/index.js';
+import type { EditScope } from '../skilldoc/segments.js';
+import { DRAFT_EDIT_ID } from '../trainer/index.js';
 
 /**
  * The best skill differs from the start and strictly beat it on validation. A run that started from
@@ -35,6 +35,18 @@ export function fromStart(result: TrainResult): { startContent: string; baseline
   };
 }
 
+/** The backend and model of each role the run used (what the proposal records; never a key or a URL). */
+function backendsOf(b: RoleBackends): Record<string, { backend: string; model: string }> {
+  return Object.fromEntries(Role.options.flatMap((role) => (b[role] ? [[role, { backend: b[role].name, model: b[role].model }]] : [])));
+}
+
+/**
+ * Stages a run's best skill as a proposal: the one path of `train` and the night. The proposal holds
+ * per-task scores for every split (measured from the skill the caller passed in), the gate's trial
+ * of every step, the edits (a taken start draft's first) and one evidence log: the caller's plan
+ * entry when it has one, then every step and every epoch (`stage: 'plan' | 'step' | 'epoch'`).
+ * Returns null when training did not improve on the starting skill (nothing is staged).
+ */
 export function stageTrainResult(
   db: Db,
   paths: SleepPaths,
@@ -49,16 +61,19 @@ export function stageTrainResult(
     notes?: string[];
     /** the `--skill <path>` the user typed, when the target came from it */
     userSkillPath?: string;
+    /** the environment a personal skill's home is derived from (the night's own; default the process's) */
+    env?: NodeJS.ProcessEnv;
+    /** the caller's plan, first in the evidence log (the night: how the skill was routed, its tasks, the corrections) */
+    plan?: Record<string, unknown>;
   },
 ): Proposal | null {
   const { result } = input;
   if (!trainingImproved(result)) return null;
   const start = fromStart(result);
-  const testPer = start.perTask.filter((t) => t.split === 'test').map((t) => ({ taskId: t.taskId, before: t.before, after: t.after }));
-  const b = input.backends;
   return stageProposal(db, paths, {
     target: input.target,
     userSkillPath: input.userSkillPath,
+    ...(input.env ? { env: input.env } : {}),
     baseContent: input.baseContent,
     startContent: start.startContent,
     candidate: result.bestSkill,
@@ -67,26 +82,26 @@ export function stageTrainResult(
       accepted: true,
       baselineScore: start.baseline.val,
       candidateScore: result.best.val,
-      perTask: start.perTask.filter((t) => t.split === 'val'),
+      // every split, "before" the starting skill's; staging keeps the split of each row
+      perTask: start.perTask,
       edits: start.edits,
       gateTrials: result.steps.map((s) => ({ step: s.globalStep, action: s.action, valBefore: s.valBefore, valAfter: s.valAfter, reason: s.reason })),
       notes: [
         `trained ${result.steps.length} step(s) over ${result.epochs.length} epoch(s); best from step ${result.bestStep}; stopped: ${result.stoppedBy}`,
         ...(result.startDraft ? [result.startDraft.note] : []),
+        ...(result.stoppedBy !== 'done' ? [`training stopped early (${result.stoppedBy}); this is the best candidate that passed the gate before that`] : []),
         ...(input.notes ?? []),
       ],
     },
     runId: result.runId,
     nightId: input.nightId ?? null,
-    test: start.baseline.test !== null && result.best.test !== null ? { before: start.baseline.test, after: result.best.test, perTask: testPer } : null,
+    test: start.baseline.test !== null && result.best.test !== null ? { before: start.baseline.test, after: result.best.test } : null,
     budget: result.usage.budget,
-    backends: b
-      ? {
-          target: { backend: b.target.name, model: b.target.model },
-          optimizer: { backend: b.optimizer.name, model: b.optimizer.model },
-          judge: { backend: b.judge.name, model: b.judge.model },
-        }
-      : undefined,
-    evidence: result.steps.map((s) => ({ kind: 'train_step', ...s })),
+    backends: input.backends ? backendsOf(input.backends) : undefined,
+    evidence: [
+      ...(input.plan ? [{ stage: 'plan', ...input.plan }] : []),
+      ...result.steps.map((s) => ({ stage: 'step', ...s })),
+      ...result.epochs.map((e) => ({ stage: 'epoch', ...e })),
+    ],
   });
 }

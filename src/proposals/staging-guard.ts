@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SleepError } from '../core/errors.js';
-import { GUIDANCE_END, GUIDANCE_START, isFrontMatterValid, parseFrontMatter, splitFrontMatter } from '../core/skill-doc.js';
+import { GUIDANCE_END, GUIDANCE_START, isFrontMatterValid, parseFrontMatter, splitFrontMatter } from '../skilldoc/document.js';
 
 export type GuardReason = 'run-note' | 'cut-text' | 'padding' | 'one-off' | 'empty-section' | 'not-staged';
 

@@ -1,16 +1,17 @@
-/** State shared by the stages of one training run (built by trainSkill, passed to step/boundary/finish). */
+/** What every stage of one training run shares (built by train.ts, passed to each stage of loop.ts). */
 import type { Db } from '../store/db.js';
 import type { Task } from '../core/records.js';
 import type { Progress } from '../core/progress.js';
 import { isSleepError } from '../core/errors.js';
-import type { ApplyOptions } from './edits.js';
-import type { EditScope } from './skilldoc.js';
-import type { SplitScores } from './gate.js';
-import type { RejectedEditBuffer } from './buffer.js';
-import type { CallContext, UsageMeter } from './optimizer.js';
+import type { ApplyOptions } from '../skilldoc/edits.js';
+import type { EditScope } from '../skilldoc/segments.js';
+import type { SplitScores } from './gate/gate.js';
+import type { RejectedEditBuffer } from './optimizer/buffer.js';
+import type { CallContext, UsageMeter } from './optimizer/call.js';
 import type { Measurer } from './measure.js';
 import type { RunFiles, RunState } from './run-files.js';
-import type { TrainInput, TrainOptions, TrainResult } from './types.js';
+import type { TrainInput, TrainResult } from './types.js';
+import type { TrainOptions } from './options.js';
 
 export interface TrainContext {
   input: TrainInput;
@@ -25,10 +26,8 @@ export interface TrainContext {
   applyOpts: ApplyOptions;
   runId: string;
   train: Task[];
-  /** the gate's val slice (every step decision) */
+  /** the val split: every decision of the run (counted per stage in `st.valComparisons`) */
   val: Task[];
-  /** the val slice held out for the finishing passes (attribution, prune, simplify); empty = they reuse `val` */
-  finishVal: Task[];
   test: Task[];
   taskById: Map<string, Task>;
   /** steps per epoch */

@@ -3,8 +3,8 @@ import type { Db } from '../store/db.js';
 import type { Rollout, Task } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import { rolloutBatch } from '../replay/index.js';
-import type { SplitScores } from './gate.js';
-import type { UsageMeter } from './optimizer.js';
+import type { SplitScores } from './gate/gate.js';
+import type { UsageMeter } from './optimizer/call.js';
 
 /** Per-task means over samples; a rollout that failed to run scores 0 (it cannot count as a pass). */
 export function splitScoresFrom(rollouts: Rollout[]): SplitScores {

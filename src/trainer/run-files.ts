@@ -23,11 +23,11 @@ function writeRenamed(file: string, data: string): void {
   fs.writeFileSync(tmp, data, { mode: 0o600 });
   fs.renameSync(tmp, file);
 }
-import type { SplitScores } from './gate.js';
-import type { LrState } from './lr.js';
-import type { LineageOp } from './attribution.js';
+import type { SplitScores } from './gate/gate.js';
+import type { LrState } from './optimizer/lr.js';
+import type { LineageOp } from './passes/attribution.js';
 import type { StartDraftOutcome, StepReport, TrainOptions } from './types.js';
-import type { StageUsage } from './optimizer.js';
+import type { StageUsage } from './optimizer/call.js';
 import type { EditRecord } from '../core/records.js';
 
 export interface SkillState {

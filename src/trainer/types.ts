@@ -1,4 +1,4 @@
-/** Public types of the training loop (re-exported by train.ts). */
+/** Public types of the training loop: what a step reports and a run returns (re-exported by index.ts). */
 import type { ReplayWorkspaceSummary } from '../replay/index.js';
 import type { Db } from '../store/db.js';
 import type { SleepPaths } from '../core/paths.js';
@@ -6,151 +6,11 @@ import type { Edit, EditRecord, Split, Task } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import type { BudgetTracker } from '../llm/budget.js';
 import type { Progress } from '../core/progress.js';
-import { defaultConfig } from '../core/config.js';
-import { DEFAULT_MIXED_WEIGHT } from '../core/scoring.js';
-import type { LrSchedule } from './lr.js';
-import type { GateAction, GateMetric } from './gate.js';
-import type { StageUsage } from './optimizer.js';
+import type { GateAction } from './gate/gate.js';
+import type { StageUsage } from './optimizer/call.js';
+import type { TrainOptions } from './options.js';
 
-export interface TrainOptions {
-  epochs: number;
-  batchSize: number;
-  /** max edits per step (the textual learning rate) */
-  lr: number;
-  lrSchedule: LrSchedule;
-  minLr: number;
-  gateMetric: GateMetric;
-  /** weight of soft in the mixed metric */
-  mixedWeight: number;
-  noRegression: boolean;
-  margin: number;
-  seed: number;
-  /** allow edits outside the learned region of a hand-written skill (and in its front matter) */
-  fullDocument: boolean;
-  /** false only for the ablation: every candidate is force-accepted */
-  gateEnabled: boolean;
-  /** false only for the ablation: every merged edit is applied (no learning-rate cap) */
-  lrCap: boolean;
-  /** false only for the ablation: rejected edits are not remembered nor shown */
-  useBuffer: boolean;
-  slowUpdate: boolean;
-  metaSkill: boolean;
-  /** train tasks sampled for the slow-update comparison */
-  slowUpdateSamples: number;
-  minibatchSize: number;
-  mergeBatchSize: number;
-  /** parallel optimizer calls (analysts, merges) */
-  optimizerConcurrency: number;
-  /** parallel rollouts */
-  concurrency: number;
-  /** rollouts per task */
-  samples: number;
-  failureOnly: boolean;
-  attribution: boolean;
-  /** accepted edits scored leave-one-out at the end; only these can be pruned or simplified */
-  attributionMaxEdits: number;
-  /** when a multi-edit candidate is rejected, score its edits alone and keep those that help */
-  rescue: boolean;
-  /** after attribution, drop accepted edits whose removal raises validation (gated like a step) */
-  prune: boolean;
-  /** after attribution, drop accepted edits with no measurable effect when the skill scores no lower without them */
-  simplify: boolean;
-  /** two-sided confidence of the gate's paired bootstrap interval */
-  gateConfidence: number;
-  /** bootstrap resamples of the gate's interval */
-  gateResamples: number;
-  /** extra sample rounds an indecisive candidate earns before it is rejected */
-  gateRounds: number;
-  /**
-   * the smallest gain on its own job's val tasks worth a change to the skill: an otherwise
-   * indecisive candidate whose interval there lies below it is rejected decisively (paired.ts
-   * focus look); 0 = off
-   */
-  minFocusGain: number;
-  /**
-   * accept an otherwise indecisive candidate whose gain on its own job's val tasks is surely worth
-   * a change (interval above `minFocusGain`) while the other jobs' tasks show no loss (paired.ts
-   * focus accept)
-   */
-  focusAccept: boolean;
-  /** at each epoch boundary but the last, cut accepted edits and rule sentences whose removal raises val (mid-prune.ts; needs `prune`) */
-  midRunPrune: boolean;
-  /** reject (and rescue) a candidate that lowers the val tasks of jobs its edits were not learned from (scope-leak.ts) */
-  scopeScreen: boolean;
-  /** two-sided confidence of the scope-leak interval */
-  scopeConfidence: number;
-  /** gate against fresh val samples of the incumbent, not the measure that made it win (step.ts freshIncumbent) */
-  freshIncumbent: boolean;
-  /** screen an accepted multi-edit candidate leave-one-out and drop the edit it scores higher without (step.ts screenStage) */
-  screenAccepted: boolean;
-  /** try each edit of a multi-edit candidate alone first; gate only those that raise their own job's val tasks without leaking (step.ts preScreenStage) */
-  preScreen: boolean;
-  /** drop edits backed only by failures the analyst labelled execution lapses (reflect.ts dropLapseOnly) */
-  skillAware: boolean;
-  /** a PR number or version an edit copied from its evidence tasks' asks becomes a placeholder (instance-values.ts) */
-  deinstance: boolean;
-  /** weigh a draft of the task data's visible checks and the user's corrections (start-gate.ts) against the starting skill, and train from it when it wins */
-  startDraft: boolean;
-  /** the start draft holds the visible checks' descriptions beside the corrections (the night drafts corrections only) */
-  startDraftChecks: boolean;
-  /** fraction of val held out for the finishing passes (attribution, prune, simplify); 0 = they reuse the gate's val */
-  finishSlice: number;
-}
-
-/** The user-facing knobs default from the config schema (one source of truth); the rest are loop internals. */
-const { epochs, batchSize, lr, lrSchedule, minLr, gateMetric, noRegression, margin, seed, fullDocument, rescue, prune, simplify, attributionMaxEdits } =
-  defaultConfig().training;
-
-export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
-  epochs,
-  batchSize,
-  lr,
-  lrSchedule,
-  minLr,
-  gateMetric,
-  noRegression,
-  margin,
-  seed,
-  fullDocument,
-  rescue,
-  prune,
-  simplify,
-  attributionMaxEdits,
-  mixedWeight: DEFAULT_MIXED_WEIGHT,
-  gateEnabled: true,
-  lrCap: true,
-  useBuffer: true,
-  slowUpdate: true,
-  // off: on the train bench it changed nothing (0.795 on test with and without, 10 seeds) and cost
-  // ~12% of the optimizer's prompt tokens; the README says why
-  metaSkill: false,
-  slowUpdateSamples: 20,
-  minibatchSize: 8,
-  mergeBatchSize: 8,
-  optimizerConcurrency: 4,
-  concurrency: 4,
-  samples: 1,
-  failureOnly: false,
-  attribution: true,
-  gateConfidence: 0.9,
-  gateResamples: 2000,
-  gateRounds: 4,
-  // a real fix of one check raises its job's val tasks by ≥ 0.2 on the train bench; a paraphrase
-  // of a rule the skill holds, or a rule about nothing, by ≤ 0.06
-  minFocusGain: 0.1,
-  focusAccept: true,
-  midRunPrune: true,
-  scopeScreen: true,
-  scopeConfidence: 0.8,
-  freshIncumbent: true,
-  finishSlice: 0,
-  screenAccepted: false,
-  preScreen: true,
-  skillAware: true,
-  deinstance: false,
-  startDraft: true,
-  startDraftChecks: true,
-};
+export type { TrainOptions } from './options.js';
 
 export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_edits' | 'reject_no_change';
 
@@ -199,8 +59,6 @@ export interface StepReport {
   };
   /** set when the gate accepted but the scope-leak screen found other jobs' val tasks dropping */
   leak?: { meanDiff: number; lo: number; hi: number; n: number };
-  /** edits the leave-one-out screen dropped from an accepted candidate */
-  screened?: number;
   /** edits the pre-screen dropped before the gate (alone they did not help their own job, or leaked) */
   prescreened?: number;
   /** set when the full candidate was rejected but the edits that help alone were kept */
@@ -209,6 +67,9 @@ export interface StepReport {
   line: string;
   wallMs: number;
 }
+
+/** A step's report while the step's stages fill it in (the progress line comes last). */
+export type StepReportDraft = Omit<StepReport, 'line'>;
 
 export interface TrainUsage {
   stages: Record<string, StageUsage>;
@@ -261,8 +122,6 @@ export interface TrainResult {
   epochs: Array<{ epoch: number; slowUpdate: string; metaSkill: string; valEnd: number }>;
   /** validation measurements per stage: how often this run reused its val split */
   valComparisons: Record<string, number>;
-  /** val tasks held out for the finishing passes (0 = they reused the gate's val); best.val is then measured on them */
-  finishSlice: number;
 }
 
 export interface TrainInput {

@@ -19,7 +19,7 @@ import { lintEdit } from '../proposals/risk-lint.js';
 import { contentForEdits } from '../proposals/partial.js';
 import { forgetRejectedEdit } from '../proposals/forget.js';
 import { listRejectedEdits } from '../store/repos/rejected-edits.js';
-import { editHash } from '../trainer/buffer.js';
+import { editHash } from '../skilldoc/edit-key.js';
 import { errorMessage } from '../core/errors.js';
 import type { NextNight, ReviewServices } from './services.js';
 import { loadEvidence, loadLedgerSummary, loadReport } from './store-evidence.js';

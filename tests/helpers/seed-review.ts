@@ -12,7 +12,7 @@ import { openDb } from '../../src/store/db.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import type { EditRecord, Proposal, SkillTarget, Task } from '../../src/core/records.js';
 import { stageProposal } from '../../src/proposals/staging.js';
-import { applyEdits } from '../../src/trainer/edits.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
 import { contentForEdits } from '../../src/proposals/partial.js';
 import { addOccurrences, upsertTask } from '../../src/store/repos/tasks.js';
 import { makeTask } from './tasks.js';

@@ -131,7 +131,13 @@ describe('night', () => {
     expect(report.gate.candidateScore).toBeGreaterThan(report.gate.baselineScore);
     expect(report.edits.accepted.length).toBeGreaterThan(0);
     expect(report.backends.target.backend).toBe('sim');
-    expect(fs.readFileSync(path.join(dir, 'evidence.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThan(1);
+    // the night stages through the same path as `train` (stageTrainResult): the gate's trial of every
+    // step, per-task scores of every split, one evidence log (its plan, then every step and epoch)
+    expect(report.gate.trials.length).toBeGreaterThan(0);
+    expect(new Set(report.perTask.map((t: { split: string }) => t.split))).toEqual(new Set(['val', 'test']));
+    const log = fs.readFileSync(path.join(dir, 'evidence.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { stage: string });
+    expect(log[0].stage).toBe('plan');
+    expect(new Set(log.map((e) => e.stage))).toEqual(new Set(['plan', 'step', 'epoch']));
     const candidate = fs.readFileSync(path.join(dir, 'SKILL.md'), 'utf8');
     expect(candidate).toMatch(/^---\nname: skillopt-sleep-learned\ndescription: /);
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/records.js';
-import type { TrainOptions } from '../../src/trainer/train.js';
+import type { TrainOptions } from '../../src/trainer/index.js';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
 import { makeTask } from '../helpers/tasks.js';
 

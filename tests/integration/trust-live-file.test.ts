@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
 import { FIXTURE_PROJECT, fixtureHome, type FixtureAgent } from '../helpers/fixtures.js';
-import { splitFrontMatter, isFrontMatterValid } from '../../src/core/skill-doc.js';
+import { splitFrontMatter, isFrontMatterValid } from '../../src/skilldoc/document.js';
 
 let sb: Sandbox;
 let env: NodeJS.ProcessEnv;

@@ -15,7 +15,7 @@ import type { EditRecord, SkillTarget } from '../../src/core/records.js';
 import { stageProposal } from '../../src/proposals/staging.js';
 import { applyProposal, revertProposal } from '../../src/proposals/apply.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
-import { applyEdits } from '../../src/trainer/edits.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -13,9 +13,9 @@ import { journalPath, writeJournal } from '../../src/proposals/journal.js';
 import { recoverInterrupted } from '../../src/proposals/recover.js';
 import { getProposal, listReceipts } from '../../src/store/repos/proposals.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
-import { RejectedEditBuffer } from '../../src/trainer/buffer.js';
+import { RejectedEditBuffer } from '../../src/trainer/optimizer/buffer.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
-import { applyEdits } from '../../src/trainer/edits.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

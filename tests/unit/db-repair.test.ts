@@ -19,7 +19,7 @@ import { forgetRejectedEdit } from '../../src/proposals/forget.js';
 import { listProposals, listReceipts } from '../../src/store/repos/proposals.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
-import { applyEdits } from '../../src/trainer/edits.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
 import { backupDatabase, dbBackupDir, isHealthyDatabase, listDbBackups, pruneDbBackups } from '../../src/store/backup.js';
 import { repairDatabase } from '../../src/proposals/rebuild.js';
 

@@ -36,6 +36,8 @@ describe('the boundary lint rule', () => {
     ['src/core/probe.ts', "import type { Db } from '../store/db.js';\nexport type X = Db;\n", /src\/core must not import src\/store/],
     ['src/store/probe.ts', "export const m = () => import('../mine/index.js');\n", /src\/store must not import src\/mine/],
     ['src/trainer/probe.ts', "import { stageProposal } from '../proposals/staging.js';\nexport const x = stageProposal;\n", /src\/trainer must not import src\/proposals/],
+    ['src/skilldoc/probe.ts', "import { RejectedEditBuffer } from '../trainer/buffer.js';\nexport const x = RejectedEditBuffer;\n", /src\/skilldoc must not import src\/trainer/],
+    ['src/skilldoc/probe.ts', "import type { Proposal } from '../proposals/staging.js';\nexport type X = Proposal;\n", /src\/skilldoc must not import src\/proposals/],
     ['src/daemon/probe.ts', "import { printError } from '../cli/run.js';\nexport const x = printError;\n", /nothing imports the CLI/],
     ['adapters/probe.ts', "import { runHarvest } from '../src/harvest/ingest.js';\nexport const x = runHarvest;\n", /adapters must not import src\/harvest/],
   ])('fails a back edge from %s', async (file, code, message) => {
@@ -47,7 +49,9 @@ describe('the boundary lint rule', () => {
   it('passes the edges the flow allows', async () => {
     expect(await lint('src/cli/commands/probe.ts', "import { requestNightNow } from '../../daemon/ipc.js';\nexport const x = requestNightNow;\n")).toEqual([]);
     expect(await lint('src/llm/probe.ts', "import { redactSecrets } from '../core/redact.js';\nimport { recordEgress } from '../store/repos/ledger.js';\nexport const x = [redactSecrets, recordEgress];\n")).toEqual([]);
-    expect(await lint('src/night/probe.ts', "import { trainSkill } from '../trainer/train.js';\nexport const x = trainSkill;\n")).toEqual([]);
+    expect(await lint('src/proposals/probe.ts', "import { applyEdits } from '../skilldoc/edits.js';\nexport const x = applyEdits;\n")).toEqual([]);
+    expect(await lint('adapters/probe.ts', "export { parseFrontMatter } from '../src/skilldoc/document.js';\n")).toEqual([]);
+    expect(await lint('src/night/probe.ts', "import { trainSkill } from '../trainer/index.js';\nexport const x = trainSkill;\n")).toEqual([]);
   });
 
   it('is on for every source folder (`npm run lint` then holds the real tree to it)', async () => {

@@ -13,9 +13,9 @@ import { stageProposal } from '../../src/proposals/staging.js';
 import { applyProposal, rejectProposal } from '../../src/proposals/apply.js';
 import { getProposal, listProposals } from '../../src/store/repos/proposals.js';
 import { listRejectedEdits } from '../../src/store/repos/rejected-edits.js';
-import { editHash } from '../../src/trainer/buffer.js';
+import { editHash } from '../../src/skilldoc/edit-key.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
-import { applyEdits } from '../../src/trainer/edits.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
 import { markProjectSeen } from '../helpers/seen-project.js';
 
 const cleanups: Array<() => void> = [];

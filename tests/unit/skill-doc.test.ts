@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { frontMatterYaml, isAgentSkill, isFrontMatterValid, learnedRegion, parseFrontMatter, splitFrontMatter, LEARNED_END, LEARNED_START } from '../../src/core/skill-doc.js';
+import { frontMatterYaml, isAgentSkill, isFrontMatterValid, learnedRegion, parseFrontMatter, splitFrontMatter, LEARNED_END, LEARNED_START } from '../../src/skilldoc/document.js';
 import { parseFrontMatter as registryFrontMatter } from '../../adapters/skills-registry.js';
 import { isAgentSkill as execIsAgentSkill } from '../../adapters/exec-common.js';
 import { claudeExec } from '../../adapters/claude-code/exec.js';
-import { splitFrontMatter as trainerSplit } from '../../src/trainer/skilldoc.js';
+import { splitFrontMatter as trainerSplit } from '../../src/skilldoc/segments.js';
 
 describe('SKILL.md anatomy: one reader of front matter for everyone', () => {
   // the bug: a first line `--- ` (trailing space) was front matter to the trainer, nothing to the

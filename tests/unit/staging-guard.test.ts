@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { guardPartialContent, guardSkillContent, normalizeRule } from '../../src/proposals/staging-guard.js';
-import { GUIDANCE_END, GUIDANCE_START } from '../../src/core/skill-doc.js';
+import { GUIDANCE_END, GUIDANCE_START } from '../../src/skilldoc/document.js';
 import { renderProposalReport } from '../../src/proposals/staging-report.js';
 
 const FRONT = '---\nname: skillopt-sleep-learned\ndescription: Use when writing a CHANGELOG entry.\n---\n';

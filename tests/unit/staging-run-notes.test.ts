@@ -10,7 +10,7 @@ import { makeTempDir } from '../helpers/sandbox.js';
 import { markProjectSeen } from '../helpers/seen-project.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb } from '../../src/store/db.js';
-import { GUIDANCE_END, GUIDANCE_START, splitFrontMatter } from '../../src/core/skill-doc.js';
+import { GUIDANCE_END, GUIDANCE_START, splitFrontMatter } from '../../src/skilldoc/document.js';
 import { stageProposal } from '../../src/proposals/staging.js';
 import { managedSkillTarget, scaffoldSkill } from '../../adapters/skills-registry.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit } from '../../src/core/records.js';
-import { attributeEdits, rebuildSkill, withoutEdits, type LineageOp } from '../../src/trainer/attribution.js';
-import { rescueEdits } from '../../src/trainer/rescue.js';
-import { applyEdits } from '../../src/trainer/edits.js';
-import { gateDecision, type SplitScores } from '../../src/trainer/gate.js';
-import { getGuidance } from '../../src/trainer/skilldoc.js';
+import { attributeEdits, rebuildSkill, withoutEdits, type LineageOp } from '../../src/trainer/passes/attribution.js';
+import { rescueEdits } from '../../src/trainer/passes/rescue.js';
+import { applyEdits } from '../../src/skilldoc/edits.js';
+import { gateDecision, type SplitScores } from '../../src/trainer/gate/gate.js';
+import { getGuidance } from '../../src/skilldoc/segments.js';
 
 const add = (content: string): Edit => ({ op: 'add', content, rationale: '', evidence: [] });
 const opts = { scope: 'document' as const };

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import fs from 'node:fs';
 import { openDb, type Db } from '../../src/store/db.js';
-import { RejectedEditBuffer } from '../../src/trainer/buffer.js';
+import { RejectedEditBuffer } from '../../src/trainer/optimizer/buffer.js';
 import { recordRejectedEdit, listRejectedEdits, banLine, rejectedEditVerdicts } from '../../src/store/repos/rejected-edits.js';
-import { editHash } from '../../src/trainer/buffer.js';
+import { editHash } from '../../src/skilldoc/edit-key.js';
 import type { Edit } from '../../src/core/records.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 

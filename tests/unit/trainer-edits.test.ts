@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEdits, findAnchor } from '../../src/trainer/edits.js';
+import { applyEdits, findAnchor } from '../../src/skilldoc/edits.js';
 import {
   GUIDANCE_END,
   GUIDANCE_START,
@@ -13,7 +13,7 @@ import {
   renderSkill,
   setGuidance,
   splitFrontMatter,
-} from '../../src/trainer/skilldoc.js';
+} from '../../src/skilldoc/segments.js';
 import type { Edit } from '../../src/core/records.js';
 import { parseSkill as parseSimSkill } from '../../src/llm/sim/skill-rules.js';
 

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/records.js';
 import { makeTask } from '../helpers/tasks.js';
 import type { MetaSkillPayload, SlowUpdatePayload } from '../../src/core/protocol.js';
-import { comparePairs, slowUpdate, updateMetaSkill } from '../../src/trainer/epoch.js';
-import { UsageMeter } from '../../src/trainer/optimizer.js';
-import { getGuidance, setGuidance } from '../../src/trainer/skilldoc.js';
+import { comparePairs, slowUpdate } from '../../src/trainer/passes/slow-update.js';
+import { updateMetaSkill } from '../../src/trainer/passes/meta-skill.js';
+import { UsageMeter } from '../../src/trainer/optimizer/call.js';
+import { getGuidance, setGuidance } from '../../src/skilldoc/segments.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
 
 const task = (id: string): Task => makeTask({ id, intent: `intent ${id}`, judge: { checks: [], reference: { kind: 'rule' } }, split: 'train' });
 const sc = (rows: Array<[string, number, number]>): SplitScores => ({ hard: 0, soft: 0, perTask: rows.map(([taskId, hard, soft]) => ({ taskId, hard, soft })) });

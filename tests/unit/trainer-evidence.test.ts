@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Edit, Rollout, Task } from '../../src/core/records.js';
 import type { ReflectPayload, SlowUpdatePayload } from '../../src/core/protocol.js';
-import { reflect } from '../../src/trainer/reflect.js';
-import { slowUpdate } from '../../src/trainer/epoch.js';
-import { clipReply, fenceFor, fenced } from '../../src/trainer/evidence.js';
-import { UsageMeter } from '../../src/trainer/optimizer.js';
+import { reflect } from '../../src/trainer/optimizer/reflect.js';
+import { slowUpdate } from '../../src/trainer/passes/slow-update.js';
+import { clipReply, fenceFor, fenced } from '../../src/trainer/optimizer/evidence.js';
+import { UsageMeter } from '../../src/trainer/optimizer/call.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import { makeTask } from '../helpers/tasks.js';
 

@@ -14,7 +14,7 @@ import type { PerformPayload, RoleBackends } from '../../src/core/protocol.js';
 import { defaultConfig, listLeafKeys, loadConfig } from '../../src/core/config.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { DEFAULT_TRAIN_OPTIONS, resolveTrainOptions, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/train.js';
+import { DEFAULT_TRAIN_OPTIONS, resolveTrainOptions, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/index.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { makeTask } from '../helpers/tasks.js';
@@ -81,7 +81,7 @@ async function run(proposal: string[], options: Partial<TrainOptions> = {}): Pro
     backends: backends(proposal),
     // one step (2 train tasks, batch 8), no epoch-boundary rewrites: only the passes under test move the skill
     // (the step's leave-one-out screen and pre-screen would drop the edits before the finishing passes see them: they have their own tests)
-    options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, screenAccepted: false, preScreen: false, ...options },
+    options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, preScreen: false, ...options },
     onNote: (l) => notes.push(l),
   });
   return { r, notes };
@@ -93,7 +93,7 @@ describe('finishing-pass config keys', () => {
   it('default to the previous behaviour (all on, attribution of up to 12 edits)', () => {
     const c = defaultConfig().training;
     expect(c).toMatchObject({ rescue: true, prune: true, simplify: true, attributionMaxEdits: 12 });
-    expect(DEFAULT_TRAIN_OPTIONS).toMatchObject({ rescue: true, prune: true, simplify: true, attributionMaxEdits: 12, attribution: true });
+    expect(DEFAULT_TRAIN_OPTIONS).toMatchObject({ rescue: true, prune: true, simplify: true, attributionMaxEdits: 12 });
     // the config mapping changes nothing when the config is the default
     expect(resolveTrainOptions(trainOptionsFromConfig(c))).toEqual(DEFAULT_TRAIN_OPTIONS);
     expect(listLeafKeys().map((k) => k.path)).toEqual(expect.arrayContaining(['training.rescue', 'training.prune', 'training.simplify', 'training.attributionMaxEdits']));

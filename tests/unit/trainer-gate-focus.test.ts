@@ -8,12 +8,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Edit, Task } from '../../src/core/records.js';
-import { focusComparison, gainsElsewhere, losesElsewhere, pairedGateDecision } from '../../src/trainer/paired.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
-import { focusBoost, gateOnVal } from '../../src/trainer/val-gate.js';
-import { focusTaskIds } from '../../src/trainer/scope-leak.js';
+import { focusComparison, gainsElsewhere, losesElsewhere, pairedGateDecision } from '../../src/trainer/gate/paired.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
+import { focusBoost, gateOnVal } from '../../src/trainer/gate/val-gate.js';
+import { focusTaskIds } from '../../src/trainer/gate/scope-leak.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
-import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
+import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/options.js';
 import type { TrainContext } from '../../src/trainer/context.js';
 import type { RunState } from '../../src/trainer/run-files.js';
 import { makeTask } from '../helpers/tasks.js';

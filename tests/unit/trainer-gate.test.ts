@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gateDecision, metricScore, type SplitScores } from '../../src/trainer/gate.js';
+import { gateDecision, metricScore, type SplitScores } from '../../src/trainer/gate/gate.js';
 
 const scores = (per: Array<[string, number, number]>): SplitScores => ({
   hard: per.reduce((a, [, h]) => a + h, 0) / per.length,

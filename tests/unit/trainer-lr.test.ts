@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampAutonomous, lrSeries, nextLr, pyRound, scheduledLr } from '../../src/trainer/lr.js';
+import { clampAutonomous, lrSeries, nextLr, pyRound, scheduledLr } from '../../src/trainer/optimizer/lr.js';
 
 describe('pyRound (Python round-half-to-even)', () => {
   it('rounds exact halves to the even neighbour', () => {

@@ -7,15 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EditRecord, Task } from '../../src/core/records.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
-import { midRunPrune, ruleSentences } from '../../src/trainer/mid-prune.js';
-import { rebuildSkill, type LineageOp } from '../../src/trainer/attribution.js';
-import { RejectedEditBuffer } from '../../src/trainer/buffer.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
+import { midRunPrune, ruleSentences } from '../../src/trainer/passes/mid-prune.js';
+import { rebuildSkill, type LineageOp } from '../../src/trainer/passes/attribution.js';
+import { RejectedEditBuffer } from '../../src/trainer/optimizer/buffer.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
-import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
+import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/options.js';
 import type { TrainContext } from '../../src/trainer/context.js';
 import type { RunState } from '../../src/trainer/run-files.js';
-import type { ApplyOptions } from '../../src/trainer/edits.js';
+import type { ApplyOptions } from '../../src/skilldoc/edits.js';
 import { makeTask } from '../helpers/tasks.js';
 
 const IDS = Array.from({ length: 24 }, (_, i) => `t${i}`);

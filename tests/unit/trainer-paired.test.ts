@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapMeanCI, pairedCompare, pairedGateDecision, settleGate, type PairedGateDecision } from '../../src/trainer/paired.js';
+import { bootstrapMeanCI, pairedCompare, pairedGateDecision, settleGate, type PairedGateDecision } from '../../src/trainer/gate/paired.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
-import { perLookConfidence } from '../../src/trainer/val-gate.js';
-import { DEFAULT_TRAIN_OPTIONS } from '../../src/trainer/types.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
+import { GATE, perLookConfidence } from '../../src/trainer/gate/val-gate.js';
 
 const split = (soft: number[]): SplitScores => ({
   hard: soft.reduce((a, x) => a + (x >= 1 ? 1 : 0), 0) / soft.length,
@@ -107,7 +106,7 @@ describe('the gate under val noise (scripted noisy scorer)', () => {
     let better = 0;
     let naiveWorseAccepted = 0;
     const N = 280;
-    const ROUNDS = DEFAULT_TRAIN_OPTIONS.gateRounds;
+    const ROUNDS = GATE.rounds;
     for (let k = 0; k < N; k++) {
       const shift = SHIFTS[k % SHIFTS.length];
       const truthCur = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
@@ -132,7 +131,7 @@ describe('the gate under val noise (scripted noisy scorer)', () => {
       const first = measure(1);
       if (first.candidate.soft > first.current.soft && trueDelta < 0) naiveWorseAccepted++;
       const settled = await settleGate({
-        decide: (c, d, round) => pairedGateDecision({ metric: 'soft', current: c, candidate: d, bestScore: c.soft, seed: k * 31 + round, confidence: perLookConfidence(DEFAULT_TRAIN_OPTIONS.gateConfidence, ROUNDS) }),
+        decide: (c, d, round) => pairedGateDecision({ metric: 'soft', current: c, candidate: d, bestScore: c.soft, seed: k * 31 + round, confidence: perLookConfidence(GATE.confidence, ROUNDS) }),
         current: first.current,
         candidate: first.candidate,
         maxRounds: ROUNDS,

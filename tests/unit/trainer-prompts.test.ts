@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clip, fill, loadTemplate, promptsDir, renderPrompt, type PromptName } from '../../src/trainer/prompts.js';
+import { clip, fill, loadTemplate, promptsDir, renderPrompt, type PromptName } from '../../src/trainer/optimizer/prompts.js';
 
 const NAMES: PromptName[] = ['reflect_failures', 'reflect_successes', 'merge', 'merge_final', 'rank', 'lr_budget', 'slow_update', 'meta_skill'];
 

@@ -15,9 +15,9 @@ import type { PerformPayload, RoleBackends } from '../../src/core/protocol.js';
 import { defaultConfig } from '../../src/core/config.js';
 import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { splitFinishSlice, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/train.js';
-import { focusGain, leakCheck, MIN_OFF_TARGET_TASKS, restrictScores } from '../../src/trainer/scope-leak.js';
-import type { SplitScores } from '../../src/trainer/gate.js';
+import { trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/index.js';
+import { focusGain, leakCheck, MIN_OFF_TARGET_TASKS, restrictScores } from '../../src/trainer/gate/scope-leak.js';
+import type { SplitScores } from '../../src/trainer/gate/gate.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { makeTask } from '../helpers/tasks.js';
@@ -145,19 +145,6 @@ describe('the scope-leak screen in the loop', () => {
   });
 });
 
-describe('the leave-one-out screen of an accepted bundle', () => {
-  it('drops the edit the accepted candidate scores higher without, and counts its measurements', async () => {
-    // both edits pass the gate together; without the leak screen only the leave-one-out screen can find GAMMA's cost
-    const r = await run([GOOD, LEAKY], { scopeScreen: false, preScreen: false, screenAccepted: true });
-    expect(r.bestSkill).toContain(GOOD);
-    expect(r.bestSkill).not.toContain(LEAKY);
-    expect(r.steps[0].screened).toBe(1);
-    expect(r.valComparisons.screen).toBeGreaterThanOrEqual(2);
-    const off = await run([GOOD, LEAKY], { scopeScreen: false, preScreen: false, screenAccepted: false });
-    expect(off.bestSkill).toContain(LEAKY);
-  });
-});
-
 describe('the pre-screen of single edits', () => {
   const INERT = '- mention the weather when it is nice';
 
@@ -199,27 +186,6 @@ describe('the pre-screen of single edits', () => {
     const g = focusGain({ edit: add(GOOD), taskById: tasks, current, candidate, metric: 'soft', mixedWeight: 0.5 });
     expect(g).toEqual({ gain: 0.5, n: 8 });
     expect(focusGain({ edit: { ...add(GOOD), evidence: ['nowhere'] }, taskById: tasks, current, candidate, metric: 'soft', mixedWeight: 0.5 })).toBeNull();
-  });
-});
-
-describe('the second val slice', () => {
-  it('holds out every third task of each family; small val splits are not cut', () => {
-    const { gate, finish } = splitFinishSlice(world.val, 0.34);
-    expect(finish.length).toBe(4);
-    expect(new Set(finish.map((t) => t.family))).toEqual(new Set(['a', 'b']));
-    expect(gate.length + finish.length).toBe(world.val.length);
-    expect(gate.some((t) => finish.includes(t))).toBe(false);
-    expect(splitFinishSlice(world.val.slice(0, 7), 0.34).finish).toEqual([]);
-    expect(splitFinishSlice(world.val, 0).finish).toEqual([]);
-  });
-
-  it('with a finish slice the finishing passes measure on it, and the run says how many tasks it held', async () => {
-    const r = await run([GOOD], { finishSlice: 0.34, prune: true, simplify: true });
-    expect(r.finishSlice).toBe(4);
-    expect(r.valComparisons.finish_slice).toBe(2);
-    // best-on-val is the finish slice's measure: 4 a/b tasks, the a ones pass ALPHA
-    expect(r.perTask.filter((t) => t.split === 'val')).toHaveLength(4);
-    expect(r.bestSkill).toContain(GOOD);
   });
 });
 

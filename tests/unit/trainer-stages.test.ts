@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Edit, Rollout, Task } from '../../src/core/records.js';
 import { makeTask } from '../helpers/tasks.js';
 import type { MergePayload, RankPayload, ReflectPayload } from '../../src/core/protocol.js';
-import { reflect, type Patch, type ProposedEdit } from '../../src/trainer/reflect.js';
-import { aggregate, dedupeEdits } from '../../src/trainer/aggregate.js';
-import { decideBudget, pickIndices, selectEdits } from '../../src/trainer/select.js';
-import { UsageMeter, type CallContext } from '../../src/trainer/optimizer.js';
+import { reflect, type Patch, type ProposedEdit } from '../../src/trainer/optimizer/reflect.js';
+import { aggregate, dedupeEdits } from '../../src/trainer/optimizer/aggregate.js';
+import { decideBudget, pickIndices, selectEdits } from '../../src/trainer/optimizer/select.js';
+import { UsageMeter, type CallContext } from '../../src/trainer/optimizer/call.js';
 import { scriptedBackend, type Handler } from '../helpers/scripted-backend.js';
 
 const task = (id: string, sealed = false): Task =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections } from '../../src/trainer/start-draft.js';
-import { askValues, withAskPlaceholders } from '../../src/trainer/instance-values.js';
+import { asRule, commonAsk, correctionsDraft, draftJobs, draftText, GENERAL_SECTION, MAX_CORRECTIONS_PER_JOB, taskCorrections } from '../../src/trainer/passes/start-draft.js';
+import { askValues, withAskPlaceholders } from '../../src/skilldoc/instance-values.js';
 import { personaWorld } from '../../bench/persona.js';
 import { parseSkill } from '../../src/llm/sim/skill-rules.js';
 import type { Task } from '../../src/core/records.js';

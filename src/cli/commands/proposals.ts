@@ -10,7 +10,7 @@ import { listProposals, listReceipts, requireProposal } from '../../store/repos/
 import { fmtScore, noGainBanner } from '../../proposals/staging-report.js';
 import { agentDisplayName } from '../../../adapters/index.js';
 import { banLine, rejectedEditVerdicts } from '../../store/repos/rejected-edits.js';
-import { editHash } from '../../trainer/buffer.js';
+import { editHash } from '../../skilldoc/edit-key.js';
 import { lintEdit, type RiskFlag } from '../../proposals/risk-lint.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { agentsInProject } from '../../store/repos/sessions.js';

@@ -18,8 +18,8 @@ import { listTasks } from '../../store/repos/tasks.js';
 import { budgetFromConfig } from '../../llm/budget.js';
 import { createRoleBackends } from '../../llm/registry.js';
 import { isSkillPathSpec, managedSkillTarget, resolveSkillTarget, scaffoldSkill } from '../../../adapters/skills-registry.js';
-import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/train.js';
-import { lrSeries, type LrSchedule } from '../../trainer/lr.js';
+import { resolveTrainOptions, stepsPerEpoch, trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../trainer/index.js';
+import { lrSeries, MINIBATCH_SIZE, SLOW_UPDATE_SAMPLES, type LrSchedule } from '../../trainer/index.js';
 import { stageTrainResult, trainingImproved } from '../../proposals/stage-train.js';
 import { assertDerivedTarget } from '../../proposals/targets.js';
 
@@ -141,8 +141,8 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
     options: resolved,
     // a forecast, not a promise: cache hits make it cheaper, rescues of rejected candidates dearer
     forecast: {
-      rollouts: split.val.length * (1 + total) + split.train.length * resolved.epochs + 2 * Math.min(resolved.slowUpdateSamples, split.train.length) * resolved.epochs + split.test.length * 2,
-      optimizerCalls: total * (2 * Math.ceil(resolved.batchSize / resolved.minibatchSize) + 2) + resolved.epochs * 2,
+      rollouts: split.val.length * (1 + total) + split.train.length * resolved.epochs + 2 * Math.min(SLOW_UPDATE_SAMPLES, split.train.length) * resolved.epochs + split.test.length * 2,
+      optimizerCalls: total * (2 * Math.ceil(resolved.batchSize / MINIBATCH_SIZE) + 2) + resolved.epochs * 2,
     },
   };
   if (flags.dryRun) {

@@ -11,7 +11,7 @@ import { Rng } from './rng.js';
 import { collectIssues, type Issue } from './feedback.js';
 import { concepts, isNegated, jaccard, paraphrase } from './semantics.js';
 import { addressStrength, guidanceLines, requirementOfText } from './guidance.js';
-import { parseHeadings } from '../../core/skill-doc.js';
+import { parseHeadings } from '../../core/markdown.js';
 import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './jobs.js';
 
 /**

@@ -6,14 +6,14 @@
  * starting skill's figures are kept so a caller can report the whole change. Every caller of the
  * trainer gets this (the night, the persona bench); `options.startDraft: false` switches it off.
  */
-import type { Task } from '../core/records.js';
-import type { ApplyOptions } from './edits.js';
+import type { Task } from '../../core/records.js';
+import type { ApplyOptions } from '../../skilldoc/edits.js';
 import { correctionsDraft } from './start-draft.js';
-import { gateOnVal } from './val-gate.js';
-import { metricScore, splitScore } from './gate.js';
-import type { Measurer } from './measure.js';
-import type { RunState } from './run-files.js';
-import type { StartDraftOutcome, TrainOptions } from './types.js';
+import { gateOnVal } from '../gate/val-gate.js';
+import { metricScore, splitScore } from '../gate/gate.js';
+import type { Measurer } from '../measure.js';
+import type { RunState } from '../run-files.js';
+import type { StartDraftOutcome, TrainOptions } from '../types.js';
 
 export async function weighStartDraft(args: {
   start: string;
@@ -32,7 +32,7 @@ export async function weighStartDraft(args: {
   if (!draft || draft.content === start) return { taken: null, line: null };
   const startOn = await measure(val, start, 'baseline');
   const draftOn = await measure(val, draft.content, 'start_draft');
-  const score = (s: typeof startOn.scores) => splitScore(s, options.gateMetric, options.mixedWeight);
+  const score = (s: typeof startOn.scores) => splitScore(s, options.gateMetric);
   const startVal = score(startOn.scores);
   const draftVal = score(draftOn.scores);
   const rules = draft.jobs.reduce((n, j) => n + (j.checks?.length ?? 0) + j.corrections.length, 0);
@@ -45,7 +45,7 @@ export async function weighStartDraft(args: {
   const what = options.startDraftChecks ? "your own corrections and the tasks' visible checks" : 'your own corrections';
   const note = `training started from a draft of ${what} (${rules} rules, in ${jobs.length} job sections: ${jobs.join('; ')}), which scored ${draftVal.toFixed(2)} on validation against ${startVal.toFixed(2)} for the starting skill`;
   const startOnTest = args.test.length ? await measure(args.test, start, 'test') : null;
-  const perTask = (split: 'val' | 'test', s: typeof startOn.scores) => s.perTask.map((t) => ({ taskId: t.taskId, split, score: metricScore(t.hard, t.soft, options.gateMetric, options.mixedWeight) }));
+  const perTask = (split: 'val' | 'test', s: typeof startOn.scores) => s.perTask.map((t) => ({ taskId: t.taskId, split, score: metricScore(t.hard, t.soft, options.gateMetric) }));
   const startPerTask = [...perTask('val', startOn.scores), ...(startOnTest ? perTask('test', startOnTest.scores) : [])];
   const startTest = startOnTest ? score(startOnTest.scores) : null;
   return { taken: { content: draft.content, edits: draft.edits, startSkill: start, startVal, startTest, startPerTask, draftVal, rules, jobs, note }, line: note };

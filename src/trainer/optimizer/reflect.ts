@@ -9,13 +9,13 @@
  * already says it); an edit whose evidence is only lapses is dropped — another copy of a rule the
  * agent already ignored makes the skill longer, not better.
  */
-import type { Edit, Rollout, Task } from '../core/records.js';
-import { ReflectReply, type FailureLabel, type ReflectPayload, type RejectedEditDigest, type RolloutDigest } from '../core/protocol.js';
-import { chunk, mapLimit, shuffled } from './rng.js';
+import type { Edit, Rollout, Task } from '../../core/records.js';
+import { ReflectReply, type FailureLabel, type ReflectPayload, type RejectedEditDigest, type RolloutDigest } from '../../core/protocol.js';
+import { chunk, mapLimit, shuffled } from '../rng.js';
 import { clip, renderPrompt } from './prompts.js';
-import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
-import { stripMarkers } from './skilldoc.js';
-import { optimizerView } from '../mine/view.js';
+import { askOptimizer, isSurvivable, type CallContext } from './call.js';
+import { stripMarkers } from '../../skilldoc/segments.js';
+import { optimizerView } from '../../mine/view.js';
 import { attemptEvidence, EVIDENCE_BUDGET, fenced, renderEvidence } from './evidence.js';
 
 export type EditSource = 'failure' | 'success';

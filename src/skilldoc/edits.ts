@@ -7,9 +7,9 @@
  * an add whose content is already in the document is a `duplicate`; an add whose anchor is missing
  * is appended and says so (`note`).
  */
-import { isFrontMatterValid } from '../core/skill-doc.js';
+import { isFrontMatterValid } from './document.js';
 import type { Edit } from '../core/records.js';
-import { ensureLearnedRegion, normalizeText, parseSkill, renderSkill, escapeRe, stripMarkers, type EditScope, type Segment } from './skilldoc.js';
+import { ensureLearnedRegion, normalizeText, parseSkill, renderSkill, escapeRe, stripMarkers, type EditScope, type Segment } from './segments.js';
 
 export type UnmatchedReason =
   | 'empty_content'

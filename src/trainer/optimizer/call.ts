@@ -3,11 +3,11 @@
  * faithfully (the sim backend reads them); real models read the rendered prompt.
  */
 import type { z } from 'zod';
-import type { Backend, LlmReply, Operation, PayloadFor } from '../core/protocol.js';
-import { completeJson } from '../llm/json.js';
-import type { Rollout } from '../core/records.js';
-import { addReplayWorkspace, emptyReplayWorkspaceSummary, type ReplayWorkspaceSummary } from '../replay/index.js';
-import { isSleepError } from '../core/errors.js';
+import type { Backend, LlmReply, Operation, PayloadFor } from '../../core/protocol.js';
+import { completeJson } from '../../llm/json.js';
+import type { Rollout } from '../../core/records.js';
+import { addReplayWorkspace, emptyReplayWorkspaceSummary, type ReplayWorkspaceSummary } from '../../replay/index.js';
+import { isSleepError } from '../../core/errors.js';
 import type { RenderedPrompt } from './prompts.js';
 
 export interface StageUsage {

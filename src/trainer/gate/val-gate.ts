@@ -5,17 +5,25 @@
  * val split, and each reuse makes best-on-val more optimistic; counting them is how a run reports
  * (and bounds) that reuse.
  */
-import type { Task } from '../core/records.js';
+import type { Task } from '../../core/records.js';
 import type { GateInput, SplitScores } from './gate.js';
 import { pairedGateDecision, settleGate, type FocusTest, type PairedGateDecision, type SettledGate } from './paired.js';
-import type { TrainContext } from './context.js';
-import type { TrainOptions } from './types.js';
+import type { TrainContext } from '../context.js';
+import type { TrainOptions } from '../options.js';
+
+/**
+ * The gate's constants. Confidence 0.9 two-sided is a 95% one-sided bound each way; 2000 resamples
+ * keep the interval's own noise below 0.005; 4 extra rounds let an indecisive candidate reach 5
+ * samples a task (the per-sample interval needs 3). A real fix of one check raises its job's val
+ * tasks by ≥ 0.2 on the train bench; a paraphrase of a rule the skill holds, or a rule about
+ * nothing, by ≤ 0.06: 0.1 is the smallest gain on its own job worth a change to the skill.
+ */
+export const GATE = { confidence: 0.9, resamples: 2000, rounds: 4, minFocusGain: 0.1 } as const;
 
 /** The gate input shared by every val decision: metric, margin, no-regression, enabled. */
 export function gateInputFor(options: TrainOptions, current: SplitScores, best: number): Omit<GateInput, 'candidate'> {
   return {
     metric: options.gateMetric,
-    mixedWeight: options.mixedWeight,
     current,
     bestScore: best,
     margin: options.margin,
@@ -24,7 +32,7 @@ export function gateInputFor(options: TrainOptions, current: SplitScores, best: 
   };
 }
 
-export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'appendix' | 'finish_slice' | 'screen' | 'prescreen' | 'fresh_estimate' | 'focus';
+export type ValStage = 'gate' | 'incumbent' | 'rescue' | 'attribution' | 'prune' | 'simplify' | 'slow_update' | 'prescreen' | 'fresh_estimate' | 'focus';
 
 /** Counts one validation measurement of `stage` (persisted with the run state). */
 export function countVal(ctx: Pick<TrainContext, 'st'>, stage: ValStage, n = 1): void {
@@ -58,7 +66,7 @@ export function isBelowMinGain(d: PairedGateDecision): boolean {
 
 /**
  * Gates `candidate` against `current` on val. An indecisive verdict re-measures both with more
- * samples per task (up to `options.gateRounds` extra rounds; the first samples come from the cache).
+ * samples per task (up to `GATE.rounds` extra rounds; the first samples come from the cache).
  * `focus` (val task ids where the candidate's edits claim to act) adds the focus look
  * (paired.ts) and denser samples on those tasks in the extra rounds.
  */
@@ -72,9 +80,9 @@ export async function gateOnVal(
   focus: ReadonlySet<string> | null = null,
 ): Promise<SettledGate> {
   const { options, val, measure } = ctx;
-  const maxRounds = options.gateEnabled ? options.gateRounds : 0;
-  const confidence = perLookConfidence(options.gateConfidence, maxRounds);
-  const focusTest: FocusTest | undefined = focus && options.minFocusGain > 0 ? { taskIds: focus, minGain: options.minFocusGain, accept: options.focusAccept } : undefined;
+  const maxRounds = options.gateEnabled ? GATE.rounds : 0;
+  const confidence = perLookConfidence(GATE.confidence, maxRounds);
+  const focusTest: FocusTest | undefined = focus ? { taskIds: focus, minGain: GATE.minFocusGain, accept: options.focusAccept } : undefined;
   const focusTasks: Task[] = focusTest ? val.filter((t) => focusTest.taskIds.has(t.id)) : [];
   const boost = focusBoost(focusTasks.length, val.length);
   // a fresh incumbent keeps its selection-biased first sample out of the pool
@@ -95,7 +103,7 @@ export async function gateOnVal(
       candidate: cand,
       seed: seed * 31 + round,
       confidence,
-      resamples: options.gateResamples,
+      resamples: GATE.resamples,
       focus: focusTest && dense ? { ...focusTest, scores: dense } : focusTest,
     });
   return settleGate({

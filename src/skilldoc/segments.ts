@@ -11,9 +11,9 @@
  * Joining the segments gives back the document exactly, so untouched parts stay byte-identical,
  * and an anchor can never span a marker because no editable segment contains one.
  */
-import { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, parseFrontMatter, splitFrontMatter } from '../core/skill-doc.js';
+import { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, parseFrontMatter, splitFrontMatter } from './document.js';
 
-export { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, splitFrontMatter } from '../core/skill-doc.js';
+export { GUIDANCE_END, GUIDANCE_START, LEARNED_END, LEARNED_START, splitFrontMatter } from './document.js';
 /** The heading written when a learned region is created in a hand-written skill. */
 export const LEARNED_HEADING = '## Learned rules';
 

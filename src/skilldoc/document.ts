@@ -17,7 +17,7 @@ function yaml(): typeof YamlModule {
   return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof YamlModule);
 }
 
-export { findSection, headingMatches, normalizeHeading, parseHeadings, type Heading, type Section } from './markdown.js';
+export { findSection, headingMatches, normalizeHeading, parseHeadings, type Heading, type Section } from '../core/markdown.js';
 
 /** Markers of the region the trainer may edit in a hand-written skill. */
 export const LEARNED_START = '<!-- skillopt:learned:start -->';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SleepError } from '../core/errors.js';
+import { SleepError } from '../../core/errors.js';
 
 export type PromptName =
   | 'reflect_failures'
@@ -24,10 +24,10 @@ export interface RenderedPrompt {
   prompt: string;
 }
 
-/** `<pkg>/skills/prompts`, from both src/ (tests) and dist/src/ (the built CLI). */
+/** `<pkg>/skills/prompts`, from both src/trainer/optimizer/ (tests) and dist/src/trainer/optimizer/ (the built CLI). */
 export function promptsDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../..' : '../..';
+  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
   return path.resolve(here, up, 'skills', 'prompts');
 }
 

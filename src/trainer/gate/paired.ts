@@ -8,7 +8,7 @@
  * candidate's extra rounds), it resamples each task's samples instead. Pure and deterministic
  * for a given seed.
  */
-import { mulberry32 } from './rng.js';
+import { mulberry32 } from '../rng.js';
 import { gateDecision, metricScore, restrictScores, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
 
 export interface PairedOptions {

@@ -4,10 +4,10 @@
  * "without" is rebuilt by replaying the accepted history from the base document with that one
  * edit left out. Rollouts come from the cache whenever that document was scored before.
  */
-import type { Edit } from '../core/records.js';
-import { throwIfAborted } from '../core/errors.js';
-import { applyEdits, type ApplyOptions } from './edits.js';
-import { setGuidance } from './skilldoc.js';
+import type { Edit } from '../../core/records.js';
+import { throwIfAborted } from '../../core/errors.js';
+import { applyEdits, type ApplyOptions } from '../../skilldoc/edits.js';
+import { setGuidance } from '../../skilldoc/segments.js';
 
 /** How the current skill was reached from the base document, in order. */
 export type LineageOp = { kind: 'edits'; step: number; edits: Array<{ id: string; edit: Edit }> } | { kind: 'guidance'; text: string };

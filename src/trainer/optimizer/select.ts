@@ -4,9 +4,9 @@
  * the budget (upstream let a budget of 0 still pick one). An unusable ranking falls back to merge
  * order, which is failure-first. The autonomous schedule asks the optimizer for the budget itself.
  */
-import { LrBudgetReply, RankReply, type LrBudgetPayload, type RankPayload } from '../core/protocol.js';
+import { LrBudgetReply, RankReply, type LrBudgetPayload, type RankPayload } from '../../core/protocol.js';
 import { renderPrompt, clip } from './prompts.js';
-import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
+import { askOptimizer, isSurvivable, type CallContext } from './call.js';
 import { renderMeta, type ProposedEdit } from './reflect.js';
 import { clampAutonomous } from './lr.js';
 

@@ -12,12 +12,14 @@
  * the gate turn every good proposal away: a run stalled at 0.33 for eight steps that way), and the
  * final prune removes whole edits only, so a harmful sentence in a good bullet ships.
  */
-import { SCORE_EPSILON } from './gate.js';
-import { countVal, gateOnVal } from './val-gate.js';
+import { SCORE_EPSILON } from '../gate/gate.js';
+import { countVal } from '../gate/val-gate.js';
+import { judge } from '../gate/verdict.js';
 import { rebuildSkill, withoutEdits, type LineageOp } from './attribution.js';
-import { freshIncumbent } from './step.js';
-import type { TrainContext } from './context.js';
-import type { PairedGateDecision } from './paired.js';
+import { freshIncumbent } from '../gate/fresh-incumbent.js';
+import type { TrainContext } from '../context.js';
+import type { EpochState } from '../step-state.js';
+import type { PairedGateDecision } from '../gate/paired.js';
 
 /** Suspects tried through the gate per boundary (each costs a gated val comparison). */
 const MAX_SUSPECTS = 3;
@@ -117,7 +119,7 @@ export async function midRunPrune(ctx: TrainContext, epoch: number): Promise<str
     if (content === incumbent.content) continue;
     countVal(ctx, 'prune');
     const measured = (await measure(val, content, 'prune')).scores;
-    const settled = await gateOnVal(ctx, 'prune', incumbent, { content, scores: measured }, st.best.score, options.seed + 7000 + epoch * 10 + removed.length + verdicts.length);
+    const { settled } = await judge(ctx, 'prune', incumbent, { content, scores: measured }, options.seed + 7000 + epoch * 10 + removed.length + verdicts.length, [], false);
     if (!settled.decision.accepted && !nonInferiorCut(settled.decision)) {
       verdicts.push(settled.decision.reason);
       continue;
@@ -146,4 +148,12 @@ export async function midRunPrune(ctx: TrainContext, epoch: number): Promise<str
   st.best = { ...incumbent, step: st.lastCompletedStep, lineageLength: kept.length };
   files.writeBest(incumbent.content);
   return `removed ${removed.join(', ')} of ${suspects.length} suspect(s), each passing the gate alone (val ${current.score.toFixed(3)} → ${incumbent.score.toFixed(3)})`;
+}
+
+/** Stage: the mid-run prune at an epoch boundary, its outcome in the run directory and the notes. */
+export async function midRunPruneStage(ctx: TrainContext, b: EpochState): Promise<void> {
+  const summary = await midRunPrune(ctx, b.epoch);
+  if (summary === 'off') return;
+  ctx.files.writeEpoch(b.epoch, 'prune', { summary });
+  ctx.input.onNote?.(`[epoch ${b.epoch}] prune: ${summary}`);
 }

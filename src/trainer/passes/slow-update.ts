@@ -1,27 +1,33 @@
 /**
- * Epoch boundary updates.
- *
- * Slow update: the same sample of train tasks is run under the skill that entered the epoch and
+ * The slow update, at each epoch boundary.
+ * the same sample of train tasks is run under the skill that entered the epoch and
  * the skill now; per task improved / regressed / still failing / stable goes to the optimizer,
  * which rewrites the protected guidance block. For regressed and still-failing tasks it also sees
- * the replies before and after (clipped) and the judge's feedback: a score alone cannot say why. (Upstream force-accepted this without re-measuring
- * the score; the trainer here gates it and re-measures, see train.ts.)
- *
- * Meta skill: optimizer-side strategy memory (which edits helped or hurt), never put in the skill,
- * shown to the optimizer's reflect/merge/rank/lr prompts from the next epoch on.
+ * the replies before and after (clipped) and the judge's feedback: a score alone cannot say why.
+ * Upstream force-accepted the new guidance without re-measuring; here it is re-measured and passes
+ * the same strict, paired gate as a step (guidance that changes nothing would pile up).
  */
-import type { Edit, Rollout, Task } from '../core/records.js';
-import { MetaSkillReply, SlowUpdateReply, type MetaSkillPayload, type SlowUpdatePayload } from '../core/protocol.js';
-import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
-import { clip, renderPrompt } from './prompts.js';
-import { metricScore, type GateMetric, type SplitScores } from './gate.js';
-import { getGuidance } from './skilldoc.js';
-import { clipReply, fenced } from './evidence.js';
+import type { Rollout, Task } from '../../core/records.js';
+import { SlowUpdateReply, type SlowUpdatePayload } from '../../core/protocol.js';
+import { askOptimizer, isSurvivable, type CallContext } from '../optimizer/call.js';
+import { clip, renderPrompt } from '../optimizer/prompts.js';
+import { metricScore, type GateMetric, type SplitScores } from '../gate/gate.js';
+import { getGuidance, setGuidance } from '../../skilldoc/segments.js';
+import { SCORE_EPSILON } from '../gate/gate.js';
+import { countVal } from '../gate/val-gate.js';
+import { judge } from '../gate/verdict.js';
+import { shuffled } from '../rng.js';
+import { f2 } from '../step-report.js';
+import type { TrainContext } from '../context.js';
+import type { EpochState } from '../step-state.js';
+import { clipReply, fenced } from '../optimizer/evidence.js';
 
 /** Trajectories shown per slow update, and their clip (the block is short; so is its evidence). */
 const TRAJECTORY_TASKS = 6;
 const TRAJECTORY_REPLY = 600;
 const TRAJECTORY_FEEDBACK = 300;
+/** Train tasks run under the epoch's start and end skill for the comparison. */
+export const SLOW_UPDATE_SAMPLES = 20;
 
 export type PairStatus = SlowUpdatePayload['perTask'][number]['status'];
 
@@ -145,45 +151,47 @@ export async function slowUpdate(input: {
   }
 }
 
-export interface MetaSkillResult {
-  meta: string | null;
-  action: 'write_meta_skill' | 'no_content' | 'call_failed' | 'skip_no_evidence';
-  error?: string;
-}
 
-export async function updateMetaSkill(input: {
-  call: CallContext;
-  previousMeta: string;
-  epoch: number;
-  accepted: Edit[];
-  rejected: Array<Edit & { scoreDrop: number | null }>;
-  valBefore: number;
-  valAfter: number;
-}): Promise<MetaSkillResult> {
-  if (!input.accepted.length && !input.rejected.length) return { meta: null, action: 'skip_no_evidence' };
-  const payload: MetaSkillPayload = {
-    previousMeta: input.previousMeta,
-    epoch: input.epoch,
-    accepted: input.accepted,
-    rejected: input.rejected,
-    valBefore: input.valBefore,
-    valAfter: input.valAfter,
-  };
-  const line = (e: Edit) => `- [${e.op}]${e.anchor ? ` anchor=${JSON.stringify(clip(e.anchor, 80))}` : ''} ${JSON.stringify(clip(e.content, 200))}`;
-  const rendered = renderPrompt('meta_skill', {
-    previous: input.previousMeta || '(none yet)',
-    epoch: input.epoch,
-    val_before: input.valBefore.toFixed(3),
-    val_after: input.valAfter.toFixed(3),
-    accepted: input.accepted.map(line).join('\n') || '(none)',
-    rejected: input.rejected.map((e) => `${line(e)} (drop ${e.scoreDrop === null ? 'n/a' : e.scoreDrop.toFixed(3)})`).join('\n') || '(none)',
+/** Stage: the slow update at an epoch boundary, its guidance gated like a step. */
+export async function slowUpdateStage(ctx: TrainContext, b: EpochState): Promise<void> {
+  const { options, st, files, train, val, measure, score, call, input } = ctx;
+  const { epoch } = b;
+  const sample = shuffled(train, options.seed + epoch * 2000).slice(0, SLOW_UPDATE_SAMPLES);
+  const prev = await measure(sample, st.epochStart.content, 'slow_update');
+  const curr = await measure(sample, st.current.content, 'slow_update');
+  const res = await slowUpdate({
+    call,
+    skillBefore: st.epochStart.content,
+    skillAfter: st.current.content,
+    tasks: sample,
+    before: prev.scores,
+    after: curr.scores,
+    metric: options.gateMetric,
+    rolloutsBefore: prev.rollouts,
+    rolloutsAfter: curr.rollouts,
   });
-  try {
-    const reply = await askOptimizer(input.call, 'meta_skill', 'meta_skill', payload, rendered, MetaSkillReply);
-    const meta = reply.meta.trim();
-    return meta ? { meta, action: 'write_meta_skill' } : { meta: null, action: 'no_content' };
-  } catch (err) {
-    if (!isSurvivable(err)) throw err;
-    return { meta: null, action: 'call_failed', error: (err as Error).message };
+  let action: string = res.action;
+  let detail: Record<string, unknown> = {};
+  const cand = res.guidance ? setGuidance(st.current.content, res.guidance) : null;
+  if (res.guidance && cand === st.current.content) action = 'unchanged';
+  else if (res.guidance && cand !== null) {
+    countVal(ctx, 'slow_update');
+    const measured = (await measure(val, cand, 'gate')).scores;
+    const { settled } = await judge(ctx, 'slow_update', st.current, { content: cand, scores: measured }, options.seed + epoch * 2000 + 1, [], false);
+    const candScores = settled.candidate;
+    const candScore = score(candScores);
+    detail = { valBefore: st.current.score, valAfter: candScore, regressions: settled.decision.regressions, gate: settled.decision.reason };
+    if (settled.decision.accepted) {
+      st.current = { content: cand, scores: candScores, score: candScore, origin: `slow_update_epoch_${epoch}` };
+      st.lineage.push({ kind: 'guidance', text: res.guidance });
+      if (candScore - st.best.score > SCORE_EPSILON) {
+        st.best = { ...st.current, step: st.lastCompletedStep, lineageLength: st.lineage.length };
+        files.writeBest(cand);
+      }
+      action = 'accepted';
+    } else action = 'rejected_by_gate';
   }
+  b.slowUpdate = `${action}${'valAfter' in detail ? ` (val ${f2(detail.valBefore as number)} → ${f2(detail.valAfter as number)})` : ''}`;
+  files.writeEpoch(epoch, 'slow_update', { action, guidance: res.guidance, pairs: res.pairs, error: res.error ?? null, ...detail });
+  input.onNote?.(`[epoch ${epoch}] slow update: ${b.slowUpdate}`);
 }

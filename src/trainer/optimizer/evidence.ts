@@ -6,10 +6,10 @@
  * feedback quotes them only by chance. Everything comes from the sealed-free task view, and every
  * part is bounded so a night's prompt tokens stay inside a budget.
  */
-import type { Rollout, Task } from '../core/records.js';
-import type { RolloutDigest } from '../core/protocol.js';
-import { describeCheck } from '../core/checks.js';
-import { optimizerView } from '../mine/view.js';
+import type { Rollout, Task } from '../../core/records.js';
+import type { RolloutDigest } from '../../core/protocol.js';
+import { describeCheck } from '../../core/checks.js';
+import { optimizerView } from '../../mine/view.js';
 
 /** Character budgets of one attempt's evidence (≈ 4 characters a token). */
 export const EVIDENCE_BUDGET = {

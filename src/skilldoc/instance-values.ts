@@ -1,14 +1,13 @@
 /**
  * A value copied from one task's ask into a rule is that instance's, not the user's convention:
- * "link the PR in parentheses: `(#482)`" learned from the ask "…for PR #482" makes every later
- * reply cite #482. Inside a rule's literals (backticks), a PR/issue number or a version that
- * appears in the ask or context of a task the edit was learned from becomes a placeholder
- * (`#<number>`, `X.Y.Z`), and so does a function, package or author the ask names (`<function>`,
- * `<package>`, `Name <email>`), which the target fills with each instance's own value. Values the
- * asks do not hold (a convention's own example) are left alone. The start draft writes its rules
- * with the same placeholders (`start-draft.ts`). Pure.
+ * "link the PR in parentheses: `(#482)`" written from the ask "…for PR #482" makes every later
+ * reply cite #482. A PR/issue number or a version that appears in the ask or context of the tasks
+ * a rule is drawn from becomes a placeholder (`#<number>`, `X.Y.Z`), and so does a function,
+ * package or author the ask names (`<function>`, `<package>`, `Name <email>`), which the target
+ * fills with each instance's own value. Values the asks do not hold (a convention's own example)
+ * are left alone. The start draft writes its rules this way (trainer/passes/start-draft.ts). Pure.
  */
-import type { Edit, Task } from '../core/records.js';
+import type { Task } from '../core/records.js';
 
 const NUMBER = /#(\d+)\b/g;
 const VERSION = /\bv?(\d+\.\d+\.\d+)\b/g;
@@ -39,15 +38,6 @@ export function withAskPlaceholders(text: string, values: AskValues): string {
     .replace(NUMBER, (m, n: string) => (values.numbers.has(n) ? '#<number>' : m))
     .replace(VERSION, (m, v: string) => (values.versions.has(v) ? `${m.startsWith('v') ? 'v' : ''}X.Y.Z` : m));
   return values.named.size ? withNamedPlaceholders(numbered, values.named) : numbered;
-}
-
-/** The edit with instance values of its evidence asks in its literals replaced by placeholders (the same object when none). */
-export function withoutInstanceValues(edit: Edit, taskById: ReadonlyMap<string, Task>): Edit {
-  if (!edit.content || !/`/.test(edit.content)) return edit;
-  const values = askValues(edit.evidence.flatMap((id) => taskById.get(id) ?? []));
-  if (!values.numbers.size && !values.versions.size && !values.named.size) return edit;
-  const content = edit.content.replace(/`([^`\n]+)`/g, (_, lit: string) => `\`${withAskPlaceholders(lit, values)}\``);
-  return content === edit.content ? edit : { ...edit, content };
 }
 
 /**

@@ -9,12 +9,11 @@
  * drop. A single drop the interval cannot tell from noise only demotes it (stored with its
  * reason, not blocked): on 3–10 val tasks one unlucky sample must not ban a good rule forever.
  */
-import type { Db } from '../store/db.js';
-import type { Edit } from '../core/records.js';
-import type { RejectedEditDigest } from '../core/protocol.js';
-import { sha256 } from '../core/fsutil.js';
-import { listRejectedEdits, recordRejectedEdit } from '../store/repos/rejected-edits.js';
-import { editKey } from './aggregate.js';
+import type { Db } from '../../store/db.js';
+import type { Edit } from '../../core/records.js';
+import type { RejectedEditDigest } from '../../core/protocol.js';
+import { listRejectedEdits, recordRejectedEdit } from '../../store/repos/rejected-edits.js';
+import { editHash } from '../../skilldoc/edit-key.js';
 import type { ProposedEdit } from './reflect.js';
 import { clip } from './prompts.js';
 
@@ -28,10 +27,6 @@ export interface BufferEntry {
 
 /** Whether a measured drop is real (the CI excludes 0) or could be noise. */
 export type DropVerdict = 'real' | 'noise';
-
-export function editHash(e: Edit): string {
-  return sha256(editKey(e)).slice(0, 16);
-}
 
 /** Measured drops below this are ties (float noise), not harm. */
 const HARM_EPSILON = 1e-9;

@@ -9,10 +9,10 @@
  * Why families: every mined task belongs to a recurring job (its intent cluster); without
  * family labels the screen says nothing and the gate decides alone. Pure.
  */
-import type { Edit, Task } from '../core/records.js';
+import type { Edit, Task } from '../../core/records.js';
 import { restrictScores, type SplitScores } from './gate.js';
 import { pairedCompare, pairedDiffs, type PairedComparison } from './paired.js';
-import type { GateMetric } from '../core/scoring.js';
+import type { GateMetric } from '../../core/scoring.js';
 
 /** Fewer off-target tasks than this say too little to call a leak. */
 export const MIN_OFF_TARGET_TASKS = 6;
@@ -108,3 +108,10 @@ export function focusGain(input: { edit: Edit; taskById: ReadonlyMap<string, Tas
   if (!diffs.length) return null;
   return { gain: diffs.reduce((a, d) => a + d, 0) / diffs.length, n: diffs.length };
 }
+
+/**
+ * Two-sided confidence of the scope-leak interval: 0.8, lower than the gate's 0.9 on purpose. A leak
+ * is a loss on tasks where a well-scoped edit has nothing to change, so the screen may call it on
+ * less evidence than a gain needs; a false call only sends the candidate to the rescue.
+ */
+export const SCOPE_CONFIDENCE = 0.8;

@@ -16,11 +16,11 @@
  * learning resolves collisions, scopes and instance values from there. A trailing section for
  * every job keeps the optimizer's later additions (appended at the end) out of the last job's section.
  */
-import type { Edit, Task } from '../core/records.js';
-import { familyPhrase } from '../mine/skill-description.js';
-import { applyEdits } from './edits.js';
-import { askValues, withAskPlaceholders } from './instance-values.js';
-import type { EditScope } from './skilldoc.js';
+import type { Edit, Task } from '../../core/records.js';
+import { familyPhrase } from '../../mine/skill-description.js';
+import { applyEdits } from '../../skilldoc/edits.js';
+import { askValues, withAskPlaceholders } from '../../skilldoc/instance-values.js';
+import type { EditScope } from '../../skilldoc/segments.js';
 
 /** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
 export const DRAFT_EDIT_ID = 'corrections-draft';

@@ -4,7 +4,7 @@
  * `noRegression`, every validation task must also score at least what it scored under the current
  * skill; a task that is missing or has a non-finite score counts as regressed (fail closed).
  */
-import { DEFAULT_MIXED_WEIGHT, metricScore, type GateMetric } from '../core/scoring.js';
+import { DEFAULT_MIXED_WEIGHT, metricScore, type GateMetric } from '../../core/scoring.js';
 
 export { metricScore };
 export type { GateMetric };

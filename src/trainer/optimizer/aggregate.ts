@@ -4,17 +4,14 @@
  * two groups when both exist. Any merge whose reply is unusable falls back, deterministically, to
  * concatenation with duplicates folded together (failure edits first).
  */
-import type { Edit } from '../core/records.js';
-import { MergeReply, type MergePayload } from '../core/protocol.js';
-import { chunk, mapLimit } from './rng.js';
+import type { Edit } from '../../core/records.js';
+import { MergeReply, type MergePayload } from '../../core/protocol.js';
+import { chunk, mapLimit } from '../rng.js';
 import { renderPrompt } from './prompts.js';
-import { askOptimizer, isSurvivable, type CallContext } from './optimizer.js';
+import { askOptimizer, isSurvivable, type CallContext } from './call.js';
 import { renderMeta, type EditSource, type Patch, type ProposedEdit } from './reflect.js';
-import { normalizeText, stripMarkers } from './skilldoc.js';
-
-export function editKey(e: Edit): string {
-  return `${e.op}|${normalizeText(e.anchor ?? '')}|${normalizeText(e.content ?? '')}`;
-}
+import { normalizeText, stripMarkers } from '../../skilldoc/segments.js';
+import { editKey } from '../../skilldoc/edit-key.js';
 
 /** Folds identical edits together (support summed, evidence united), keeping first-seen order. */
 export function dedupeEdits(edits: ProposedEdit[]): ProposedEdit[] {

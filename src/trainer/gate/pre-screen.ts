@@ -1,0 +1,58 @@
+/**
+ * The pre-screen: every proposed edit is tried alone before the step selects and gates. An edit
+ * stays in the pool only if, alone, it raises the val tasks of the job its evidence came from and
+ * does not lower the other jobs' (scope-leak.ts). Why: with a noisy optimizer nearly every bundle
+ * of four carries a rider (a contradiction, a wrong literal, a rule about nothing, a scope-dropped
+ * limit); the gate then rejects the good edits with it, or passes the rider on the bundle's net
+ * gain. Judged on its own job's tasks, an edit's effect is not drowned by the sampling noise of
+ * the other jobs' tasks, which it leaves alone; and trying every proposal (not only the first
+ * `lr`) lets the learning rate spend its slots on edits that work. Dropped edits are only demoted
+ * in the buffer (one noisy look).
+ */
+import { DEFAULT_MIXED_WEIGHT } from '../../core/scoring.js';
+import { applyEdits } from '../../skilldoc/edits.js';
+import type { TrainContext } from '../context.js';
+import type { StepState } from '../step-state.js';
+import { SCORE_EPSILON } from './gate.js';
+import { focusGain } from './scope-leak.js';
+import { countVal } from './val-gate.js';
+import { freshIncumbent } from './fresh-incumbent.js';
+import { screenLeak } from './verdict.js';
+
+/** Stage: the pool of proposals, each tried alone against a fresh look of the incumbent. */
+export async function preScreen(ctx: TrainContext, s: StepState): Promise<void> {
+  const { options, val, measure, applyOpts, taskById, buffer, runId } = ctx;
+  s.before = await freshIncumbent(ctx, s.before);
+  s.report.valBefore = s.before.score;
+  const before = s.before;
+  const kept: typeof s.pool = [];
+  let dropped = 0;
+  const drop = (edit: (typeof s.pool)[number], gain: number | null, why: string) => {
+    buffer.add([edit.edit], gain === null ? null : -gain, `pre-screen: ${why} (${runId} step ${s.globalStep})`, 'noise');
+    dropped++;
+  };
+  for (const [i, p] of s.pool.entries()) {
+    const content = applyEdits(before.content, [p.edit], applyOpts).content;
+    if (content === before.content) {
+      drop(p, null, 'changes nothing alone');
+      continue;
+    }
+    countVal(ctx, 'prescreen');
+    const alone = (await measure(val, content, 'prescreen')).scores;
+    const focus = focusGain({ edit: p.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: DEFAULT_MIXED_WEIGHT });
+    // without family labels, the edit's gain on the whole split decides
+    const gain = focus ? focus.gain : ctx.score(alone) - before.score;
+    if (!(gain > SCORE_EPSILON)) {
+      drop(p, gain, `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focus ? ` over ${focus.n}` : ''})`);
+      continue;
+    }
+    if (screenLeak(ctx, [p.edit], before.scores, alone, s.seed + 13 + i)?.leaks) {
+      drop(p, gain, "alone it lowers other jobs' val tasks (scope leak)");
+      continue;
+    }
+    kept.push(p);
+  }
+  s.report.prescreened = dropped;
+  s.pool = kept;
+  s.screenedAlone = true;
+}
