@@ -18,10 +18,11 @@ afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, fo
 const DAY = 86_400_000;
 const APPLIED = Date.UTC(2026, 10, 10);
 
-function setup() {
+async function setup() {
   const home = makeTempDir('sos-history-');
   dirs.push(home);
   const ctx = new CliContext({ json: true }, { SKILLOPT_SLEEP_HOME: home, HOME: home });
+  await ctx.loadStoreModules();
   const db = ctx.db;
   db.prepare("INSERT INTO clusters(id, centroid, size, session_count, created_at, updated_at) VALUES ('cl_changelog', '{}', 5, 5, 0, 0)").run();
   const member = db.prepare("INSERT INTO cluster_members(session_id, event_seq, cluster_id, project, agent, ts, similarity, prompt, outcome) VALUES (?, 1, 'cl_changelog', '/w/app', 'claude-code', ?, 1, ?, ?)");
@@ -56,8 +57,8 @@ function setup() {
 }
 
 describe('history', () => {
-  it('counts the job before and after the apply, and names the correction that came back', () => {
-    const ctx = setup();
+  it('counts the job before and after the apply, and names the correction that came back', async () => {
+    const ctx = await setup();
     const [e, ...rest] = buildHistory(ctx, {});
     expect(rest).toEqual([]);
     expect(e!.appliedAt).toBe(new Date(APPLIED).toISOString());
@@ -70,8 +71,8 @@ describe('history', () => {
     ctx.close();
   });
 
-  it('a revert closes the "after" period at the revert', () => {
-    const ctx = setup();
+  it('a revert closes the "after" period at the revert', async () => {
+    const ctx = await setup();
     ctx.db.prepare("UPDATE proposals SET status = 'reverted' WHERE id = 'p_changelog'").run();
     insertReceipt(ctx.db, { proposalId: 'p_changelog', action: 'revert', ts: APPLIED + 1.5 * DAY, path: '/x', beforeHash: 'h', afterHash: null, backupPath: null, note: null });
     const [e] = buildHistory(ctx, {});

@@ -18,7 +18,7 @@ const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 describe('skills', () => {
-  it('lists skills and instruction files with readers, routed tasks and last training', () => {
+  it('lists skills and instruction files with readers, routed tasks and last training', async () => {
     const root = makeTempDir('sos-skills-');
     dirs.push(root);
     const home = path.join(root, 'home');
@@ -29,6 +29,7 @@ describe('skills', () => {
     fs.writeFileSync(skill, '---\nname: vitest-style\ndescription: Use when writing vitest tests\n---\nUse describe/it.\n');
     fs.writeFileSync(path.join(project, 'CLAUDE.md'), '# house rules\n');
     const ctx = new CliContext({ json: true }, { SKILLOPT_SLEEP_HOME: path.join(root, 'sleep'), HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude'), CODEX_HOME: path.join(home, '.codex') });
+    await ctx.loadStoreModules();
     markProjectSeen(ctx.db, project);
     const judge = { checks: [], reference: { kind: 'rule' as const } };
     const splits = ['train', 'train', 'val', 'val', 'val', 'test'] as const;
