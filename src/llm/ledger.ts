@@ -10,17 +10,21 @@ import type { Role } from '../core/protocol.js';
 
 export { listEgress, recordEgress, type LedgerRow } from '../store/repos/ledger.js';
 
-export interface DestinationTotal {
-  destination: string;
-  backend: string;
+/** The counts summed over ledger rows: per destination, and again over all destinations. */
+export interface LedgerTotals {
   calls: number;
   failed: number;
   bytesSent: number;
   redactions: number;
   tokensIn: number;
   tokensOut: number;
-  cacheReadTokens: number;
   costUsd: number;
+}
+
+export interface DestinationTotal extends LedgerTotals {
+  destination: string;
+  backend: string;
+  cacheReadTokens: number;
 }
 
 /**
@@ -46,16 +50,6 @@ export function totalsByDestination(rows: LedgerRow[]): DestinationTotal[] {
     t.costUsd += r.costUsd;
   }
   return [...map.values()].sort((a, b) => b.bytesSent - a.bytesSent);
-}
-
-export interface LedgerTotals {
-  calls: number;
-  failed: number;
-  bytesSent: number;
-  redactions: number;
-  tokensIn: number;
-  tokensOut: number;
-  costUsd: number;
 }
 
 /** The grand total over the per-destination totals. Pure. */
