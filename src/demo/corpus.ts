@@ -23,8 +23,16 @@ function uuidFrom(...parts: Array<string | number>): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-function lines(records: unknown[]): string {
-  return records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+/** The 24 hex digits the agents use after a `toolu_`, `msg_` or `call_` prefix, deterministic like uuidFrom. */
+function shortId(...parts: Array<string | number>): string {
+  return uuidFrom(...parts).replace(/-/g, '').slice(0, 24);
+}
+
+/** Writes one record a line (JSON Lines), making the folder first; returns the file. Every agent's session log is this. */
+function writeJsonl(file: string, records: unknown[]): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return file;
 }
 
 function writeClaude(s: DemoSession, idx: number, cwd: string, start: number, homes: DemoHomes): string {
@@ -35,30 +43,24 @@ function writeClaude(s: DemoSession, idx: number, cwd: string, start: number, ho
   let t = start;
   let parent: string | null = null;
   const stamp = () => new Date((t += 2000)).toISOString();
+  /** An assistant record answering `parent`: a tool call and the final reply differ only in content, stop reason and usage. */
+  const assistant = (uuid: string, msgId: string, requestId: string, content: unknown[], stopReason: string, usage: { input_tokens: number; output_tokens: number }) => ({
+    ...base,
+    parentUuid: parent,
+    type: 'assistant',
+    message: { model: 'claude-opus-4-8', id: `msg_${msgId}`, type: 'message', role: 'assistant', content, stop_reason: stopReason, usage },
+    requestId,
+    uuid,
+    timestamp: stamp(),
+  });
   s.turns.forEach((turn, ti) => {
     const promptUuid = uuidFrom('c-prompt', idx, ti);
     recs.push({ ...base, parentUuid: parent, type: 'user', message: { role: 'user', content: turn.prompt }, uuid: promptUuid, timestamp: stamp(), promptSource: 'user' });
     parent = promptUuid;
     turn.tools.forEach((tool, k) => {
-      const toolId = `toolu_${uuidFrom('c-tool', idx, ti, k).replace(/-/g, '').slice(0, 24)}`;
+      const toolId = `toolu_${shortId('c-tool', idx, ti, k)}`;
       const aUuid = uuidFrom('c-call', idx, ti, k);
-      recs.push({
-        ...base,
-        parentUuid: parent,
-        type: 'assistant',
-        message: {
-          model: 'claude-opus-4-8',
-          id: `msg_${uuidFrom('c-msg', idx, ti, k).replace(/-/g, '').slice(0, 24)}`,
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: toolId, name: tool.name, input: { command: tool.input } }],
-          stop_reason: 'tool_use',
-          usage: { input_tokens: 12, output_tokens: 80 },
-        },
-        requestId: `req_${idx}_${ti}_${k}`,
-        uuid: aUuid,
-        timestamp: stamp(),
-      });
+      recs.push(assistant(aUuid, shortId('c-msg', idx, ti, k), `req_${idx}_${ti}_${k}`, [{ type: 'tool_use', id: toolId, name: tool.name, input: { command: tool.input } }], 'tool_use', { input_tokens: 12, output_tokens: 80 }));
       const rUuid = uuidFrom('c-result', idx, ti, k);
       recs.push({
         ...base,
@@ -72,29 +74,10 @@ function writeClaude(s: DemoSession, idx: number, cwd: string, start: number, ho
       parent = rUuid;
     });
     const fUuid = uuidFrom('c-final', idx, ti);
-    recs.push({
-      ...base,
-      parentUuid: parent,
-      type: 'assistant',
-      message: {
-        model: 'claude-opus-4-8',
-        id: `msg_${uuidFrom('c-fmsg', idx, ti).replace(/-/g, '').slice(0, 24)}`,
-        type: 'message',
-        role: 'assistant',
-        content: [{ type: 'text', text: turn.reply }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 20, output_tokens: 120 },
-      },
-      requestId: `req_${idx}_${ti}_f`,
-      uuid: fUuid,
-      timestamp: stamp(),
-    });
+    recs.push(assistant(fUuid, shortId('c-fmsg', idx, ti), `req_${idx}_${ti}_f`, [{ type: 'text', text: turn.reply }], 'end_turn', { input_tokens: 20, output_tokens: 120 }));
     parent = fUuid;
   });
-  const file = path.join(homes.claudeConfigDir, 'projects', slug, `${sessionId}.jsonl`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, lines(recs));
-  return file;
+  return writeJsonl(path.join(homes.claudeConfigDir, 'projects', slug, `${sessionId}.jsonl`), recs);
 }
 
 function writeCodex(s: DemoSession, idx: number, cwd: string, start: number, homes: DemoHomes): string {
@@ -127,7 +110,7 @@ function writeCodex(s: DemoSession, idx: number, cwd: string, start: number, hom
     recs.push(env('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: turn.prompt }] }));
     recs.push(env('event_msg', { type: 'user_message', message: turn.prompt, images: [] }));
     turn.tools.forEach((tool, k) => {
-      const callId = `call_${uuidFrom('x-call', idx, ti, k).replace(/-/g, '').slice(0, 24)}`;
+      const callId = `call_${shortId('x-call', idx, ti, k)}`;
       recs.push(env('response_item', { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: tool.input, workdir: cwd }), call_id: callId }));
       const out = tool.isError ? `${tool.output}\nProcess exited with code 1` : `${tool.output}\nProcess exited with code 0`;
       recs.push(env('response_item', { type: 'function_call_output', call_id: callId, output: out }));
@@ -139,10 +122,7 @@ function writeCodex(s: DemoSession, idx: number, cwd: string, start: number, hom
   const d = new Date(start);
   const day = path.join(String(d.getUTCFullYear()), String(d.getUTCMonth() + 1).padStart(2, '0'), String(d.getUTCDate()).padStart(2, '0'));
   const stamp = d.toISOString().slice(0, 19).replace(/:/g, '-');
-  const file = path.join(homes.codexHome, 'sessions', day, `rollout-${stamp}-${id}.jsonl`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, lines(recs));
-  return file;
+  return writeJsonl(path.join(homes.codexHome, 'sessions', day, `rollout-${stamp}-${id}.jsonl`), recs);
 }
 
 function writeCopilotCli(s: DemoSession, idx: number, cwd: string, start: number, homes: DemoHomes): string {
@@ -183,13 +163,12 @@ function writeCopilotCli(s: DemoSession, idx: number, cwd: string, start: number
   });
   recs.push(ev('session.shutdown', { shutdownType: 'routine', totalPremiumRequests: s.turns.length }));
   const dir = path.join(homes.copilotHome, 'session-state', sessionId);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'events.jsonl'), lines(recs));
+  const events = writeJsonl(path.join(dir, 'events.jsonl'), recs);
   fs.writeFileSync(
     path.join(dir, 'workspace.yaml'),
     `id: ${sessionId}\ncwd: ${cwd}\ngit_root: ${cwd}\nbranch: main\ncreated_at: ${new Date(start).toISOString()}\n`,
   );
-  return path.join(dir, 'events.jsonl');
+  return events;
 }
 
 /** Writes all demo sessions; returns the files written. `now` fixes the timeline for reproducibility. */
