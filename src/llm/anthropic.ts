@@ -7,8 +7,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
-import { hostOf, isLocalHost, mapApiError } from './http-errors.js';
-import { FALLBACK_PRICE, FREE, costUsd, priceFor, type ModelPrice } from './pricing.js';
+import { hostOf, mapApiError } from './http-errors.js';
+import type { ModelPrice } from './pricing.js';
+import { apiPrice, apiReply } from './api-reply.js';
 
 export interface AnthropicBackendOptions {
   model: string;
@@ -31,7 +32,7 @@ export class AnthropicBackend implements Backend {
   constructor(private readonly opts: AnthropicBackendOptions) {
     this.model = opts.model;
     this.destination = hostOf(opts.baseURL, ANTHROPIC_DEFAULT_HOST);
-    this.price = priceFor(opts.model) ?? (isLocalHost(this.destination) ? FREE : FALLBACK_PRICE);
+    this.price = apiPrice(opts.model, this.destination);
   }
 
   private clientPromise?: Promise<Anthropic>;
@@ -77,15 +78,6 @@ export class AnthropicBackend implements Backend {
       .join('');
     const tokensIn = (message.usage?.input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0);
     const tokensOut = message.usage?.output_tokens ?? 0;
-    return {
-      text,
-      backend: this.name,
-      model: message.model || this.model,
-      tokensIn,
-      tokensOut,
-      costUsd: costUsd(this.price, tokensIn, tokensOut),
-      latencyMs: Date.now() - started,
-      cached: false,
-    };
+    return apiReply(this, { text, model: message.model, tokensIn, tokensOut }, started);
   }
 }

@@ -7,8 +7,9 @@
 import type OpenAI from 'openai';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../core/protocol.js';
 import { SleepError } from '../core/errors.js';
-import { hostOf, isLocalHost, mapApiError } from './http-errors.js';
-import { FALLBACK_PRICE, FREE, costUsd, priceFor, type ModelPrice } from './pricing.js';
+import { hostOf, mapApiError } from './http-errors.js';
+import type { ModelPrice } from './pricing.js';
+import { apiPrice, apiReply } from './api-reply.js';
 
 export interface OpenAiBackendOptions {
   model: string;
@@ -45,7 +46,7 @@ export class OpenAiBackend implements Backend {
       this.destination = hostOf(opts.baseURL, OPENAI_DEFAULT_HOST);
       this.official = !opts.baseURL || this.destination === OPENAI_DEFAULT_HOST;
     }
-    this.price = priceFor(opts.model) ?? (isLocalHost(this.destination) ? FREE : FALLBACK_PRICE);
+    this.price = apiPrice(opts.model, this.destination);
   }
 
   private clientPromise?: Promise<OpenAI>;
@@ -97,15 +98,6 @@ export class OpenAiBackend implements Backend {
     const text = typeof choice.message.content === 'string' ? choice.message.content : '';
     const tokensIn = completion.usage?.prompt_tokens ?? 0;
     const tokensOut = completion.usage?.completion_tokens ?? 0;
-    return {
-      text,
-      backend: this.name,
-      model: completion.model || this.model,
-      tokensIn,
-      tokensOut,
-      costUsd: costUsd(this.price, tokensIn, tokensOut),
-      latencyMs: Date.now() - started,
-      cached: false,
-    };
+    return apiReply(this, { text, model: completion.model, tokensIn, tokensOut }, started);
   }
 }
