@@ -97,6 +97,14 @@ class Parser {
     }
   }
 
+  /** The character of a \uXXXX (digits 4) or \xXX (digits 2) escape, consuming its hex digits; undefined (nothing consumed) when they are not all there. */
+  private hexChar(digits: number): string | undefined {
+    const hex = this.src.slice(this.i, this.i + digits);
+    if (hex.length !== digits || !/^[0-9a-fA-F]+$/.test(hex)) return undefined;
+    this.i += digits;
+    return String.fromCharCode(parseInt(hex, 16));
+  }
+
   /** In a class, escapes give characters; outside, \b and friends are zero-width. */
   private parseEscape(inClass: boolean): Node | string[] {
     const e = this.src[this.i++];
@@ -121,22 +129,10 @@ class Parser {
         return set(['\n']);
       case 't':
         return set(['\t']);
-      case 'u': {
-        const hex = /^[0-9a-fA-F]{4}/.exec(this.src.slice(this.i));
-        if (hex) {
-          this.i += 4;
-          return set([String.fromCharCode(parseInt(hex[0], 16))]);
-        }
-        return set(['u']);
-      }
-      case 'x': {
-        const hex = /^[0-9a-fA-F]{2}/.exec(this.src.slice(this.i));
-        if (hex) {
-          this.i += 2;
-          return set([String.fromCharCode(parseInt(hex[0], 16))]);
-        }
-        return set(['x']);
-      }
+      case 'u':
+        return set([this.hexChar(4) ?? 'u']);
+      case 'x':
+        return set([this.hexChar(2) ?? 'x']);
       default:
         if (/[1-9]/.test(e) && !inClass) return { t: 'empty' }; // backreference: unsupported
         return inClass ? [e] : { t: 'lit', ch: e };
