@@ -28,6 +28,18 @@ async function agentOpt(v: string | undefined): Promise<AgentId | undefined> {
 }
 
 /**
+ * `install` and `remove` share their frame: an `--agent` filter, resolved (an unknown name is a
+ * usage error) before any settings file is touched, over the agents that have a hook.
+ */
+function perAgentCommand(hooks: Command, name: string, description: string, run: (ctx: CliContext, only: AgentId | undefined) => Promise<void>): void {
+  hooks
+    .command(name)
+    .description(description)
+    .option('--agent <a>', 'only this agent')
+    .action(action(async (ctx, opts: { agent?: string }) => run(ctx, await agentOpt(opts.agent))));
+}
+
+/**
  * The one line, or null when nothing waits. Reads the nudge file (store/nudge-file.ts), the
  * database only when that is missing or older than the database's last write. Never throws: a hook must not break a session start.
  */
@@ -45,49 +57,45 @@ export async function nudgeLine(ctx: CliContext): Promise<string | null> {
 export function register(program: Command): void {
   const hooks = program.command('hooks').description('opt-in morning nudge: a session-start hook in your agents that says when proposals wait for review');
 
-  hooks
-    .command('install')
-    .description("add the session-start hook to the user settings of each agent that has one (see `hooks show`); backup kept, atomic write")
-    .option('--agent <a>', 'only this agent')
-    .action(
-      action(async (ctx, opts: { agent?: string }) => {
-        const only = await agentOpt(opts.agent);
-        const [{ agentDisplayName }, { hookAgents, installHook }, { cliPath }] = await Promise.all([adapters(), sessionHooks(), import('../../daemon/lifecycle.js')]);
-        const results = hookAgents(only).map((a) => installHook(ctx.paths, a, ctx.env, cliPath(), { evenIfUnused: !!only }));
-        ctx.emit('hooks-install', { ok: true, hooks: results }, () => {
-          for (const r of results) {
-            const what = { installed: 'added the session-start hook to', already: 'the hook is already in', skipped: 'not used here (no folder for' }[r.status];
-            ctx.print(`${agentDisplayName(r.agent)}: ${what} ${r.status === 'skipped' ? `${path.dirname(r.file)}); \`--agent ${r.agent}\` installs it anyway` : r.file}`);
-            if (r.caveat) ctx.print(`  note: ${r.caveat}`);
-          }
-          ctx.print('each new session now starts with one line when proposals wait ("2 skill proposals waiting: skillopt-sleep review"), nothing otherwise');
-          ctx.print('`skillopt-sleep hooks remove` restores the files exactly');
-        });
-      }),
-    );
+  perAgentCommand(
+    hooks,
+    'install',
+    "add the session-start hook to the user settings of each agent that has one (see `hooks show`); backup kept, atomic write",
+    async (ctx, only) => {
+      const [{ agentDisplayName }, { hookAgents, installHook }, { cliPath }] = await Promise.all([adapters(), sessionHooks(), import('../../daemon/lifecycle.js')]);
+      const results = hookAgents(only).map((a) => installHook(ctx.paths, a, ctx.env, cliPath(), { evenIfUnused: !!only }));
+      ctx.emit('hooks-install', { ok: true, hooks: results }, () => {
+        for (const r of results) {
+          const what = { installed: 'added the session-start hook to', already: 'the hook is already in', skipped: 'not used here (no folder for' }[r.status];
+          ctx.print(`${agentDisplayName(r.agent)}: ${what} ${r.status === 'skipped' ? `${path.dirname(r.file)}); \`--agent ${r.agent}\` installs it anyway` : r.file}`);
+          if (r.caveat) ctx.print(`  note: ${r.caveat}`);
+        }
+        ctx.print('each new session now starts with one line when proposals wait ("2 skill proposals waiting: skillopt-sleep review"), nothing otherwise');
+        ctx.print('`skillopt-sleep hooks remove` restores the files exactly');
+      });
+    },
+  );
 
-  hooks
-    .command('remove')
-    .description('take the hook out again: each file is restored byte for byte (only our entry is removed if you edited it since)')
-    .option('--agent <a>', 'only this agent')
-    .action(
-      action(async (ctx, opts: { agent?: string }) => {
-        const only = await agentOpt(opts.agent);
-        const [{ agentDisplayName }, { hookAgents, removeHook }] = await Promise.all([adapters(), sessionHooks()]);
-        const results = hookAgents(only).map((a) => removeHook(ctx.paths, a, ctx.env));
-        ctx.emit('hooks-remove', { ok: true, hooks: results }, () => {
-          for (const r of results) {
-            const what = {
-              restored: `restored ${r.file} exactly as it was before install`,
-              deleted: `removed ${r.file} (install had created it)`,
-              edited: `removed our hook from ${r.file} (you changed the file since install, so only our entry was taken out; the file before this is kept at ${r.keptCopy})`,
-              absent: `no hook of ours in ${r.file}`,
-            }[r.status];
-            ctx.print(`${agentDisplayName(r.agent)}: ${what}`);
-          }
-        });
-      }),
-    );
+  perAgentCommand(
+    hooks,
+    'remove',
+    'take the hook out again: each file is restored byte for byte (only our entry is removed if you edited it since)',
+    async (ctx, only) => {
+      const [{ agentDisplayName }, { hookAgents, removeHook }] = await Promise.all([adapters(), sessionHooks()]);
+      const results = hookAgents(only).map((a) => removeHook(ctx.paths, a, ctx.env));
+      ctx.emit('hooks-remove', { ok: true, hooks: results }, () => {
+        for (const r of results) {
+          const what = {
+            restored: `restored ${r.file} exactly as it was before install`,
+            deleted: `removed ${r.file} (install had created it)`,
+            edited: `removed our hook from ${r.file} (you changed the file since install, so only our entry was taken out; the file before this is kept at ${r.keptCopy})`,
+            absent: `no hook of ours in ${r.file}`,
+          }[r.status];
+          ctx.print(`${agentDisplayName(r.agent)}: ${what}`);
+        }
+      });
+    },
+  );
 
   hooks
     .command('show')
