@@ -17,6 +17,21 @@ import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
 import { judgeRubric, mineTask } from './judge-miner.js';
 import { reviewClusters } from './cluster-review.js';
 
+/**
+ * The structured operations whose reply depends on their payload alone (reflect and slow_update
+ * also draw from the request's rng). A table rather than a switch: an operation added to the
+ * protocol does not compile until it is given here or above.
+ */
+const PAYLOAD_ONLY: { [O in Exclude<Operation, 'perform' | 'reflect' | 'slow_update'>]: (payload: PayloadFor[O]) => unknown } = {
+  merge,
+  rank,
+  lr_budget: lrBudget,
+  meta_skill: metaSkill,
+  judge_rubric: judgeRubric,
+  mine_task: mineTask,
+  review_clusters: reviewClusters,
+};
+
 export interface SimBackendOptions {
   seed: number;
   latencyMs?: number;
@@ -131,26 +146,9 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
   const calls: Record<string, number> = {};
 
   const structured = (op: Exclude<Operation, 'perform'>, payload: PayloadFor[Operation], rng: Rng): unknown => {
-    switch (op) {
-      case 'reflect':
-        return { edits: reflect(payload as PayloadFor['reflect'], rates, rng), failures: labelFailures(payload as PayloadFor['reflect'], rng) };
-      case 'merge':
-        return merge(payload as PayloadFor['merge']);
-      case 'rank':
-        return rank(payload as PayloadFor['rank']);
-      case 'lr_budget':
-        return lrBudget(payload as PayloadFor['lr_budget']);
-      case 'slow_update':
-        return slowUpdate(payload as PayloadFor['slow_update'], rng);
-      case 'meta_skill':
-        return metaSkill(payload as PayloadFor['meta_skill']);
-      case 'judge_rubric':
-        return judgeRubric(payload as PayloadFor['judge_rubric']);
-      case 'mine_task':
-        return mineTask(payload as PayloadFor['mine_task']);
-      case 'review_clusters':
-        return reviewClusters(payload as PayloadFor['review_clusters']);
-    }
+    if (op === 'reflect') return { edits: reflect(payload as PayloadFor['reflect'], rates, rng), failures: labelFailures(payload as PayloadFor['reflect'], rng) };
+    if (op === 'slow_update') return slowUpdate(payload as PayloadFor['slow_update'], rng);
+    return (PAYLOAD_ONLY[op] as (p: PayloadFor[Operation]) => unknown)(payload);
   };
 
   return {
