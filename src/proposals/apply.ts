@@ -31,6 +31,7 @@ import { editHash } from '../skilldoc/edit-key.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
 import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
+import { liveWriteFailure } from './write-failure.js';
 import {
   AppliedRecordSchema,
   appliedRecord,
@@ -127,7 +128,12 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: typed });
     assertWritableTarget(file, ctxFor(p, env));
 
-    const current = readIfExists(file);
+    let current: string | undefined;
+    try {
+      current = readIfExists(file);
+    } catch (err) {
+      throw liveWriteFailure(err, file, p.id); // a file where the skill's folder must be, an unreadable folder
+    }
     const beforeHash = current === undefined ? '' : sha256(current);
     const stale = beforeHash !== p.baseHash;
     if (stale && !opts.force) {
@@ -166,22 +172,24 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     // re-checked right before the folders are made and again before the rename: a link swapped in
     // since the checks must not lead the write out (what was made for it goes again)
     const confineTo = confinementProject(p.skillTarget, typed);
-    assertConfinedWrite(file, confineTo, env);
-    const created = makeDirsTracked(path.dirname(file));
+    let created: string[] = [];
     try {
       assertConfinedWrite(file, confineTo, env);
+      created = makeDirsTracked(path.dirname(file));
+      assertConfinedWrite(file, confineTo, env);
+      // and a write by the user since our read must not be lost
+      if (liveHash(file) !== beforeHash) throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
+      writeFileAtomic(file, content);
     } catch (err) {
-      removeEmptyDirs(created);
+      // the rename is the one step that changes the live file, and writeFileAtomic throws only
+      // before it: nothing was written, so the apply is undone here (its journal, the empty
+      // folders it made: `created`, or all it planned when mkdir stopped half-way) and the
+      // proposal stays staged. A journal left behind would make the next command "recover" an
+      // apply that never wrote.
+      removeEmptyDirs([...planned, ...created]);
       clearJournal(paths, p.id);
-      throw err;
+      throw liveWriteFailure(err, file, p.id);
     }
-    // and a write by the user since our read must not be lost
-    if (liveHash(file) !== beforeHash) {
-      clearJournal(paths, p.id);
-      removeEmptyDirs(created);
-      throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
-    }
-    writeFileAtomic(file, content);
     const copies = writeCopies(p, content, backupPath, env, created);
 
     writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
