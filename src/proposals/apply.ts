@@ -30,8 +30,8 @@ import { appendDecision } from './decision-log.js';
 import { editHash } from '../skilldoc/edit-key.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
-import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
-import { liveWriteFailure } from './write-failure.js';
+import { revertCopies, undoWrittenCopies, writeCopies, type CopyResult } from './mirrors.js';
+import { liveWriteFailure, within } from './write-failure.js';
 import {
   AppliedRecordSchema,
   appliedRecord,
@@ -190,7 +190,23 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       clearJournal(paths, p.id);
       throw liveWriteFailure(err, file, p.id);
     }
-    const copies = writeCopies(p, content, backupPath, env, created);
+    const copies: CopyResult[] = [];
+    try {
+      writeCopies(p, content, backupPath, env, created, copies);
+    } catch (err) {
+      // a copy for another agent could not be written: the live file and the copies already
+      // written go back to what they were, so the apply is whole or not at all (then as above)
+      try {
+        if (current === undefined) fs.rmSync(file, { force: true });
+        else writeFileAtomic(file, current);
+        undoWrittenCopies(p, copies, backupPath);
+      } catch {
+        throw err; // the journal stays: recovery sorts out what is on disk
+      }
+      removeEmptyDirs([...planned, ...created]);
+      clearJournal(paths, p.id);
+      throw liveWriteFailure(err, copyIn(p, err) ?? file, p.id, file);
+    }
 
     writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
     const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds), applied: appliedRecord(p, { editIds: opts.editIds, promisedScore: opts.promisedScore, edited: opts.content !== undefined }) });
@@ -198,6 +214,13 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);
     return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: ALL_AGENTS.filter((a) => readers.has(a)), forced: stale, partial, copies };
   });
+}
+
+/** The copy of `p` whose folder a system error is about, if any. */
+function copyIn(p: Proposal, err: unknown): string | undefined {
+  const at = (err as NodeJS.ErrnoException | null)?.path;
+  if (typeof at !== 'string') return undefined;
+  return (p.skillTarget.mirrors ?? []).map((m) => m.path).find((m) => within(at, path.dirname(m)) || within(path.dirname(m), at));
 }
 
 function noteFor(forced: boolean, partial: boolean, edited: boolean, editIds?: string[]): string | null {

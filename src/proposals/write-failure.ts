@@ -11,7 +11,7 @@ import path from 'node:path';
 import { isSleepError, SleepError } from '../core/errors.js';
 
 /** `inner` is `outer` or inside it. */
-function within(inner: string, outer: string): boolean {
+export function within(inner: string, outer: string): boolean {
   const rel = path.relative(outer, inner);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
@@ -42,18 +42,18 @@ function thingInTheWay(file: string): { at: string; kind: 'file' | 'folder' } | 
 }
 
 /**
- * The error to show for `err`, raised while apply of `proposalId` read or wrote `file` before
- * anything was written: a SleepError with an actionable hint for the faults we can name, else
- * `err` unchanged.
+ * The error to show for `err`, raised while apply of `proposalId` read or wrote `file` (the live
+ * file, or `liveFile`'s copy for another agent) when nothing was written or all was undone: a
+ * SleepError with an actionable hint for the faults we can name, else `err` unchanged.
  */
-export function liveWriteFailure(err: unknown, file: string, proposalId: string): unknown {
+export function liveWriteFailure(err: unknown, file: string, proposalId: string, liveFile = file): unknown {
   if (isSleepError(err) || !(err instanceof Error)) return err;
   const code = String((err as NodeJS.ErrnoException).code ?? '');
   const errPath = (err as NodeJS.ErrnoException).path;
   const dir = path.dirname(file);
   // about another path (the state folder, a backup): not ours to explain
   if (typeof errPath === 'string' && !within(errPath, dir) && !within(dir, errPath)) return err;
-  const kept = `nothing was changed: ${file} is as it was and proposal ${proposalId} is still staged`;
+  const kept = `nothing was changed: ${liveFile === file ? `${file} is` : `${liveFile} and its copies are`} as ${liveFile === file ? 'it was' : 'they were'} and proposal ${proposalId} is still staged`;
   const again = `then run \`skillopt-sleep apply ${proposalId}\` again`;
   const opts = (hint: string) => ({ hint: `${kept}; ${hint}, ${again}`, cause: err, details: { path: file, errno: code } });
   if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR') {

@@ -6,6 +6,8 @@
  * - a regular file where the new skill's folder must be made (ENOTDIR): runs everywhere;
  * - an EACCES from the kernel on the skill folder: root passes any chmod, so a preload makes the
  *   file system refuse writes under that folder as it does for a folder another user owns;
+ * - a copy for Codex whose folder is blocked by a file, after the live file was written: the live
+ *   file is put back, so the apply is whole or not at all;
  * - a read-only bind mount of the skill folder (EROFS), where mounting is allowed (root).
  */
 import fs from 'node:fs';
@@ -63,12 +65,12 @@ function proposalNow(id: string): Proposal {
 }
 
 /** A staged proposal for a skill that does not exist yet: apply must make its folder. */
-function stageNewSkill(): Proposal {
+function stageNewSkill(agentsUsed: Array<'claude-code' | 'codex'> = ['claude-code']): Proposal {
   const db = openDb(paths().database);
   try {
     fs.mkdirSync(path.join(project, '.git'), { recursive: true });
     markProjectSeen(db, project);
-    const target = managedSkillTarget({ project, env: sb.env }, { agentsUsed: ['claude-code'] });
+    const target = managedSkillTarget({ project, env: sb.env }, { agentsUsed });
     const candidate = `---\nname: ${target.name}\ndescription: learned\n---\n# ${target.name}\n\n- Link the PR.\n`;
     return stageProposal(db, paths(), { target, baseContent: null, candidate, runId: null, result: { accepted: true, baselineScore: 0.2, candidateScore: 0.8 }, env: sb.env });
   } finally {
@@ -135,6 +137,25 @@ describe('apply to a skill folder it cannot write', () => {
     // a second refused try does not claim to recover anything either
     expect(runCli(['apply', changelog.proposal.id], denied).stderr).not.toMatch(/recovered/);
     expectAppliesNow(changelog.proposal.id, changelog.file);
+  });
+
+  it('a copy for another agent that cannot be written: the live file is put back, nothing is half-applied', () => {
+    const p = stageNewSkill(['claude-code', 'codex']);
+    const file = p.skillTarget.path;
+    const copy = p.skillTarget.mirrors?.[0]?.path;
+    expect(copy).toBeTruthy();
+    // the copy's folder tree (.agents) is a file the user keeps
+    const agentsDir = path.join(project, '.agents');
+    expect(path.relative(agentsDir, copy!).startsWith('..')).toBe(false);
+    fs.writeFileSync(agentsDir, 'not a folder\n');
+    const r = runCli(['apply', p.id], sb.env);
+    expectRefusedCleanly(r, p.id, { file, before: undefined }, agentsDir);
+    expect(r.stderr).toMatch(/and its copies are as they were/);
+    // the folders made for the live file went again with it
+    expect(fs.existsSync(path.join(project, '.claude'))).toBe(false);
+    fs.rmSync(agentsDir);
+    expectAppliesNow(p.id, file);
+    expect(fs.readFileSync(copy!, 'utf8')).toBe(proposalNow(p.id).candidate);
   });
 
   it.skipIf(!canMount)('a skill folder on a read-only mount (EROFS): says to remount it, then applies once it is writable', () => {
