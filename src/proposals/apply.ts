@@ -10,6 +10,9 @@
  *    records what it created (`applied.json`), the decision and a receipt, then drops the journal.
  *    Killing the process at any point leaves the live file old or new, never partial;
  *    `recoverInterrupted` finishes or rolls back what a journal describes and says what it did.
+ *    A write that fails (a folder that is not writable, read-only, blocked by a file, a full disk)
+ *    is undone on the spot, journal included, and named with what to do (write-failure.ts): the
+ *    proposal stays staged and no later command "recovers" an apply that never happened.
  * Revert restores the backup only when the live file is still exactly what we applied, and takes
  * away the folders the apply created (when they are empty again).
  */
