@@ -135,7 +135,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     try {
       current = readIfExists(file);
     } catch (err) {
-      throw liveWriteFailure(err, file, p.id); // a file where the skill's folder must be, an unreadable folder
+      throw liveWriteFailure(err, { file, proposalId: p.id }); // a file where the skill's folder must be, an unreadable folder
     }
     const beforeHash = current === undefined ? '' : sha256(current);
     const stale = beforeHash !== p.baseHash;
@@ -191,7 +191,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       // apply that never wrote.
       removeEmptyDirs([...planned, ...created]);
       clearJournal(paths, p.id);
-      throw liveWriteFailure(err, file, p.id);
+      throw liveWriteFailure(err, { file, proposalId: p.id });
     }
     const copies: CopyResult[] = [];
     try {
@@ -208,7 +208,7 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       }
       removeEmptyDirs([...planned, ...created]);
       clearJournal(paths, p.id);
-      throw liveWriteFailure(err, copyIn(p, err) ?? file, p.id, file);
+      throw liveWriteFailure(err, { file: copyIn(p, err) ?? file, proposalId: p.id, liveFile: file });
     }
 
     writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
@@ -336,9 +336,15 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
     const afterHash = backup === undefined ? '' : sha256(backup);
     const ts = opts.now ?? Date.now();
     writeJournal(paths, { v: 1, action: 'revert', proposalId: p.id, path: file, beforeHash: now, afterHash, backupPath, pid: process.pid, startedAt: ts });
-    assertConfinedWrite(file, confinementProject(p.skillTarget, typed), env);
-    if (backup === undefined) fs.rmSync(file, { force: true });
-    else writeFileAtomic(file, backup);
+    try {
+      assertConfinedWrite(file, confinementProject(p.skillTarget, typed), env);
+      if (backup === undefined) fs.rmSync(file, { force: true });
+      else writeFileAtomic(file, backup);
+    } catch (err) {
+      // as in apply: nothing was written, so no journal is left for recovery to act on
+      clearJournal(paths, p.id);
+      throw liveWriteFailure(err, { file, proposalId: p.id, action: 'revert' });
+    }
     const done = finishRevert(db, { proposal: p, path: file, beforeHash: now, afterHash, backupPath, now: ts, note: null });
     clearJournal(paths, p.id);
     // an apply from before folders were recorded: at least the new skill's own folder goes

@@ -1,8 +1,8 @@
 /**
- * Says why a live skill file could not be read or written by `apply`, in words the user can act
+ * Says why a live skill file could not be read or written by `apply` (or `revert`), in words the user can act
  * on: which folder, what is wrong with it (not writable, on a read-only mount, a file where a
- * folder must be, a full disk), that nothing was changed and the proposal is still staged, and
- * to run apply again once it is fixed. apply.ts calls it only where the live file is provably
+ * folder must be, a full disk), that nothing was changed and the proposal is still staged (or
+ * applied), and to run the command again once it is fixed. apply.ts calls it only where the live file is provably
  * unchanged. A system error about another path (the state folder) is left as it is, for
  * error-diagnosis.ts to name.
  */
@@ -42,19 +42,20 @@ function thingInTheWay(file: string): { at: string; kind: 'file' | 'folder' } | 
 }
 
 /**
- * The error to show for `err`, raised while apply of `proposalId` read or wrote `file` (the live
- * file, or `liveFile`'s copy for another agent) when nothing was written or all was undone: a
+ * The error to show for `err`, raised while `action` (apply by default) of `proposalId` read or
+ * wrote `file` (the live file, or `liveFile`'s copy for another agent) when nothing was written or all was undone: a
  * SleepError with an actionable hint for the faults we can name, else `err` unchanged.
  */
-export function liveWriteFailure(err: unknown, file: string, proposalId: string, liveFile = file): unknown {
+export function liveWriteFailure(err: unknown, where: { file: string; proposalId: string; liveFile?: string; action?: 'apply' | 'revert' }): unknown {
+  const { file, proposalId, liveFile = file, action = 'apply' } = where;
   if (isSleepError(err) || !(err instanceof Error)) return err;
   const code = String((err as NodeJS.ErrnoException).code ?? '');
   const errPath = (err as NodeJS.ErrnoException).path;
   const dir = path.dirname(file);
   // about another path (the state folder, a backup): not ours to explain
   if (typeof errPath === 'string' && !within(errPath, dir) && !within(dir, errPath)) return err;
-  const kept = `nothing was changed: ${liveFile === file ? `${file} is` : `${liveFile} and its copies are`} as ${liveFile === file ? 'it was' : 'they were'} and proposal ${proposalId} is still staged`;
-  const again = `then run \`skillopt-sleep apply ${proposalId}\` again`;
+  const kept = `nothing was changed: ${liveFile === file ? `${file} is` : `${liveFile} and its copies are`} as ${liveFile === file ? 'it was' : 'they were'} and proposal ${proposalId} is still ${action === 'apply' ? 'staged' : 'applied'}`;
+  const again = `then run \`skillopt-sleep ${action} ${proposalId}\` again`;
   const opts = (hint: string) => ({ hint: `${kept}; ${hint}, ${again}`, cause: err, details: { path: file, errno: code } });
   if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR') {
     const blocker = thingInTheWay(file);

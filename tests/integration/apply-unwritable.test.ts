@@ -8,6 +8,7 @@
  *   file system refuse writes under that folder as it does for a folder another user owns;
  * - a copy for Codex whose folder is blocked by a file, after the live file was written: the live
  *   file is put back, so the apply is whole or not at all;
+ * - revert into a folder it cannot write: the applied file stays, the proposal stays applied;
  * - a read-only bind mount of the skill folder (EROFS), where mounting is allowed (root).
  */
 import fs from 'node:fs';
@@ -78,6 +79,19 @@ function stageNewSkill(agentsUsed: Array<'claude-code' | 'codex'> = ['claude-cod
   }
 }
 
+/**
+ * An env whose CLI gets EACCES for every file it creates inside `dir`: root passes every
+ * permission check, so the refusal a non-owner gets from the kernel is made by a preload.
+ */
+function deniedEnv(dir: string): NodeJS.ProcessEnv {
+  const preload = path.join(sb.root, 'eacces.cjs');
+  fs.writeFileSync(
+    preload,
+    `const fs = require('node:fs');\nconst path = require('node:path');\nconst open = fs.openSync;\nfs.openSync = function (p, flags, ...rest) {\n  if (typeof p === 'string' && path.dirname(p) === ${JSON.stringify(dir)} && flags !== 'r' && flags !== undefined) {\n    throw Object.assign(new Error("EACCES: permission denied, open '" + p + "'"), { code: 'EACCES', errno: -13, syscall: 'open', path: p });\n  }\n  return open.call(this, p, flags, ...rest);\n};\n`,
+  );
+  return { ...sb.env, NODE_OPTIONS: `--require ${preload}` };
+}
+
 /** What every refused apply must leave: a hint to act on, the file as it was, the proposal staged, no journal. */
 function expectRefusedCleanly(r: ReturnType<typeof runCli>, id: string, live: { file: string; before: string | undefined }, folder: string): void {
   expect(r.status, r.stderr).toBe(1);
@@ -121,14 +135,7 @@ describe('apply to a skill folder it cannot write', () => {
   it('a skill folder the kernel refuses to write (EACCES): says which folder and how to fix it, then applies', () => {
     const [changelog] = seedReview(sb.env, project) as [SeededSkill];
     const skillDir = path.dirname(changelog.file);
-    // root passes every permission check, so the refusal a non-owner gets is made by a preload:
-    // creating any file inside the skill folder fails with EACCES, as the kernel's does
-    const preload = path.join(sb.root, 'eacces.cjs');
-    fs.writeFileSync(
-      preload,
-      `const fs = require('node:fs');\nconst path = require('node:path');\nconst open = fs.openSync;\nfs.openSync = function (p, flags, ...rest) {\n  if (typeof p === 'string' && path.dirname(p) === ${JSON.stringify(skillDir)} && flags !== 'r' && flags !== undefined) {\n    throw Object.assign(new Error("EACCES: permission denied, open '" + p + "'"), { code: 'EACCES', errno: -13, syscall: 'open', path: p });\n  }\n  return open.call(this, p, flags, ...rest);\n};\n`,
-    );
-    const denied = { ...sb.env, NODE_OPTIONS: `--require ${preload}` };
+    const denied = deniedEnv(skillDir);
     const r = runCli(['apply', changelog.proposal.id], denied);
     expectRefusedCleanly(r, changelog.proposal.id, { file: changelog.file, before: changelog.base }, skillDir);
     expect(r.stderr).toMatch(new RegExp(`the skill folder ${skillDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not writable by this user \\(EACCES\\)`));
@@ -137,6 +144,25 @@ describe('apply to a skill folder it cannot write', () => {
     // a second refused try does not claim to recover anything either
     expect(runCli(['apply', changelog.proposal.id], denied).stderr).not.toMatch(/recovered/);
     expectAppliesNow(changelog.proposal.id, changelog.file);
+  });
+
+  it('revert into a skill folder it cannot write: names it, the applied file stays, no journal, then reverts', () => {
+    const [changelog] = seedReview(sb.env, project) as [SeededSkill];
+    const id = changelog.proposal.id;
+    expect(runCli(['apply', id], sb.env).status).toBe(0);
+    const applied = fs.readFileSync(changelog.file, 'utf8');
+    const skillDir = path.dirname(changelog.file);
+    const r = runCli(['revert', id], deniedEnv(skillDir));
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/is not writable by this user \(EACCES\)/);
+    expect(r.stderr).toMatch(/^hint: nothing was changed: .* is still applied; .*then run `skillopt-sleep revert \S+` again$/m);
+    expect(fs.readFileSync(changelog.file, 'utf8')).toBe(applied);
+    expect(proposalNow(id).status).toBe('applied');
+    expect(fs.existsSync(journalPath(paths(), id))).toBe(false);
+    const ok = runCli(['revert', id], sb.env);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout + ok.stderr).not.toMatch(/recovered/);
+    expect(fs.readFileSync(changelog.file, 'utf8')).toBe(changelog.base);
   });
 
   it('a copy for another agent that cannot be written: the live file is put back, nothing is half-applied', () => {
