@@ -30,14 +30,15 @@ export function writeFileAtomic(file: string, data: string | Buffer, opts: { mod
   }
   const fd = fs.openSync(tmp, 'w', mode);
   try {
-    fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    try {
+      fs.writeFileSync(fd, data);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (err) {
+    // a full disk mid-write or a failed rename: no half-written temp file is left beside the target
     fs.rmSync(tmp, { force: true });
     throw err;
   }

@@ -10,6 +10,9 @@
  *    records what it created (`applied.json`), the decision and a receipt, then drops the journal.
  *    Killing the process at any point leaves the live file old or new, never partial;
  *    `recoverInterrupted` finishes or rolls back what a journal describes and says what it did.
+ *    A write that fails (a folder that is not writable, read-only, blocked by a file, a full disk)
+ *    is undone on the spot, journal included, and named with what to do (write-failure.ts): the
+ *    proposal stays staged and no later command "recovers" an apply that never happened.
  * Revert restores the backup only when the live file is still exactly what we applied, and takes
  * away the folders the apply created (when they are empty again).
  */
@@ -30,7 +33,8 @@ import { appendDecision } from './decision-log.js';
 import { editHash } from '../skilldoc/edit-key.js';
 import { ALL_AGENTS, assertWritableTarget, readBy } from '../../adapters/skills-registry.js';
 import { contentForEdits } from './partial.js';
-import { revertCopies, writeCopies, type CopyResult } from './mirrors.js';
+import { revertCopies, undoWrittenCopies, writeCopies, type CopyResult } from './mirrors.js';
+import { liveWriteFailure, within } from './write-failure.js';
 import {
   AppliedRecordSchema,
   appliedRecord,
@@ -127,7 +131,12 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     assertDerivedTarget(db, p.skillTarget, { env, userSkillPath: typed });
     assertWritableTarget(file, ctxFor(p, env));
 
-    const current = readIfExists(file);
+    let current: string | undefined;
+    try {
+      current = readIfExists(file);
+    } catch (err) {
+      throw liveWriteFailure(err, { file, proposalId: p.id }); // a file where the skill's folder must be, an unreadable folder
+    }
     const beforeHash = current === undefined ? '' : sha256(current);
     const stale = beforeHash !== p.baseHash;
     if (stale && !opts.force) {
@@ -166,23 +175,41 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     // re-checked right before the folders are made and again before the rename: a link swapped in
     // since the checks must not lead the write out (what was made for it goes again)
     const confineTo = confinementProject(p.skillTarget, typed);
-    assertConfinedWrite(file, confineTo, env);
-    const created = makeDirsTracked(path.dirname(file));
+    let created: string[] = [];
     try {
       assertConfinedWrite(file, confineTo, env);
+      created = makeDirsTracked(path.dirname(file));
+      assertConfinedWrite(file, confineTo, env);
+      // and a write by the user since our read must not be lost
+      if (liveHash(file) !== beforeHash) throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
+      writeFileAtomic(file, content);
     } catch (err) {
-      removeEmptyDirs(created);
+      // the rename is the one step that changes the live file, and writeFileAtomic throws only
+      // before it: nothing was written, so the apply is undone here (its journal, the empty
+      // folders it made: `created`, or all it planned when mkdir stopped half-way) and the
+      // proposal stays staged. A journal left behind would make the next command "recover" an
+      // apply that never wrote.
+      removeEmptyDirs([...planned, ...created]);
       clearJournal(paths, p.id);
-      throw err;
+      throw liveWriteFailure(err, { file, proposalId: p.id });
     }
-    // and a write by the user since our read must not be lost
-    if (liveHash(file) !== beforeHash) {
+    const copies: CopyResult[] = [];
+    try {
+      writeCopies(p, content, backupPath, env, created, copies);
+    } catch (err) {
+      // a copy for another agent could not be written: the live file and the copies already
+      // written go back to what they were, so the apply is whole or not at all (then as above)
+      try {
+        if (current === undefined) fs.rmSync(file, { force: true });
+        else writeFileAtomic(file, current);
+        undoWrittenCopies(p, copies, backupPath);
+      } catch {
+        throw err; // the journal stays: recovery sorts out what is on disk
+      }
+      removeEmptyDirs([...planned, ...created]);
       clearJournal(paths, p.id);
-      removeEmptyDirs(created);
-      throw new SleepError('STALE', `${file} changed while applying`, { hint: 'run apply again' });
+      throw liveWriteFailure(err, { file: copyIn(p, err) ?? file, proposalId: p.id, liveFile: file });
     }
-    writeFileAtomic(file, content);
-    const copies = writeCopies(p, content, backupPath, env, created);
 
     writeAppliedRecord(paths, { v: 1, proposalId: p.id, path: file, createdDirs: removableDirs(p, created, env) });
     const done = finishApply(db, { proposal: p, path: file, beforeHash, afterHash, backupPath, now, note: noteFor(stale, partial, opts.content !== undefined, opts.editIds), applied: appliedRecord(p, { editIds: opts.editIds, promisedScore: opts.promisedScore, edited: opts.content !== undefined }) });
@@ -190,6 +217,13 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
     const readers = new Set([...readBy(file, ctxFor(p, env)), ...copies.flatMap((c) => c.readBy)]);
     return { proposal: done, path: file, backupPath, beforeHash, afterHash, readBy: ALL_AGENTS.filter((a) => readers.has(a)), forced: stale, partial, copies };
   });
+}
+
+/** The copy of `p` whose folder a system error is about, if any. */
+function copyIn(p: Proposal, err: unknown): string | undefined {
+  const at = (err as NodeJS.ErrnoException | null)?.path;
+  if (typeof at !== 'string') return undefined;
+  return (p.skillTarget.mirrors ?? []).map((m) => m.path).find((m) => within(at, path.dirname(m)) || within(path.dirname(m), at));
 }
 
 function noteFor(forced: boolean, partial: boolean, edited: boolean, editIds?: string[]): string | null {
@@ -302,9 +336,15 @@ export function revertProposal(db: Db, paths: SleepPaths, id: string, opts: Deci
     const afterHash = backup === undefined ? '' : sha256(backup);
     const ts = opts.now ?? Date.now();
     writeJournal(paths, { v: 1, action: 'revert', proposalId: p.id, path: file, beforeHash: now, afterHash, backupPath, pid: process.pid, startedAt: ts });
-    assertConfinedWrite(file, confinementProject(p.skillTarget, typed), env);
-    if (backup === undefined) fs.rmSync(file, { force: true });
-    else writeFileAtomic(file, backup);
+    try {
+      assertConfinedWrite(file, confinementProject(p.skillTarget, typed), env);
+      if (backup === undefined) fs.rmSync(file, { force: true });
+      else writeFileAtomic(file, backup);
+    } catch (err) {
+      // as in apply: nothing was written, so no journal is left for recovery to act on
+      clearJournal(paths, p.id);
+      throw liveWriteFailure(err, { file, proposalId: p.id, action: 'revert' });
+    }
     const done = finishRevert(db, { proposal: p, path: file, beforeHash: now, afterHash, backupPath, now: ts, note: null });
     clearJournal(paths, p.id);
     // an apply from before folders were recorded: at least the new skill's own folder goes

@@ -26,10 +26,10 @@ const copyBackup = (backupPath: string, i: number) => `${backupPath}.copy-${i}`;
 
 /**
  * Writes `content` to every copy of `p`'s skill, each after a backup of what was there. The
- * folders it makes are appended to `created` (the apply's record, so revert takes them away).
+ * folders it makes are appended to `created` (the apply's record, so revert takes them away),
+ * and each copy done to `out` as it is done, so a caller can undo them when a later one fails.
  */
-export function writeCopies(p: Proposal, content: string, backupPath: string, env: NodeJS.ProcessEnv, created: string[] = []): CopyResult[] {
-  const out: CopyResult[] = [];
+export function writeCopies(p: Proposal, content: string, backupPath: string, env: NodeJS.ProcessEnv, created: string[] = [], out: CopyResult[] = []): CopyResult[] {
   (p.skillTarget.mirrors ?? []).forEach((m, i) => {
     assertWritableTarget(m.path, { project: p.skillTarget.project ?? null, env });
     assertConfinedWrite(m.path, p.skillTarget.project ?? null, env);
@@ -49,6 +49,17 @@ export function writeCopies(p: Proposal, content: string, backupPath: string, en
     out.push({ path: m.path, readBy: m.readBy, outcome: 'written' });
   });
   return out;
+}
+
+/** Puts back the copies `written` (by writeCopies, in an apply that failed after them) from their backups. */
+export function undoWrittenCopies(p: Proposal, written: CopyResult[], backupPath: string): void {
+  (p.skillTarget.mirrors ?? []).forEach((m, i) => {
+    if (!written.some((c) => c.path === m.path && c.outcome === 'written')) return;
+    const backup = copyBackup(backupPath, i);
+    const before = readIfExists(backup);
+    if (before !== undefined) writeFileAtomic(m.path, before);
+    else if (fs.existsSync(`${backup}.absent`)) fs.rmSync(m.path, { force: true });
+  });
 }
 
 /**
