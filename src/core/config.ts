@@ -12,6 +12,7 @@ import { SleepError } from './errors.js';
 import { ensurePrivateDir, writeFileAtomic } from './fsutil.js';
 import type { SleepPaths } from './paths.js';
 import { ConfigSchema, defaultConfig, type BackendName, type Config } from './config-schema.js';
+import { packageRoot } from './version.js';
 
 export { BackendName, ConfigSchema, defaultConfig, type Config } from './config-schema.js';
 
@@ -247,10 +248,9 @@ export function schemaRef(): string {
 }
 
 export function configSchemaFile(): string {
-  // dist/src/core/config.js → <pkg>/schema/config.schema.json ; src/core/config.ts → same
-  const here = path.dirname(new URL(import.meta.url).pathname);
-  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../..' : '../..';
-  return path.resolve(here, up, 'schema', 'config.schema.json');
+  // <pkg>/schema/config.schema.json from src/, dist/ and dist-bench/ alike (the package root is found, not counted)
+  const root = packageRoot();
+  return root ? path.join(root, 'schema', 'config.schema.json') : path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..', 'schema', 'config.schema.json');
 }
 
 export function configJsonSchema(): unknown {

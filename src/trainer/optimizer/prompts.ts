@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SleepError } from '../../core/errors.js';
+import { packageRoot } from '../../core/version.js';
 
 export type PromptName =
   | 'reflect_failures'
@@ -24,11 +24,11 @@ export interface RenderedPrompt {
   prompt: string;
 }
 
-/** `<pkg>/skills/prompts`, from both src/trainer/optimizer/ (tests) and dist/src/trainer/optimizer/ (the built CLI). */
+/** `<pkg>/skills/prompts`: found from the package root, so it holds from src/ (tests), dist/ (the CLI) and dist-bench/ (the bench). */
 export function promptsDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
-  return path.resolve(here, up, 'skills', 'prompts');
+  const root = packageRoot();
+  if (!root) throw new SleepError('INTERNAL', 'cannot find the package root (no package.json above the trainer)', { hint: 'reinstall skillopt-sleep; the package ships skills/prompts/*.md' });
+  return path.join(root, 'skills', 'prompts');
 }
 
 const cache = new Map<string, { system: string; user: string }>();
