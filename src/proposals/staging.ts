@@ -26,7 +26,7 @@ import { newId } from '../core/ids.js';
 import { insertProposal, listProposals, setProposalUserSkillPath, supersedeWaitingProposals } from '../store/repos/proposals.js';
 import { correctionSessionCounts } from '../store/repos/corrections.js';
 import { SleepError } from '../core/errors.js';
-import { describeRemovals, guardSkillContent, normalizeRule, type GuardResult } from './staging-guard.js';
+import { describeRemovals, guardSkillContent, isInstanceSpecific, normalizeRule, type GuardResult } from './staging-guard.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
 
 /** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
@@ -104,12 +104,15 @@ function wholeFileDiff(a: string, b: string, base: string, candidate: string): s
   ].join('\n');
 }
 
-/** Normalized texts of the corrections the user said in one session only (see staging-guard). */
+/**
+ * Normalized texts of the one-off corrections: said in one session only, and worded about that one
+ * output (staging-guard `isInstanceSpecific`). A general correction said once stays a rule.
+ */
 export function oneOffCorrections(db: Db): Set<string> {
   const sessions = new Map<string, Set<string>>();
   for (const c of correctionSessionCounts(db)) {
     const key = normalizeRule(c.text);
-    if (!key) continue;
+    if (!key || !isInstanceSpecific(c.text)) continue;
     const set = sessions.get(key) ?? new Set<string>();
     for (const s of c.sessionIds) set.add(s);
     sessions.set(key, set);

@@ -3,7 +3,7 @@
  * refuses is shown once from the shapes a real night produced, and what it keeps is shown beside it.
  */
 import { describe, expect, it } from 'vitest';
-import { guardPartialContent, guardSkillContent, normalizeRule } from '../../src/proposals/staging-guard.js';
+import { guardPartialContent, guardSkillContent, isInstanceSpecific, normalizeRule } from '../../src/proposals/staging-guard.js';
 import { GUIDANCE_END, GUIDANCE_START } from '../../src/skilldoc/document.js';
 import { renderProposalReport } from '../../src/proposals/staging-report.js';
 
@@ -44,6 +44,15 @@ describe('staging guard', () => {
     expect(g.content).not.toContain('Also call out');
     expect(g.content).toContain('- Apply Keep a Changelog format: entries under [Unreleased].');
     expect(g.content).not.toMatch(/No, apply/);
+  });
+
+  it('calls a correction one-off by its wording about that one output, not by being said once', () => {
+    // remarks about the output in front of the user
+    for (const t of ['Also call out that this changes output for existing callers.', 'For this one, mention the CVE', 'just this time, skip the migration note', 'this release is a hotfix, say so'])
+      expect(isInstanceSpecific(t), t).toBe(true);
+    // general preferences, however often they were said: a rule the user had no reason to repeat
+    for (const t of ['you forgot the trailer: end with Signed-off-by: Name <name@example.com>', 'too thin - it should be at least 600 characters', 'No, apply Keep a Changelog format', 'keep commit messages at most 500 characters', 'mention breaking changes in the release notes'])
+      expect(isInstanceSpecific(t), t).toBe(false);
   });
 
   it('removes a heading left with nothing under it, and its parent when that was all it held', () => {
