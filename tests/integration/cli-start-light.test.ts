@@ -110,6 +110,27 @@ describe('a one-line command loads only what it uses', () => {
     expect(heavyIn(plain.modules).filter((u) => !u.includes('/node_modules/better-sqlite3/'))).toEqual([]);
   });
 
+  it('--help prints the kept copy of its text while the build is the same, byte for byte, without loading the commands', () => {
+    const fresh = loadsOf(['--help']);
+    expect(fresh.status).toBe(0);
+    expect(fresh.stdout).toContain('Usage: skillopt-sleep');
+    expect(fs.existsSync(path.join(sb.home, 'state', 'help.json')), 'no state folder yet: help writes nothing').toBe(false);
+
+    expect(runCli(['status'], sb.env).status).toBe(0);
+    const built = loadsOf(['--help']);
+    expect(built.stdout).toBe(fresh.stdout);
+    expect(built.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).length, 'the first help builds the program').toBeGreaterThan(20);
+    const kept = loadsOf(['--help']);
+    expect(kept.stdout).toBe(fresh.stdout);
+    expect(kept.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+    expect(heavyIn(kept.modules)).toEqual([]);
+
+    // a damaged copy is rebuilt, never shown
+    fs.writeFileSync(path.join(sb.home, 'state', 'help.json'), '{"format":1,"key":"x","text":"stale"}');
+    expect(loadsOf(['--help']).stdout).toBe(fresh.stdout);
+    expect(loadsOf(['--help']).modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+  });
+
   it('without a nudge file (a store from an older version) it asks the database, and still answers', () => {
     expect(runCli(['status'], sb.env).status).toBe(0);
     fs.rmSync(path.join(sb.home, 'state', 'nudge.json'));
