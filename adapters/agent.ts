@@ -91,7 +91,7 @@ export interface TranscriptRetention {
 }
 
 /** The config's `enabled` flag of the agent's section (an agent absent from the config is on). */
-export function agentEnabled(config: Config, agent: AgentRecord): boolean {
+export function agentEnabled(config: Config, agent: Pick<AgentRecord, 'configKey'>): boolean {
   const section = (config.agents as Record<string, { enabled?: boolean } | undefined>)[agent.configKey];
   return section?.enabled !== false;
 }

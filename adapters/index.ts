@@ -4,7 +4,6 @@
  * locations, CLI backends, display names, tool vocabularies — derives from AGENTS. Adding an
  * agent is its folder plus one line here.
  */
-import os from 'node:os';
 import type { AgentId } from '../src/core/records.js';
 import type { Config } from '../src/core/config.js';
 import { agentEnabled, type AgentRecord } from './agent.js';
@@ -13,7 +12,8 @@ import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import type { ExecAdapter } from './exec-common.js';
-import type { HarvestAdapter, RootEnv, TranscriptRoot } from './types.js';
+import { rootEnvFrom } from './root-env.js';
+import type { HarvestAdapter, TranscriptRoot } from './types.js';
 
 export type { AgentRecord, AgentVocabulary, HomeContext } from './agent.js';
 export type { HarvestAdapter, TranscriptRoot } from './types.js';
@@ -92,9 +92,7 @@ export function agentHomeEnvVars(): string[] {
   return AGENTS.flatMap((a) => a.homeEnv);
 }
 
-export function rootEnvFrom(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): RootEnv {
-  return { env, platform, homedir: env.HOME && platform !== 'win32' ? env.HOME : (env.USERPROFILE ?? os.homedir()) };
-}
+export { rootEnvFrom };
 
 export function isAgentEnabled(config: Config, agent: AgentId): boolean {
   return agentEnabled(config, getAgent(agent));

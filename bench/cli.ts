@@ -9,6 +9,9 @@
  * on a loaded machine the CPU figure is the one to trust.
  *
  * Target: `--version`, `status` and `hooks nudge` each at most `node -e 0` + 0.10 s (median wall).
+ * The preparing `status` leaves the validated config copy and the first `--help` the kept help text
+ * (src/core/config-snapshot.ts, src/cli/help-cache.ts), as a user's earlier commands would: the
+ * medians are the warm start; the first command after an upgrade or a config edit pays the full load.
  * Usage: npm run bench -- cli [--runs N] [--dist DIR]   (--dist: another build's dist/, to compare)
  */
 import fs from 'node:fs';

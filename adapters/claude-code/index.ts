@@ -9,6 +9,7 @@ import { claudeRoots, isClaudeTranscript, listClaudeFiles } from './paths.js';
 import { claudeConfigDirs, claudeInstructionFiles, claudeSkillRoots } from './skills.js';
 import { claudeVocabulary } from './vocabulary.js';
 import { claudeRetention } from './retention.js';
+import { claudeIdentity } from './identity.js';
 
 export { buildClaudeInvocation, claudeExec, claudeSkillPath, parseClaudeOutput, CLAUDE_QUIET_ENV, CLAUDE_TARGET_TOOLS } from './exec.js';
 
@@ -24,11 +25,7 @@ export const claudeCodeAdapter: HarvestAdapter = {
 };
 
 export const claudeCode: AgentRecord = {
-  id: 'claude-code',
-  displayName: 'Claude Code',
-  shortName: 'claude',
-  aliases: ['claude'],
-  configKey: 'claudeCode',
+  ...claudeIdentity,
   homeEnv: [CLAUDE_HOME_ENV],
   homes: claudeHomes,
   harvest: claudeCodeAdapter,

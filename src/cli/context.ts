@@ -21,7 +21,9 @@ export interface GlobalOptions {
 
 /** The modules behind `ctx.config` and `ctx.db`, loaded by `prepare()`: zod and the SQLite binding cost a command that needs neither (issue 40). */
 interface StoreModules {
-  loadConfig: typeof import('../core/config.js').loadConfig;
+  /** absent when the validated copy of the config matched (config-snapshot.ts): the schema stays unloaded */
+  loadConfig?: typeof import('../core/config.js').loadConfig;
+  saveSnapshot: typeof import('../core/config-snapshot.js').writeConfigSnapshot;
   openDb: typeof import('../store/db.js').openDb;
   folderReadOnly: typeof import('../store/db.js').folderReadOnly;
   onClose: typeof import('../store/nudge-refresh.js').refreshNudgeFile;
@@ -50,8 +52,11 @@ export class CliContext {
   /** Loads what `config` and `db` need; `action()` calls it before every body except a light one's (run.ts). */
   async loadStoreModules(): Promise<void> {
     if (this.modules) return;
-    const [{ loadConfig }, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([import('../core/config.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
-    this.modules = { loadConfig, openDb, folderReadOnly, onClose: refreshNudgeFile };
+    const [snapshot, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([import('../core/config-snapshot.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
+    // the config as validated by an earlier command, if nothing it depends on changed since
+    this._config ??= snapshot.readConfigSnapshot(this.paths, this.env);
+    const loadConfig = this._config ? undefined : (await import('../core/config.js')).loadConfig;
+    this.modules = { loadConfig, saveSnapshot: snapshot.writeConfigSnapshot, openDb, folderReadOnly, onClose: refreshNudgeFile };
   }
 
   private get loaded(): StoreModules {
@@ -60,7 +65,13 @@ export class CliContext {
   }
 
   get config(): Config {
-    if (!this._config) this._config = this.loaded.loadConfig(this.paths, this.env).config;
+    if (!this._config) {
+      const { loadConfig, saveSnapshot } = this.loaded;
+      if (!loadConfig) throw new SleepError('INTERNAL', 'the config module was not loaded');
+      const loaded = loadConfig(this.paths, this.env);
+      saveSnapshot(this.paths, this.env, loaded.fileText, loaded.config);
+      this._config = loaded.config;
+    }
     return this._config;
   }
 

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { loadCommands, type CommandModule } from './commands/index.js';
 import { packageVersion } from '../core/version.js';
 import { printError } from '../core/error-output.js';
+import { readProgramHelp, wantsProgramHelp, writeProgramHelp } from './help-cache.js';
 
 /** The first word that is not an option: the command the user asked for (global options take no value). */
 export function commandWord(argv: string[]): string | undefined {
@@ -40,8 +41,27 @@ export async function main(argv = process.argv): Promise<void> {
   try {
     // `--version` needs no command; a command needs only its own module (commands/index.ts)
     const wantsVersion = argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V');
+    // the program's help lists every command: printed from the copy of its last text while the build is the same (help-cache.ts)
+    const wantsHelp = wantsProgramHelp(argv);
+    const keptHelp = wantsHelp ? readProgramHelp(process.env, process.stdout) : undefined;
+    if (keptHelp !== undefined) {
+      process.stdout.write(keptHelp);
+      return;
+    }
     const program = buildProgram(wantsVersion ? [] : await loadCommands(commandWord(argv)));
-    await program.parseAsync(argv);
+    let helpText = '';
+    if (wantsHelp)
+      program.configureOutput({
+        writeOut: (text) => {
+          helpText += text;
+          process.stdout.write(text);
+        },
+      });
+    try {
+      await program.parseAsync(argv);
+    } finally {
+      if (wantsHelp && process.exitCode === undefined) writeProgramHelp(process.env, process.stdout, helpText);
+    }
   } catch (err) {
     if (err instanceof CommanderError) {
       // help and version exit 0; everything else commander rejects is a usage error

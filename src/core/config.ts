@@ -151,6 +151,8 @@ export interface LoadedConfig {
   /** the raw file content (without env overrides), for `config set` */
   fileValues: Record<string, unknown>;
   fileExists: boolean;
+  /** the file's text as read and validated (undefined: no file), for the validated copy (config-snapshot.ts) */
+  fileText?: string;
   envOverrides: string[];
 }
 
@@ -193,7 +195,7 @@ export function loadConfig(paths: SleepPaths, env: NodeJS.ProcessEnv = process.e
       hint: '`skillopt-sleep config show` lists every key; `config set KEY VALUE` validates as it writes',
     });
   }
-  return { config: result.data, fileValues, fileExists, envOverrides };
+  return { config: result.data, fileValues, fileExists, fileText: text, envOverrides };
 }
 
 /** Parses a CLI value for a key: JSON if it parses, else the raw string; arrays from commas. */

@@ -6,7 +6,7 @@ import type { Db } from '../store/db.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { lastRunEndedAt, latestRunRaw } from '../store/repos/runs.js';
 import { countSessionsWithFilePrefix, lastSessionUpdateAt } from '../store/repos/sessions.js';
-import { countProposals } from '../store/repos/proposals.js';
+import { countProposals } from '../store/repos/proposal-counts.js';
 import type { WatchedRootStatus } from './watcher.js';
 import type { NightOutcome } from './night-runner.js';
 import type { BackendChoice } from './deps.js';

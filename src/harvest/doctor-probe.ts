@@ -5,14 +5,16 @@
  * The doctor command calls `doctorChecks`.
  */
 import fs from 'node:fs';
-import type { Config } from '../core/config.js';
 import type { DoctorCheck, DoctorContext } from '../core/doctor.js';
 import { AGENTS, AGENT_IDS, discoverRoots, getAdapter, rootEnvFrom } from '../../adapters/index.js';
 import { agentEnabled } from '../../adapters/agent.js';
-import { retainedSessions } from '../store/repos/sessions.js';
 import { openDb } from '../store/db.js';
-import { fileProblems, type FileProblem } from '../store/repos/files.js';
-import type { Db } from '../store/db.js';
+import { describeProblem, transcriptProblems } from './transcript-problems.js';
+import { retentionChecks } from './retention-status.js';
+
+// `status` imports these from their own light modules; doctor and the tests from here
+export { describeProblem, transcriptProblems, type TranscriptProblems } from './transcript-problems.js';
+export { retentionChecks, retentionStatus, type RetentionStatus } from './retention-status.js';
 
 /** One line per agent: the transcript folder found (with its session file count), or where it looked. */
 export function transcriptRootChecks(ctx: DoctorContext): DoctorCheck[] {
@@ -37,36 +39,6 @@ export function transcriptRootChecks(ctx: DoctorContext): DoctorCheck[] {
     });
   }
   return checks;
-}
-
-/** A file's lost lines in a few words: `malformed 2, invalid-event 1`. */
-function damageText(damaged: Record<string, number>): string {
-  return Object.entries(damaged)
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ');
-}
-
-/** What `status --json` says of the transcript files with a problem (`transcriptProblems`, docs/json/status.md). */
-export interface TranscriptProblems {
-  /** files whose last read failed or some of whose lines could not be stored */
-  files: number;
-  /** of those, files whose last read failed (their error) */
-  errors: number;
-  /** lines not stored, in all those files */
-  damagedLines: number;
-  /** the newest few: path, agent, error (null: read, some lines lost), damaged lines by reason, when (ms) */
-  sample: FileProblem[];
-}
-
-export function transcriptProblems(db: Db, limit = 5): TranscriptProblems {
-  const p = fileProblems(db, limit);
-  return { files: p.count, errors: p.errors, damagedLines: p.damagedLines, sample: p.sample };
-}
-
-/** One line per problem file: its error, else its lost lines. */
-export function describeProblem(f: FileProblem): string {
-  const lost = damageText(f.damaged);
-  return `${f.path} (${[f.error, lost ? `lines not stored: ${lost}` : ''].filter(Boolean).join('; ')})`;
 }
 
 /**
@@ -102,62 +74,6 @@ export function storeNoteChecks(ctx: DoctorContext): DoctorCheck[] {
     for (const n of a.doctorNotes(ctx.config, rootEnv)) checks.push({ name: `store:${a.id}`, status: n.status, detail: n.detail, ...(n.fix ? { fix: n.fix } : {}) });
   }
   return checks;
-}
-
-/** How long one agent keeps its own transcripts, and what our store keeps of them (`status --json`). */
-export interface RetentionStatus {
-  agent: string;
-  /** the agent deletes transcripts older than this at startup */
-  days: number;
-  /** the agent's default applies (a warning: most users never changed it) */
-  isDefault: boolean;
-  setting: string;
-  /** where the setting was read (null: the default) */
-  source: string | null;
-  /** what our store keeps: null when nothing is harvested yet */
-  stored: { sessions: number; olderThanWindow: number; transcriptGone: number } | null;
-}
-
-/** Agents that delete their own transcripts: their window, and what our store keeps beyond it. */
-export function retentionStatus(ctx: { config: Config; env: NodeJS.ProcessEnv; paths: { database: string } }, now = Date.now()): RetentionStatus[] {
-  const rootEnv = rootEnvFrom(ctx.env);
-  const out: RetentionStatus[] = [];
-  const db = fs.existsSync(ctx.paths.database) ? openDb(ctx.paths.database, { readonly: true }) : null;
-  try {
-    for (const a of AGENTS) {
-      if (!agentEnabled(ctx.config, a) || !a.transcriptRetention) continue;
-      const r = a.transcriptRetention(ctx.config, rootEnv);
-      const kept = db ? retainedSessions(db, a.id, now - r.days * 86_400_000) : null;
-      out.push({
-        agent: a.id,
-        days: r.days,
-        isDefault: r.isDefault,
-        setting: r.setting,
-        source: r.source,
-        stored: kept && kept.total > 0 ? { sessions: kept.total, olderThanWindow: kept.older, transcriptGone: kept.fileGone } : null,
-      });
-    }
-  } finally {
-    db?.close();
-  }
-  return out;
-}
-
-/** The doctor (and plain `status`) lines of `retentionStatus`. */
-export function retentionChecks(ctx: { config: Config; env: NodeJS.ProcessEnv; paths: { database: string } }, now = Date.now()): DoctorCheck[] {
-  return retentionStatus(ctx, now).map((r) => {
-    const name = AGENTS.find((a) => a.id === r.agent)?.displayName ?? r.agent;
-    const keeps = r.stored
-      ? `our store keeps all ${r.stored.sessions} harvested session${r.stored.sessions === 1 ? '' : 's'} (${r.stored.olderThanWindow} older than that, ${r.stored.transcriptGone} whose transcript is already gone)`
-      : 'nothing harvested yet';
-    const where = r.source ? ` (${r.source})` : ' (default)';
-    return {
-      name: `retention:${r.agent}`,
-      status: r.isDefault ? 'warn' : 'ok',
-      detail: `${name} deletes transcripts older than ${r.days} days at startup: ${r.setting} = ${r.days}${where}; ${keeps}`,
-      ...(r.isDefault ? { fix: `keep the daemon running so sessions are harvested before they go, or raise ${r.setting} in ${name}'s settings.json` } : {}),
-    };
-  });
 }
 
 /** Every harvest line of doctor, in order. */

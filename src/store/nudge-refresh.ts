@@ -3,7 +3,7 @@
  * closes the store and at each daemon heartbeat.
  */
 import type { Db } from './db.js';
-import { countProposals } from './repos/proposals.js';
+import { countProposals } from './repos/proposal-counts.js';
 import { writeNudgeCount } from './nudge-file.js';
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Issue 40: a command that prints one line starts like a small tool. `--version` and `hooks nudge`
  * (run at the start of every agent session) must not load the TUI, the LLM SDKs, the config schema
- * or the SQLite binding. An ESM loader hook, registered with `--import`, records every module the
+ * or the SQLite binding; `status` opens the store but loads no schema, no agent parser, no TUI, no SDK.
+ * An ESM loader hook, registered with `--import`, records every module the
  * built CLI loads, and require.cache at exit adds the CommonJS ones.
  */
 import fs from 'node:fs';
@@ -84,6 +85,50 @@ describe('a one-line command loads only what it uses', () => {
     const two = loadsOf(['hooks', 'nudge']);
     expect(two.stdout.trim()).toBe('2 skill proposals waiting: skillopt-sleep review');
     expect(heavyIn(two.modules)).toEqual([]);
+  });
+
+  it('status loads the store, and no schema, agent parser, TUI or SDK, while the config is unchanged', () => {
+    // the first status validates the config (the schema loads) and keeps the validated copy
+    const first = loadsOf(['status', '--json']);
+    expect(first.status).toBe(0);
+    const before = JSON.parse(first.stdout) as { schedule: { cron: string } };
+    const second = loadsOf(['status', '--json']);
+    expect(second.status).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual(before);
+    expect(heavyIn(second.modules).filter((u) => !u.includes('/node_modules/better-sqlite3/'))).toEqual([]);
+    expect(second.modules.some((u) => u.includes('/node_modules/better-sqlite3/')), 'status reads the store').toBe(true);
+    expect(second.modules.filter((u) => /\/adapters\/[^/]+\/(parse|exec|index)\.js$/.test(u))).toEqual([]);
+    expect(second.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).map((u) => path.basename(u))).toEqual(['status.js']);
+
+    // an edited config file is validated again and shown at once
+    expect(runCli(['config', 'set', 'schedule.cron', '30 4 * * *'], sb.env).status).toBe(0);
+    const edited = loadsOf(['status', '--json']);
+    expect((JSON.parse(edited.stdout) as { schedule: { cron: string } }).schedule.cron).toBe('30 4 * * *');
+    expect(edited.modules.some((u) => u.includes('/node_modules/zod/')), 'a changed file is validated').toBe(true);
+    const plain = loadsOf(['status']);
+    expect(plain.stdout).toContain('(30 4 * * *, local time)');
+    expect(heavyIn(plain.modules).filter((u) => !u.includes('/node_modules/better-sqlite3/'))).toEqual([]);
+  });
+
+  it('--help prints the kept copy of its text while the build is the same, byte for byte, without loading the commands', () => {
+    const fresh = loadsOf(['--help']);
+    expect(fresh.status).toBe(0);
+    expect(fresh.stdout).toContain('Usage: skillopt-sleep');
+    expect(fs.existsSync(path.join(sb.home, 'state', 'help.json')), 'no state folder yet: help writes nothing').toBe(false);
+
+    expect(runCli(['status'], sb.env).status).toBe(0);
+    const built = loadsOf(['--help']);
+    expect(built.stdout).toBe(fresh.stdout);
+    expect(built.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).length, 'the first help builds the program').toBeGreaterThan(20);
+    const kept = loadsOf(['--help']);
+    expect(kept.stdout).toBe(fresh.stdout);
+    expect(kept.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+    expect(heavyIn(kept.modules)).toEqual([]);
+
+    // a damaged copy is rebuilt, never shown
+    fs.writeFileSync(path.join(sb.home, 'state', 'help.json'), '{"format":1,"key":"x","text":"stale"}');
+    expect(loadsOf(['--help']).stdout).toBe(fresh.stdout);
+    expect(loadsOf(['--help']).modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
   });
 
   it('without a nudge file (a store from an older version) it asks the database, and still answers', () => {

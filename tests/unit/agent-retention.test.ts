@@ -6,7 +6,8 @@ import { resolvePaths } from '../../src/core/paths.js';
 import { openDb } from '../../src/store/db.js';
 import { upsertSession } from '../../src/store/repos/sessions.js';
 import { claudeRetention } from '../../adapters/claude-code/retention.js';
-import { rootEnvFrom } from '../../adapters/index.js';
+import { AGENTS, rootEnvFrom } from '../../adapters/index.js';
+import { RETAINING_AGENTS } from '../../adapters/retention.js';
 import { retentionChecks, retentionStatus } from '../../src/harvest/doctor-probe.js';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
 
@@ -53,5 +54,13 @@ describe("Claude Code's cleanupPeriodDays", () => {
       source: null,
       stored: { sessions: 1, olderThanWindow: 1, transcriptGone: 1 },
     });
+  });
+});
+
+describe('the light list of agents that delete their transcripts (adapters/retention.ts)', () => {
+  it('holds exactly the registry agents with a retention reader, in order, with the same names, section and reader', () => {
+    const fromRegistry = AGENTS.filter((a) => a.transcriptRetention).map((a) => ({ id: a.id, displayName: a.displayName, configKey: a.configKey, read: a.transcriptRetention }));
+    expect(fromRegistry.length).toBeGreaterThan(0);
+    expect(RETAINING_AGENTS.map((a) => ({ id: a.id, displayName: a.displayName, configKey: a.configKey, read: a.transcriptRetention }))).toEqual(fromRegistry);
   });
 });

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { action } from '../run.js';
 import { collectStatus, fmtDuration, fmtTime, sessionsLabel } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
-import { describeProblem, retentionChecks, retentionStatus, transcriptProblems } from '../../harvest/doctor-probe.js';
+import { retentionChecks, retentionStatus } from '../../harvest/retention-status.js';
+import { describeProblem, transcriptProblems } from '../../harvest/transcript-problems.js';
 
 export function register(program: Command): void {
   program

@@ -134,7 +134,4 @@ export function listReceipts(db: Db, proposalId?: string): Receipt[] {
   }));
 }
 
-export function countProposals(db: Db, status: ProposalStatus): number {
-  const row = db.prepare(`SELECT COUNT(*) AS n FROM proposals WHERE status = ?`).get(status) as { n: number };
-  return row.n;
-}
+export { countProposals } from './proposal-counts.js';
