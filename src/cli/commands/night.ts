@@ -7,7 +7,7 @@ import { BackendName } from '../../core/config.js';
 import { SleepError, UsageError } from '../../core/errors.js';
 import { isSkillPathSpec, resolveSkillTarget } from '../../../adapters/skills-registry.js';
 import { runNight } from '../../night/night.js';
-import { describeCliOverhead, type NightReport } from '../../night/report.js';
+import { describeBudgetPlan, describeCliOverhead, type NightReport } from '../../night/report.js';
 import { describeReplayWorkspaces } from '../../replay/index.js';
 import { fmtScore } from '../../proposals/staging-report.js';
 import { requestNightNow } from '../../daemon/ipc.js';
@@ -52,6 +52,7 @@ export function renderNightText(ctx: CliContext, r: NightReport, runsDir: string
     );
     for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) ctx.print(`  ${describeCliOverhead(role, o)}`);
   }
+  for (const line of describeBudgetPlan(r)) ctx.print(line);
   for (const i of r.items) {
     const tasks = `${i.tasks.train}/${i.tasks.val}/${i.tasks.test} train/val/test`;
     const val = i.val ? ` val ${fmtScore(i.val.before)} → ${fmtScore(i.val.after)}` : '';
