@@ -35,6 +35,8 @@ export interface FitInput {
   cost: (item: PlanItem, tasks: TaskSets, epochs: number) => Spend;
   /** what the night may still spend */
   limits: Spend;
+  /** `budget.maxTasks`: the tasks all trained targets may use together (absent = no such limit) */
+  maxTasks?: number;
   /** the deadline, when one is set and the time per call is known: the plan's calls must fit in `msLeft` */
   time?: { msLeft: number; msPerCall: number };
   /** when each target (by path) was last trained by a night; absent = never */
@@ -50,7 +52,7 @@ export interface ItemShape {
   test: number;
 }
 
-export type Limit = 'calls' | 'tokens' | 'usd' | 'deadline';
+export type Limit = 'calls' | 'tokens' | 'usd' | 'deadline' | 'tasks';
 
 export interface FittedTarget {
   target: string;
@@ -82,8 +84,11 @@ export interface FitResult {
   stopBeforeSpending: string | null;
 }
 
-const ZERO: Spend = { usd: 0, tokens: 0, calls: 0 };
-const add = (a: Spend, b: Spend): Spend => ({ usd: a.usd + b.usd, tokens: a.tokens + b.tokens, calls: a.calls + b.calls });
+/** what a shape spends, and the tasks it uses (budget.maxTasks) */
+type Load = Spend & { tasks: number };
+const ZERO: Load = { usd: 0, tokens: 0, calls: 0, tasks: 0 };
+const add = (a: Load, b: Load): Load => ({ usd: a.usd + b.usd, tokens: a.tokens + b.tokens, calls: a.calls + b.calls, tasks: a.tasks + b.tasks });
+const spend = (l: Load): Spend => ({ usd: l.usd, tokens: l.tokens, calls: l.calls });
 
 /** The newest correction of a task (when it was said, else when the task was last seen). */
 function newestCorrection(t: Task): number {
@@ -171,8 +176,19 @@ const describeShape = (s: ItemShape) => `${s.train}/${s.val}/${s.test} tasks, ${
 export function fitPlanToBudget(input: FitInput): FitResult {
   const cap: Spend = { usd: input.limits.usd * FIT_HEADROOM, tokens: Math.floor(input.limits.tokens * FIT_HEADROOM), calls: Math.floor(input.limits.calls * FIT_HEADROOM) };
   const callsByTime = input.time && input.time.msPerCall > 0 ? Math.floor((input.time.msLeft * FIT_HEADROOM) / input.time.msPerCall) : Infinity;
-  const over = (s: Spend): Limit | null =>
-    s.calls > Math.min(cap.calls, callsByTime) ? (callsByTime < cap.calls ? 'deadline' : 'calls') : s.tokens > cap.tokens ? 'tokens' : s.usd > cap.usd + 1e-9 ? 'usd' : null;
+  const maxTasks = input.maxTasks ?? Infinity;
+  const over = (s: Load): Limit | null =>
+    s.calls > Math.min(cap.calls, callsByTime)
+      ? callsByTime < cap.calls
+        ? 'deadline'
+        : 'calls'
+      : s.tokens > cap.tokens
+        ? 'tokens'
+        : s.usd > cap.usd + 1e-9
+          ? 'usd'
+          : s.tasks > maxTasks
+            ? 'tasks'
+            : null;
 
   const skipped = input.items.filter((i) => i.skip);
   const candidates = rankTargets(
@@ -181,7 +197,7 @@ export function fitPlanToBudget(input: FitInput): FitResult {
   ).map((i) => {
     const tasks: TaskSets = { train: rankTasks(i.tasks.train, input.taskLastTrained), val: rankTasks(i.tasks.val), test: rankTasks(i.tasks.test) };
     const full = shapeOf(tasks, input.shape.epochs);
-    const ladder = shapeLadder(full, input.shape).map((shape) => ({ shape, cost: input.cost(i, take(tasks, shape), shape.epochs) }));
+    const ladder = shapeLadder(full, input.shape).map((shape) => ({ shape, cost: { ...input.cost(i, take(tasks, shape), shape.epochs), tasks: shape.train + shape.val + shape.test } }));
     return { item: i, tasks, full, ladder };
   });
   const wanted = candidates.reduce((s, c) => add(s, c.ladder[0].cost), ZERO);
@@ -200,7 +216,7 @@ export function fitPlanToBudget(input: FitInput): FitResult {
         target: c.item.target.name,
         path: c.item.target.path,
         tasks: countTasks(c.item.tasks),
-        reason: `deferred to a later night: even its smallest night (${describeShape(smallest.shape)}, ~${smallest.cost.calls} calls) does not fit what the ${why} budget leaves after the skills ranked before it`,
+        reason: `deferred to a later night: even its smallest night (${describeShape(smallest.shape)}, ~${smallest.cost.calls} calls) does not fit what the ${why === 'tasks' ? 'budget.maxTasks' : why} budget leaves after the skills ranked before it`,
       });
       continue;
     }
@@ -208,18 +224,30 @@ export function fitPlanToBudget(input: FitInput): FitResult {
     admitted.push(c);
   }
 
-  // grow each admitted target, in rank order, to the largest shape that leaves the others their smallest
+  // grow the admitted targets one step of their ladder at a time, in rank order, round after round
+  // while a step still fits: every admitted job gets a fair part of what is left, the first-ranked first
+  const level = admitted.map((c) => c.ladder.length - 1);
   let planned = floor;
+  for (let grown = true; grown; ) {
+    grown = false;
+    admitted.forEach((c, k) => {
+      if (level[k] === 0) return;
+      const now = c.ladder[level[k]];
+      const next = c.ladder[level[k] - 1];
+      const after = add(planned, { usd: next.cost.usd - now.cost.usd, tokens: next.cost.tokens - now.cost.tokens, calls: next.cost.calls - now.cost.calls, tasks: next.cost.tasks - now.cost.tasks });
+      if (over(after)) return;
+      planned = after;
+      level[k]--;
+      grown = true;
+    });
+  }
   const trained: FittedTarget[] = [];
   const items: PlanItem[] = [];
-  for (const c of admitted) {
-    const smallest = c.ladder[c.ladder.length - 1];
-    const rest = add(planned, { usd: -smallest.cost.usd, tokens: -smallest.cost.tokens, calls: -smallest.cost.calls });
-    const pick = c.ladder.find((l) => !over(add(rest, l.cost))) ?? smallest;
-    planned = add(rest, pick.cost);
-    trained.push({ target: c.item.target.name, path: c.item.target.path, wanted: c.full, planned: pick.shape, forecast: pick.cost });
+  admitted.forEach((c, k) => {
+    const pick = c.ladder[level[k]];
+    trained.push({ target: c.item.target.name, path: c.item.target.path, wanted: c.full, planned: pick.shape, forecast: spend(pick.cost) });
     items.push({ ...c.item, tasks: take(c.tasks, pick.shape), epochs: pick.shape.epochs });
-  }
+  });
   for (const d of deferred) {
     const item = input.items.find((i) => i.target.path === d.path)!;
     items.push({ ...item, skip: { reason: d.reason, needed: 'nothing: the next night trains it first; or raise budget.maxCalls / budget.maxTokens / budget.maxUsd, or move budget.deadline, to train it tonight' } });
@@ -228,7 +256,7 @@ export function fitPlanToBudget(input: FitInput): FitResult {
 
   const stopBeforeSpending =
     candidates.length > 0 && admitted.length === 0
-      ? `no skill fits the night's budget even at its smallest (${describeShape(candidates[0].ladder.at(-1)!.shape)}, ~${candidates[0].ladder.at(-1)!.cost.calls} calls and ~${candidates[0].ladder.at(-1)!.cost.tokens} tokens against ${input.limits.calls} calls and ${input.limits.tokens} tokens left${callsByTime < Infinity ? `, ~${callsByTime} calls before the deadline` : ''}); no call was made`
+      ? `no skill fits the night's budget even at its smallest (${describeShape(candidates[0].ladder.at(-1)!.shape)}, ~${candidates[0].ladder.at(-1)!.cost.calls} calls and ~${candidates[0].ladder.at(-1)!.cost.tokens} tokens against ${input.limits.calls} calls and ${input.limits.tokens} tokens left${input.maxTasks !== undefined ? `, ${input.maxTasks} tasks` : ''}${callsByTime < Infinity ? `, ~${callsByTime} calls before the deadline` : ''}); no call was made`
       : null;
-  return { items, wanted, planned, limitedBy, trained, deferred, stopBeforeSpending };
+  return { items, wanted: spend(wanted), planned: spend(planned), limitedBy, trained, deferred, stopBeforeSpending };
 }

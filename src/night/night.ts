@@ -296,7 +296,8 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       skillsByProject,
       managed: (project, agentsUsed) => managedSkillTarget({ project, env }, { agentsUsed }),
       personal: (agentsUsed) => personalManagedSkillTarget({ env }, { agentsUsed }),
-      maxTasks: config.budget.maxTasks,
+      // budget.maxTasks is shared out by the budget fit below, across every skill, not first come
+      maxTasks: Number.MAX_SAFE_INTEGER,
       minValTasks: config.training.minValTasks,
       only: opts.skill,
     });
@@ -311,6 +312,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       shape: { epochs: config.training.epochs, batchSize: config.training.batchSize, minValTasks: config.training.minValTasks },
       cost: forecaster.cost,
       limits: { usd: rem.usd, tokens: rem.tokens, calls: rem.calls },
+      maxTasks: config.budget.maxTasks,
       ...(rem.ms !== undefined && msPerCall ? { time: { msLeft: rem.ms, msPerCall } } : {}),
       lastTrained: new Map(Object.entries(trainedAt.targets)),
       taskLastTrained: new Map(Object.entries(trainedAt.tasks)),

@@ -8,7 +8,7 @@ import type { AgentId } from '../core/records.js';
 import { fmtScore, sanitizeLine } from '../proposals/staging-report.js';
 import { describeReplayWorkspaces, type ReplayWorkspaceSummary } from '../replay/index.js';
 import type { CallOverhead } from '../llm/ledger.js';
-import type { ItemShape } from './fit.js';
+import type { ItemShape, Limit } from './fit.js';
 
 export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
 /** `planned`: what a dry run would train (nothing ran) */
@@ -75,7 +75,7 @@ export interface NightReport {
   budgetPlan?: {
     wanted: { calls: number; tokens: number; usd: number };
     planned: { calls: number; tokens: number; usd: number };
-    limitedBy: 'calls' | 'tokens' | 'usd' | 'deadline' | null;
+    limitedBy: Limit | null;
     trained: Array<{ target: string; path: string; wanted: ItemShape; planned: ItemShape; forecast: { calls: number; tokens: number; usd: number } }>;
     deferred: Array<{ target: string; path: string; tasks: number; reason: string }>;
     stopBeforeSpending: string | null;

@@ -103,6 +103,16 @@ describe('fitPlanToBudget', () => {
     expect(r.items[0].skip?.reason).toMatch(/deferred to a later night/);
   });
 
+  it('shares budget.maxTasks across every skill instead of giving it to the first', () => {
+    const items = [item('a', sets(40, 20, 10)), item('b', sets(20, 10, 5)), item('c', sets(20, 10, 5))];
+    const r = fitPlanToBudget({ items, shape, cost, limits: { calls: 100_000, tokens: 1e9, usd: 2 }, maxTasks: 60, lastTrained: new Map() });
+    expect(r.limitedBy).toBe('tasks');
+    expect(r.trained.map((t) => t.target).sort()).toEqual(['a', 'b', 'c']);
+    const used = r.items.filter((i) => !i.skip).map((i) => i.tasks.train.length + i.tasks.val.length + i.tasks.test.length);
+    expect(used.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(60);
+    for (const n of used) expect(n).toBeGreaterThanOrEqual(15);
+  });
+
   it('fits the deadline when it binds before the calls do', () => {
     const items = [item('a', sets(30, 12, 8))];
     const r = fitPlanToBudget({ items, shape, cost, limits: { calls: 5000, tokens: 20_000_000, usd: 2 }, time: { msLeft: 150 * 1000, msPerCall: 1000 }, lastTrained: new Map() });
