@@ -7,7 +7,7 @@
  * hidden-test score of both nights; the targets are the issue's: within the budget, staged, and
  * within 0.02 of the unbudgeted night's hidden-test score.
  *
- * Flags: --seeds N (default 3), --per-project N (sessions per job and project; default 30).
+ * Flags: --seeds N (default 3), --per-project N (sessions per job and project; default 50: 152 tasks on seed 1).
  */
 import os from 'node:os';
 import { runE2eSeed, type E2eSeedOutcome } from './train-e2e.js';
@@ -27,7 +27,7 @@ const MAX_SCORE_GAP = 0.02;
 
 export async function run(args: string[]): Promise<BenchResult[]> {
   const seeds = Array.from({ length: flag(args, '--seeds', 3) }, (_, i) => i + 1);
-  const perProject = flag(args, '--per-project', 30);
+  const perProject = flag(args, '--per-project', 50);
   const sizes = { perProject, hiddenPerJob: 10 };
   const out = process.stderr;
   out.write(`\nBUDGET FIT: the e2e world at ${perProject} sessions per job and project; each seed's night under the default budget beside an unbudgeted one (load ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism?.() ?? os.cpus().length} cores)\n`);

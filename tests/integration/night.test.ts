@@ -104,7 +104,12 @@ describe('night', () => {
     setConfig('training.minValTasks', '1');
     setConfig('budget.maxCalls', '3');
     const { r, data } = json(['night', '--backend', 'sim']);
+    // the dry run prints the same fit: what was cut, what is left for later nights, and why
+    const dry = cli(['night', '--dry-run', '--backend', 'sim']);
     setConfig('budget.maxCalls', '400');
+    expect(dry.stdout).toMatch(/^budget plan: the mined plan wanted ~\d+ calls/m);
+    expect(dry.stdout).toMatch(/^ {2}left for later nights: skillopt-sleep-learned \(\d+ tasks\)$/m);
+    expect(dry.stdout).toMatch(/^ {2}stopped before spending: no skill fits/m);
     expect(r.status, r.stderr).toBe(0);
     expect(data.used.calls).toBe(0);
     expect(data.status).toBe('nothing_staged');

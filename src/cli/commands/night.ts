@@ -76,7 +76,7 @@ export function register(program: Command): void {
   program
     .command('night')
     .description('run one night now: harvest, mine, train your skills under the budget, stage proposals (never writes a live skill)')
-    .option('--dry-run', 'print the budget forecast and the tasks it would use; no model calls, nothing staged')
+    .option('--dry-run', 'print the plan fitted to the budget (what it cut, what waits for later nights), its forecast and the tasks it would use; no model calls, nothing staged')
     .option('--project <path>', 'only this project')
     .option('--skill <name|path>', 'only this skill (a name from your skill folders, or a path)')
     .option('--backend <name>', `use this backend for every role (${BackendName.options.join('|')})`)
