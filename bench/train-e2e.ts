@@ -43,6 +43,8 @@ export interface E2eSizes {
    * (the product's defaults: 400 calls, 2M tokens, 60 tasks per night, shared first come)
    */
   budget?: 'ample' | 'default';
+  /** budget.maxCalls for the night, over the chosen budget (the budget-fit arm: bench/budget.ts) */
+  maxCalls?: number;
   /** the sim judge's share of wrong (schema-valid, score turned around) grades: the judge-fault arm (bench/judge-fault.ts) */
   judgeWrongRate?: number;
   /** training.maxJudgeDisagreement for the night (1 = the judge audit never refuses: the gate alone) */
@@ -84,6 +86,8 @@ export interface E2eSeedOutcome {
     /** correction prompts that became a task of their own */
     correctionsMinedAsAsks: number;
     nightStatus: string;
+    /** the night's calls against its budget, and what its budget fit planned, cut and deferred (night/fit.ts) */
+    budget: { used: number; maxCalls: number; wantedCalls: number | null; plannedCalls: number | null; limitedBy: string | null; deferred: string[]; cut: string[]; stopBeforeSpending: string | null };
     staged: Array<{ name: string; kind: string; path: string; chars: number }>;
     items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null }; judgeAudit?: NightItemReport['judgeAudit'] }>;
     /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
@@ -134,7 +138,7 @@ function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   };
 }
 
-function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement'> = {}): Config {
+function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement' | 'maxCalls'> = {}): Config {
   const c = defaultConfig();
   if (judge.judgeWrongRate) c.backends.sim.judgeWrongRate = judge.judgeWrongRate;
   if (judge.maxJudgeDisagreement !== undefined) c.training.maxJudgeDisagreement = judge.maxJudgeDisagreement;
@@ -144,6 +148,7 @@ function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSiz
   // the sim's calls cost nothing, but the night counts them: under the default budget the first
   // skill spends most of it and the last ones are starved (printed beside the headline as its own row)
   if (budget === 'ample') Object.assign(c.budget, E2E_AMPLE_BUDGET);
+  if (judge.maxCalls !== undefined) c.budget.maxCalls = judge.maxCalls;
   return c;
 }
 
@@ -254,6 +259,17 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           prompts: mined.prompts,
           ...pipelineCounts(db, sessions),
           nightStatus: night.status,
+          budget: {
+            used: night.used.calls,
+            maxCalls: config.budget.maxCalls,
+            wantedCalls: night.budgetPlan?.wanted.calls ?? null,
+            plannedCalls: night.budgetPlan?.planned.calls ?? null,
+            limitedBy: night.budgetPlan?.limitedBy ?? null,
+            deferred: night.budgetPlan?.deferred.map((d) => `${d.target} (${d.tasks} tasks)`) ?? [],
+            // train/val/test×epochs each trained skill wanted → got (the tasks left out wait for later nights)
+            cut: (night.budgetPlan?.trained ?? []).map((t) => `${t.wanted.train}/${t.wanted.val}/${t.wanted.test}×${t.wanted.epochs}→${t.planned.train}/${t.planned.val}/${t.planned.test}×${t.planned.epochs}`),
+            stopBeforeSpending: night.budgetPlan?.stopBeforeSpending ?? null,
+          },
           staged: staged.map((p) => ({ name: p.skillTarget.name, kind: p.skillTarget.kind, path: p.skillTarget.path, chars: p.candidate.length })),
           items: night.items.map((i) => ({ name: i.target.name, status: i.status, reason: i.reason, tasks: `${i.tasks.train}/${i.tasks.val}/${i.tasks.test}`, ...(i.audit ? { audit: { ids: i.audit.ids, before: i.audit.before, after: i.audit.after } } : {}), ...(i.judgeAudit ? { judgeAudit: i.judgeAudit } : {}) })),
           auditLeaks: auditLeaks(night.items.flatMap((i) => i.audit?.ids ?? []), staged),

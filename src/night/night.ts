@@ -22,10 +22,10 @@ import { errorMessage, isSleepError } from '../core/errors.js';
 import { ensurePrivateDir, readIfExists, writeFileAtomic } from '../core/fsutil.js';
 import { newId } from '../core/ids.js';
 import { acquireLease, releaseLease, renewLease } from '../store/repos/leases.js';
-import { kvSet } from '../store/repos/kv.js';
+import { kvGet, kvSet } from '../store/repos/kv.js';
 import { createRun, listRuns, updateRun } from '../store/repos/runs.js';
 import { listTasks } from '../store/repos/tasks.js';
-import { budgetFromConfig, type BudgetTracker } from '../llm/budget.js';
+import { budgetFromConfig, type BudgetTracker, type CallEstimate, type Spend } from '../llm/budget.js';
 import { CHARS_PER_TOKEN, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
 import { measuredCallOverhead, type CallOverhead } from '../llm/ledger.js';
 import { createRoleBackends } from '../llm/registry.js';
@@ -34,7 +34,8 @@ import { followMovedRepos } from './follow-moved-repos.js';
 import { runHarvest } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
-import { forecastCalls, planNight, type PlanItem } from './plan.js';
+import { forecastCalls, planNight, type PlanItem, type TaskSets } from './plan.js';
+import { fitPlanToBudget } from './fit.js';
 import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './report.js';
 import { recoverInterrupted } from '../proposals/recover.js';
 import { describeBackends, trainItem, CLI_BACKENDS } from './item.js';
@@ -101,10 +102,13 @@ function itemSkeleton(item: PlanItem): NightItemReport {
   };
 }
 
-function forecastFor(db: Db, items: PlanItem[], config: Config, budget: BudgetTracker, backends: RoleBackends | null) {
-  // agent CLIs wrap each prompt in their own system prompt, tools and file reads: count what they
-  // added per call as measured in the ledger (else the built-in figure), and on an API key what a
-  // call cost them; a subscription spends no API dollars
+/**
+ * The night's forecaster: the calls one target's training would make with given tasks and epochs,
+ * priced for the role's backend. Agent CLIs wrap each prompt in their own system prompt, tools and
+ * file reads: count what they added per call as measured in the ledger (else the built-in figure),
+ * and on an API key what a call cost them; a subscription spends no API dollars.
+ */
+function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) {
   const price = (role: 'target' | 'optimizer') => {
     const b = backends?.[role];
     if (!b || b.name === 'sim' || CLI_BACKENDS.includes(b.name)) return FREE;
@@ -114,24 +118,55 @@ function forecastFor(db: Db, items: PlanItem[], config: Config, budget: BudgetTr
   for (const role of ['target', 'optimizer'] as const) {
     if (backends && CLI_BACKENDS.includes(backends[role].name)) overheads[role] = measuredCallOverhead(db, backends[role].name, role);
   }
-  const calls = items
-    .filter((i) => !i.skip)
-    .flatMap((i) =>
-      forecastCalls(i.tasks, {
-        epochs: config.training.epochs,
-        batchSize: config.training.batchSize,
-        lr: config.training.lr,
-        attributionMaxEdits: config.training.attributionMaxEdits,
-        skillChars: (readIfExists(i.target.path) ?? '').length + 400,
-        estimate: (kind, chars) => {
-          const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer
-          const o = overheads[role];
-          const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), kind === 'rollout' ? 1200 : 2000);
-          return o ? { tokens: e.tokens, usd: e.usd + o.usdPerCall } : e;
-        },
-      }),
-    );
-  return { ...budget.forecast(calls), overheads };
+  const callsFor = (item: PlanItem, tasks: TaskSets, epochs: number): CallEstimate[] =>
+    forecastCalls(tasks, {
+      epochs,
+      batchSize: config.training.batchSize,
+      lr: config.training.lr,
+      attributionMaxEdits: config.training.attributionMaxEdits,
+      skillChars: (readIfExists(item.target.path) ?? '').length + 400,
+      estimate: (kind, chars) => {
+        const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer
+        const o = overheads[role];
+        const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), kind === 'rollout' ? 1200 : 2000);
+        return o ? { tokens: e.tokens, usd: e.usd + o.usdPerCall } : e;
+      },
+    });
+  const cost = (item: PlanItem, tasks: TaskSets, epochs: number): Spend =>
+    callsFor(item, tasks, epochs).reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
+  const forecast = (items: PlanItem[], budget: BudgetTracker) => ({
+    ...budget.forecast(items.filter((i) => !i.skip).flatMap((i) => callsFor(i, i.tasks, i.epochs ?? config.training.epochs))),
+    overheads,
+  });
+  return { cost, forecast };
+}
+
+/**
+ * No latency is recorded per call yet, so the deadline is fitted with an assumed pace: an agent
+ * CLI replay takes tens of seconds, an API call a few, and `concurrency` of them run at once.
+ * The deadline is also enforced during training (the trainer stops and the gate still decides).
+ */
+function assumedMsPerCall(config: Config, backends: RoleBackends | null): number | undefined {
+  const b = backends?.target;
+  if (!b || b.name === 'sim') return undefined;
+  return (CLI_BACKENDS.includes(b.name) ? 30_000 : 8_000) / Math.max(1, config.backends.concurrency ?? 1);
+}
+
+/** When each target and each train task was last trained by a night (the budget fit puts the longest-waiting first). */
+const TRAINED_KEY = 'night.trained';
+interface TrainedRecord {
+  targets: Record<string, number>;
+  tasks: Record<string, number>;
+}
+function readTrained(db: Db): TrainedRecord {
+  const r = kvGet<TrainedRecord>(db, TRAINED_KEY);
+  return { targets: r?.targets ?? {}, tasks: r?.tasks ?? {} };
+}
+function markTrained(db: Db, item: PlanItem, at: number): void {
+  const r = readTrained(db);
+  r.targets[item.target.path] = at;
+  for (const t of item.tasks.train) r.tasks[t.id] = at;
+  kvSet(db, TRAINED_KEY, r, at);
 }
 
 /**
@@ -261,13 +296,32 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       skillsByProject,
       managed: (project, agentsUsed) => managedSkillTarget({ project, env }, { agentsUsed }),
       personal: (agentsUsed) => personalManagedSkillTarget({ env }, { agentsUsed }),
-      maxTasks: config.budget.maxTasks,
+      // budget.maxTasks is shared out by the budget fit below, across every skill, not first come
+      maxTasks: Number.MAX_SAFE_INTEGER,
       minValTasks: config.training.minValTasks,
       only: opts.skill,
     });
     report.notes.push(...plan.notes);
-    report.items = plan.items.map(itemSkeleton);
-    const forecast = forecastFor(db, plan.items, config, budget, backends);
+    // before the first call: the plan shrinks to what the budget and the deadline allow (fit.ts)
+    const forecaster = nightForecaster(db, config, backends);
+    const trainedAt = readTrained(db);
+    const rem = budget.remaining();
+    const msPerCall = assumedMsPerCall(config, backends);
+    const fit = fitPlanToBudget({
+      items: plan.items,
+      shape: { epochs: config.training.epochs, batchSize: config.training.batchSize, minValTasks: config.training.minValTasks },
+      cost: forecaster.cost,
+      limits: { usd: rem.usd, tokens: rem.tokens, calls: rem.calls },
+      maxTasks: config.budget.maxTasks,
+      ...(rem.ms !== undefined && msPerCall ? { time: { msLeft: rem.ms, msPerCall } } : {}),
+      lastTrained: new Map(Object.entries(trainedAt.targets)),
+      taskLastTrained: new Map(Object.entries(trainedAt.tasks)),
+    });
+    const items = fit.items;
+    report.items = items.map(itemSkeleton);
+    report.budgetPlan = { wanted: fit.wanted, planned: fit.planned, limitedBy: fit.limitedBy, trained: fit.trained, deferred: fit.deferred, stopBeforeSpending: fit.stopBeforeSpending };
+    if (fit.deferred.length) report.notes.push(`left for later nights (the budget fits ${fit.trained.length} of ${fit.trained.length + fit.deferred.length} skills tonight; they go first next night): ${fit.deferred.map((d) => `${d.target} (${d.tasks} tasks)`).join(', ')}`);
+    const forecast = forecaster.forecast(items, budget);
     report.forecast = {
       calls: forecast.calls,
       tokens: forecast.tokens,
@@ -294,8 +348,14 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       return report;
     }
 
-    for (let i = 0; i < plan.items.length; i++) {
-      const item = plan.items[i];
+    if (fit.stopBeforeSpending) {
+      report.status = 'nothing_staged';
+      report.notes.push(`stopped before spending: ${fit.stopBeforeSpending}`);
+      return report;
+    }
+    const plannedCalls = new Map(fit.trained.map((t) => [t.path, t.forecast]));
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       const ir = report.items[i];
       if (item.skip) continue;
       if (guard.signal.aborted) {
@@ -312,10 +372,16 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       }
       renewLease(db, NIGHT_LEASE, holder, LEASE_TTL_MS);
       // a fair share of what remains for each skill still to train (the last one gets the rest)
-      const left = plan.items.slice(i).filter((it) => !it.skip).length;
-      const release = budget.capShare({ usd: rem.usd / left, tokens: Math.floor(rem.tokens / left), calls: Math.floor(rem.calls / left) });
+      // each skill's share of what remains is in proportion to its fitted forecast (a skill the fit
+      // gave more epochs or tasks gets the calls for them); the last one gets the rest
+      const ahead = items.slice(i).filter((it) => !it.skip);
+      const weight = (it: PlanItem) => Math.max(1, plannedCalls.get(it.target.path)?.calls ?? 1);
+      const share = weight(item) / ahead.reduce((n, it) => n + weight(it), 0);
+      const release = budget.capShare({ usd: rem.usd * share, tokens: Math.floor(rem.tokens * share), calls: Math.floor(rem.calls * share) });
+      const itemConfig = item.epochs && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
       try {
-        await trainItem({ db, paths, config, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath, callHealth: () => guard.failedShareReason() });
+        markTrained(db, item, clock.now());
+        await trainItem({ db, paths, config: itemConfig, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath, callHealth: () => guard.failedShareReason() });
       } catch (err) {
         if (!guard.failure) throw err;
       } finally {

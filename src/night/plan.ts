@@ -24,6 +24,8 @@ export interface PlanItem {
   project: string | null;
   tasks: TaskSets;
   routedBy: 'skill-hint' | 'managed' | 'personal' | 'explicit';
+  /** epochs for this target when the budget fit (fit.ts) cut them below training.epochs */
+  epochs?: number;
   /** set when this target must not be trained tonight */
   skip?: { reason: string; needed: string };
 }

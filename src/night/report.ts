@@ -8,6 +8,7 @@ import type { AgentId } from '../core/records.js';
 import { fmtScore, sanitizeLine } from '../proposals/staging-report.js';
 import { describeReplayWorkspaces, type ReplayWorkspaceSummary } from '../replay/index.js';
 import type { CallOverhead } from '../llm/ledger.js';
+import type { ItemShape, Limit } from './fit.js';
 
 export type NightStatus = 'done' | 'nothing_staged' | 'failed' | 'aborted' | 'dry_run';
 /** `planned`: what a dry run would train (nothing ran) */
@@ -66,6 +67,19 @@ export interface NightReport {
     /** agent-CLI roles: the per-call overhead the forecast counted, measured in the ledger or assumed */
     cliOverhead?: Partial<Record<'target' | 'optimizer', CallOverhead>>;
   } | null;
+  /**
+   * The plan fitted to the budget before the first call (fit.ts): what the mined plan wanted, what
+   * fits, the shape each trained skill got (`wanted` → `planned`: epochs and train/val/test tasks)
+   * and the skills left for later nights. null when nothing was planned.
+   */
+  budgetPlan?: {
+    wanted: { calls: number; tokens: number; usd: number };
+    planned: { calls: number; tokens: number; usd: number };
+    limitedBy: Limit | null;
+    trained: Array<{ target: string; path: string; wanted: ItemShape; planned: ItemShape; forecast: { calls: number; tokens: number; usd: number } }>;
+    deferred: Array<{ target: string; path: string; tasks: number; reason: string }>;
+    stopBeforeSpending: string | null;
+  } | null;
   limits: { maxUsd: number; maxTokens: number; maxCalls: number; maxTasks: number; deadline: string };
   used: { usd: number; tokens: number; calls: number };
   /**
@@ -115,6 +129,23 @@ export function describeCliOverhead(role: string, o: CallOverhead): string {
   return `${role} CLI overhead counted: ~${o.tokens} tokens per call${cost} (${o.source === 'measured' ? `measured on its last ${o.calls} calls` : 'built-in figure: no calls measured yet'})`;
 }
 
+const shapeText = (s: ItemShape) => `${s.train}/${s.val}/${s.test} tasks, ${s.epochs} epoch${s.epochs === 1 ? '' : 's'}`;
+
+/** The budget fit in lines: what the mined plan wanted, what was cut and what waits for later nights. */
+export function describeBudgetPlan(r: Pick<NightReport, 'budgetPlan'>): string[] {
+  const p = r.budgetPlan;
+  if (!p || (!p.limitedBy && p.deferred.length === 0)) return [];
+  const lines = [`budget plan: the mined plan wanted ~${p.wanted.calls} calls and ~${p.wanted.tokens} tokens; it was cut to ~${p.planned.calls} calls and ~${p.planned.tokens} tokens to fit the ${p.limitedBy ?? 'night\'s'} budget`];
+  for (const t of p.trained) {
+    const w = t.wanted;
+    const q = t.planned;
+    if (w.epochs !== q.epochs || w.train !== q.train || w.val !== q.val || w.test !== q.test) lines.push(`  cut ${sanitizeLine(t.target, 60)}: ${shapeText(w)} → ${shapeText(q)} (train/val/test); the tasks left out wait for later nights`);
+  }
+  for (const d of p.deferred) lines.push(`  left for later nights: ${sanitizeLine(d.target, 60)} (${d.tasks} tasks)`);
+  if (p.stopBeforeSpending) lines.push(`  stopped before spending: ${sanitizeLine(p.stopBeforeSpending, 600)}`);
+  return lines;
+}
+
 export function renderNightReport(r: NightReport): string {
   const lines: string[] = [];
   lines.push(`# Night ${r.id}${r.dryRun ? ' (dry run)' : ''}`, '');
@@ -133,6 +164,7 @@ export function renderNightReport(r: NightReport): string {
     );
     for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) lines.push(`  - ${describeCliOverhead(role, o)}`);
   }
+  for (const line of describeBudgetPlan(r)) lines.push(`- ${line}`);
   lines.push(`- used: ${r.used.calls} calls, ${r.used.tokens} tokens, $${r.used.usd.toFixed(4)}`);
   if (r.modelCalls?.failed) lines.push(`- failed model calls: ${r.modelCalls.failed} of ${r.modelCalls.calls} (a night allows ${Math.round(r.modelCalls.maxFailedShare * 100)}%)`);
   lines.push('');

@@ -99,18 +99,26 @@ describe('night', () => {
     }
   });
 
-  // runs before any night has filled the rollout/response caches (cache hits cost no call)
-  it('stops cleanly when the budget runs out and says so', () => {
+  // a budget no skill fits even at its smallest shape: the night stops before its first call (fit.ts)
+  it('stops before spending when no skill fits the budget, and says so', () => {
     setConfig('training.minValTasks', '1');
     setConfig('budget.maxCalls', '3');
     const { r, data } = json(['night', '--backend', 'sim']);
+    // the dry run prints the same fit: what was cut, what is left for later nights, and why
+    const dry = cli(['night', '--dry-run', '--backend', 'sim']);
     setConfig('budget.maxCalls', '400');
+    expect(dry.stdout).toMatch(/^budget plan: the mined plan wanted ~\d+ calls/m);
+    expect(dry.stdout).toMatch(/^ {2}left for later nights: skillopt-sleep-learned \(\d+ tasks\)$/m);
+    expect(dry.stdout).toMatch(/^ {2}stopped before spending: no skill fits/m);
     expect(r.status, r.stderr).toBe(0);
-    expect(data.used.calls).toBeLessThanOrEqual(3);
-    expect(data.forecast.fits).toBe(false);
-    const item = data.items.find((i: { status: string }) => i.status !== 'skipped');
-    expect(item.status).toBe('stopped');
-    expect(item.reason).toMatch(/budget ran out/);
+    expect(data.used.calls).toBe(0);
+    expect(data.status).toBe('nothing_staged');
+    expect(data.budgetPlan.stopBeforeSpending).toMatch(/no skill fits the night's budget .*no call was made/);
+    expect(data.budgetPlan.deferred.length).toBeGreaterThan(0);
+    const item = data.items.find((i: { target: { path: string } }) => i.target.path === data.budgetPlan.deferred[0].path);
+    expect(item.status).toBe('skipped');
+    expect(item.reason).toMatch(/deferred to a later night/);
+    expect(data.summary).toMatch(/nothing staged: .*deferred to a later night/);
     expect(data.proposals).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { BackendName } from '../../core/config.js';
 import { SleepError, UsageError } from '../../core/errors.js';
 import { isSkillPathSpec, resolveSkillTarget } from '../../../adapters/skills-registry.js';
 import { runNight } from '../../night/night.js';
-import { describeCliOverhead, type NightReport } from '../../night/report.js';
+import { describeBudgetPlan, describeCliOverhead, type NightReport } from '../../night/report.js';
 import { describeReplayWorkspaces } from '../../replay/index.js';
 import { fmtScore } from '../../proposals/staging-report.js';
 import { requestNightNow } from '../../daemon/ipc.js';
@@ -52,6 +52,7 @@ export function renderNightText(ctx: CliContext, r: NightReport, runsDir: string
     );
     for (const [role, o] of Object.entries(r.forecast.cliOverhead ?? {})) ctx.print(`  ${describeCliOverhead(role, o)}`);
   }
+  for (const line of describeBudgetPlan(r)) ctx.print(line);
   for (const i of r.items) {
     const tasks = `${i.tasks.train}/${i.tasks.val}/${i.tasks.test} train/val/test`;
     const val = i.val ? ` val ${fmtScore(i.val.before)} → ${fmtScore(i.val.after)}` : '';
@@ -75,7 +76,7 @@ export function register(program: Command): void {
   program
     .command('night')
     .description('run one night now: harvest, mine, train your skills under the budget, stage proposals (never writes a live skill)')
-    .option('--dry-run', 'print the budget forecast and the tasks it would use; no model calls, nothing staged')
+    .option('--dry-run', 'print the plan fitted to the budget (what it cut, what waits for later nights), its forecast and the tasks it would use; no model calls, nothing staged')
     .option('--project <path>', 'only this project')
     .option('--skill <name|path>', 'only this skill (a name from your skill folders, or a path)')
     .option('--backend <name>', `use this backend for every role (${BackendName.options.join('|')})`)
