@@ -87,7 +87,10 @@ export function statMany(paths: readonly string[]): StatResults {
     try {
       out.set(i, fs.statSync(paths[i], { throwIfNoEntry: false }));
     } catch (err) {
-      out.fail(i, err as Error);
+      // a file where a folder of the path should be: the path does not exist (Node 22's
+      // throwIfNoEntry says so itself; Node 20 throws ENOTDIR), not an error of the file
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') out.set(i, undefined);
+      else out.fail(i, err as Error);
     }
   }
   return out;
