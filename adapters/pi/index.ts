@@ -1,0 +1,37 @@
+/** Pi (`@mariozechner/pi-coding-agent`), as one record: everything the rest of the product may know of it (see ../agent.ts). */
+import path from 'node:path';
+import type { AgentRecord } from '../agent.js';
+import type { HarvestAdapter } from '../types.js';
+import { PI_HOME_ENV, piHomes } from './home.js';
+import { createPiParser } from './parse.js';
+import { isPiTranscript, listPiFiles, piReadMode, piRoots } from './paths.js';
+import { piAgentDirs, piInstructionFiles, piSkillRoots } from './skills.js';
+import { piVocabulary } from './vocabulary.js';
+
+export const piAdapter: HarvestAdapter = {
+  id: 'pi',
+  roots: piRoots,
+  listFiles: listPiFiles,
+  isTranscriptFile: isPiTranscript,
+  readMode: piReadMode,
+  createParser: () => createPiParser(),
+};
+
+export const pi: AgentRecord = {
+  id: 'pi',
+  displayName: 'Pi',
+  shortName: 'pi',
+  aliases: ['pi-coding-agent'],
+  configKey: 'pi',
+  homeEnv: [PI_HOME_ENV],
+  homes: piHomes,
+  harvest: piAdapter,
+  skills: {
+    roots: piSkillRoots,
+    instructionFiles: piInstructionFiles,
+    projectManagedRoot: (project) => path.join(project, '.pi', 'skills'),
+    personalManagedRoot: (ctx) => path.join(piAgentDirs(ctx)[0], 'skills'),
+  },
+  exec: null,
+  vocabulary: piVocabulary,
+};
