@@ -59,9 +59,9 @@ export class PiParser implements LineParser {
 
   line(o: Json): void {
     if (o.type === 'session') {
-      // one header, on the first line: a second one (or one after entries) is not Pi's format
-      if (this.header || this.entries.length) this.header = { invalid: true };
-      else this.header = o;
+      // the header is the first line; a later one (Pi never writes it) is skipped, not trusted
+      if (this.header || this.entries.length) return this.skip('duplicate-header');
+      this.header = o;
       return;
     }
     if (!this.header) return this.skip('no-header');

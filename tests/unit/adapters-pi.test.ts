@@ -100,6 +100,15 @@ describe('Pi session files', () => {
     v9.line({ type: 'message', id: 'x', parentId: null, message: { role: 'user', content: 'hi there' } });
     expect(v9.flush().skipped['unknown-version']).toBe(1);
 
+    const twice = new PiParser();
+    twice.line({ type: 'session', id: 's1', cwd: '/w' });
+    twice.line({ type: 'message', message: { role: 'user', content: 'first ask' } });
+    twice.line({ type: 'session', id: 's2', cwd: '/elsewhere' });
+    const kept = twice.flush();
+    expect(kept.session?.id).toBe('pi:s1');
+    expect(kept.events.map((x) => x.text)).toEqual(['first ask']);
+    expect(kept.skipped['duplicate-header']).toBe(1);
+
     const headless = new PiParser();
     headless.line({ type: 'message', message: { role: 'user', content: 'orphan' } });
     const out = headless.flush();
