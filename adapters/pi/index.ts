@@ -1,11 +1,12 @@
 /** Pi (`@mariozechner/pi-coding-agent`), as one record: everything the rest of the product may know of it (see ../agent.ts). */
 import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
+import { homeOf } from '../skills-common.js';
 import type { HarvestAdapter } from '../types.js';
 import { PI_HOME_ENV, piHomes } from './home.js';
 import { createPiParser } from './parse.js';
 import { isPiTranscript, listPiFiles, piReadMode, piRoots } from './paths.js';
-import { piAgentDirs, piInstructionFiles, piSkillRoots } from './skills.js';
+import { piInstructionFiles, piSkillRoots } from './skills.js';
 import { piVocabulary } from './vocabulary.js';
 
 export const piAdapter: HarvestAdapter = {
@@ -29,8 +30,9 @@ export const pi: AgentRecord = {
   skills: {
     roots: piSkillRoots,
     instructionFiles: piInstructionFiles,
-    projectManagedRoot: (project) => path.join(project, '.pi', 'skills'),
-    personalManagedRoot: (ctx) => path.join(piAgentDirs(ctx)[0], 'skills'),
+    // the cross-agent folders Pi also reads: one learned skill serves Pi, Codex, Copilot and Gemini CLI
+    projectManagedRoot: (project) => path.join(project, '.agents', 'skills'),
+    personalManagedRoot: (ctx) => path.join(homeOf(ctx), '.agents', 'skills'),
   },
   exec: null,
   vocabulary: piVocabulary,

@@ -11,7 +11,7 @@ import { getSession } from '../../src/store/repos/sessions.js';
 import { agentOfFile, getAgent } from '../../adapters/index.js';
 import { activeBranch, PiParser } from '../../adapters/pi/parse.js';
 import { isPiTranscript } from '../../adapters/pi/paths.js';
-import { discoverSkills } from '../../adapters/skills-registry.js';
+import { discoverSkills, managedSkillTarget } from '../../adapters/skills-registry.js';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../helpers/sandbox.js';
 
 const FIX = path.join(REPO_ROOT, 'tests/fixtures/pi');
@@ -138,5 +138,7 @@ describe('Pi session files', () => {
     expect(byName.get('deploy')?.readBy).toEqual(['pi']);
     expect(byName.get('mine')?.readBy).toContain('pi');
     expect(byName.get('mine')?.project).toBeNull();
+    // the learned skill of a Pi-only project goes to the cross-agent folder Pi reads
+    expect(managedSkillTarget({ project, env: sb.env }, { agentsUsed: ['pi'] }).path).toBe(path.join(project, '.agents', 'skills', 'skillopt-sleep-learned', 'SKILL.md'));
   });
 });
