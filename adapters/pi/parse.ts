@@ -12,6 +12,9 @@
  * (thinking skipped), `toolCall` blocks → tool calls; `toolResult` → the call's result. Other
  * entry types (model_change, compaction, label, custom, …) only move the session's timestamps;
  * `session_info.name` is its title.
+ * A fork (`/fork`, `--fork`: header `parentSession`, the parent's file) starts with a verbatim copy
+ * of the parent's entries, their old timestamps kept: entries older than the header are the
+ * parent's turns (already harvested from its own file) and are skipped as `fork-replay`.
  */
 import { arr, isObj, str, toMs, type Json } from '../kit/json.js';
 import { emptyBuilderState, SessionBuilder, summarizeInput } from '../kit/session-builder.js';
@@ -48,10 +51,18 @@ export function activeBranch(entries: Json[]): Json[] | null {
   return chain.reverse();
 }
 
+/** The session id in a session file's name, `<timestamp>_<uuid>.jsonl`. */
+export function piSessionIdFromPath(file: string): string | null {
+  const m = /_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(file);
+  return m ? m[1].toLowerCase() : null;
+}
+
 export class PiParser implements LineParser {
   private header: Json | null = null;
   private readonly entries: Json[] = [];
   private readonly skipped: Record<string, number> = {};
+  /** a fork's creation instant: entries older than it were copied from the parent */
+  private forkAt: number | null = null;
 
   private skip(reason: string): void {
     this.skipped[reason] = (this.skipped[reason] ?? 0) + 1;
@@ -81,6 +92,11 @@ export class PiParser implements LineParser {
     state.vendorId = id;
     b.setCwd(h.cwd);
     b.touch(toMs(h.timestamp));
+    if (typeof h.parentSession === 'string' && h.parentSession) {
+      this.forkAt = toMs(h.timestamp);
+      const parent = piSessionIdFromPath(h.parentSession);
+      if (parent) state.parentId = `pi:${parent}`;
+    }
     const version = h.version ?? 1;
     let branch: Json[] | null;
     if (version === 1) branch = this.entries;
@@ -100,6 +116,7 @@ export class PiParser implements LineParser {
 
   private entry(b: SessionBuilder, e: Json): void {
     const ts = toMs(e.timestamp);
+    if (this.forkAt !== null && ts !== null && ts < this.forkAt) return b.skip('fork-replay');
     b.touch(ts);
     if (e.type === 'session_info' && typeof e.name === 'string' && e.name.trim()) {
       b.st.title = e.name.trim();

@@ -79,10 +79,10 @@ afterAll(() => sb.cleanup());
 describe('harvesting Pi sessions through the CLI', () => {
   it('stores every era with its prompts and project; the broken tree keeps no events', () => {
     expect(first.errors).toEqual([]);
-    expect(first.files).toBe(5);
+    expect(first.files).toBe(6);
     const rows = json(runCli(['sessions', 'list', '--agent', 'pi', '--json'], sb.env)).sessions as Array<{ id: string; project: string | null }>;
     expect(rows.map((r) => r.id).sort()).toEqual(
-      ['pi:0badc0de-1111-4222-8333-444455556666', 'pi:1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f', 'pi:5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', 'pi:7f3c1a2b-0d4e-4f5a-9b6c-1d2e3f4a5b6c', 'pi:9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b'].sort(),
+      ['pi:0badc0de-1111-4222-8333-444455556666', 'pi:1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f', 'pi:5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', 'pi:7f3c1a2b-0d4e-4f5a-9b6c-1d2e3f4a5b6c', 'pi:9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b', 'pi:3d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a'].sort(),
     );
     for (const r of rows) expect(r.project).toBe(project);
     const prompts = (id: string) => (json(runCli(['sessions', 'show', id, '--json'], sb.env)).events as Array<{ kind: string; text: string }>).filter((e) => e.kind === 'prompt').map((e) => e.text);
@@ -90,6 +90,7 @@ describe('harvesting Pi sessions through the CLI', () => {
     expect(prompts('pi:5a1b2c3d')).toEqual(['rename the Ledger class to Journal everywhere', 'keep the old name as a deprecated alias']);
     expect(prompts('pi:1c2d3e4f')).toEqual(['fix the rounding in totals', 'no, round half up like the bank does']);
     expect(json(runCli(['sessions', 'show', 'pi:9e8d7c6b', '--json'], sb.env)).events).toEqual([]);
+    expect(prompts('pi:3d4e5f6a')).toEqual(['now add a JSON export next to it']); // the fork's own turn only
   });
 
   it('a second harvest of unchanged files reads at most 2% of the bytes', () => {

@@ -81,6 +81,14 @@ describe('Pi session files', () => {
     expect(getSession(db!, 'pi:1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f')!.startedAt).toBe(Date.parse('2025-11-28T08:10:00.000Z'));
   });
 
+  it("a fork keeps only its own turns (the parent's copied entries predate its header) and names its parent", () => {
+    const out = parseFixture('session-fork.jsonl');
+    expect(out.session?.parentId).toBe('pi:7f3c1a2b-0d4e-4f5a-9b6c-1d2e3f4a5b6c');
+    expect(out.session?.startedAt).toBe(Date.parse('2026-11-05T14:00:00.000Z'));
+    expect(out.events.map((e) => e.text)).toEqual(['now add a JSON export next to it', 'Added `--format json`.']);
+    expect(out.skipped['fork-replay']).toBe(5);
+  });
+
   it('a tree with a forward reference keeps no events and says why', () => {
     const out = parseFixture('session-forward-ref.jsonl');
     expect(out.session?.id).toBe('pi:9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b');
