@@ -45,6 +45,7 @@ export const ConfigSchema = z
           .strict()
           .prefault({}),
         gemini: harvestedAgent('Gemini CLI chats', 'Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
+        cursor: harvestedAgent('Cursor Agent transcripts', 'Extra Cursor folders (like CURSOR_CONFIG_DIR, holding projects/); empty = auto-discover.'),
       })
       .strict()
       .prefault({}),
