@@ -10,6 +10,7 @@ import { listEvents } from '../../src/store/repos/events.js';
 import { getSession } from '../../src/store/repos/sessions.js';
 import { agentOfFile, discoverRoots, getAgent } from '../../adapters/index.js';
 import { cursorUserText } from '../../adapters/cursor/parse.js';
+import { correctionsOf, extractIntents } from '../../src/mine/outcome.js';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../helpers/sandbox.js';
 
 const FIX_HOME = path.join(REPO_ROOT, 'tests/fixtures/cursor/home');
@@ -77,6 +78,10 @@ describe('Cursor Agent transcripts', () => {
     const finals = ev.filter((e) => e.meta?.final === true).map((e) => e.text);
     expect(finals).toEqual(['Deployment finished.']);
     expect(ev.every((e) => e.ts === mtime.getTime())).toBe(true);
+    // mining reads the second prompt as the user's correction of the first ask's answer
+    const intents = extractIntents(ev.map((e) => ({ ...e, ts: e.ts ?? null, toolName: e.toolName ?? null, isError: e.isError === true, meta: e.meta ?? {} })), project);
+    expect(intents.map((i) => i.text)).toEqual(['Deploy the API to staging']);
+    expect(correctionsOf(intents[0].outcome)).toEqual(["No, that's wrong: deploy to production, not staging."]);
   });
 
   it('role-in-message era with string content and no turn_ended; a folder without .workspace-trusted has no project', async () => {
