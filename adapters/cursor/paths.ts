@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
+import { storableEpochMs } from '../../src/core/timestamps.js';
 import { dirExists, segments, walkFiles } from '../kit/walk.js';
 import type { DirReader, ReadMode, RootEnv, TranscriptRoot } from '../types.js';
 import { cursorHomes } from './home.js';
@@ -58,10 +59,11 @@ export function cursorWorkspace(filePath: string): string | null {
   }
 }
 
-/** When the file was last written: the only time a Cursor transcript carries (see parse.ts). */
+/** When the file was last written, in whole ms: the only time a Cursor transcript carries (see parse.ts). */
 export function cursorFileTime(filePath: string): number | null {
   try {
-    return fs.statSync(filePath).mtimeMs;
+    // mtimeMs has a fraction; a stored time is an integer within range
+    return storableEpochMs(Math.floor(fs.statSync(filePath).mtimeMs));
   } catch {
     return null;
   }
