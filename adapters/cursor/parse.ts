@@ -3,8 +3,8 @@
  * `message.role` instead) or `{type: "turn_ended", status}`:
  * - user: the text blocks; when they end with `<user_query>…</user_query>` only its inside is the
  *   prompt (what precedes it — `<attached_files>` and the like — is context Cursor attached);
- * - assistant: `text` blocks are the answer, `tool_use` blocks name a tool (their inputs and the tool
- *   results are not in the transcript in a form we rely on: only the name is kept);
+ * - assistant: `text` blocks are the answer; a `tool_use` block is a call (its name and a summary of its
+ *   input: the command or path, redacted like any text). Tool results are not read (upstream reads none);
  * - `turn_ended`: the turn's last text is its answer; `status: "error"` counts as an error.
  *
  * The records carry NO timestamps. A session's time is its file's mtime when a harvest reads it:
@@ -13,7 +13,7 @@
  * place a session where it was last active, as upstream does (`ended_at` = mtime).
  */
 import { arr, isObj, obj, str, type Json } from '../kit/json.js';
-import { SessionBuilder, emptyBuilderState, stripLeadingBlocks, type BuilderState } from '../kit/session-builder.js';
+import { SessionBuilder, emptyBuilderState, stripLeadingBlocks, summarizeInput, type BuilderState } from '../kit/session-builder.js';
 import type { LineParser, ParseOutput } from '../types.js';
 import { cursorFileTime, cursorSessionId, cursorWorkspace } from './paths.js';
 import { CURSOR_ATTACHED_FILES_TAG, CURSOR_USER_QUERY_TAG } from './vocabulary.js';
@@ -74,8 +74,8 @@ export class CursorParser implements LineParser {
     const tools = blocks.filter((b) => b.type === 'tool_use');
     const text = contentText(blocks);
     if (text.trim()) this.b.text(text, this.readTime, { candidate: true });
-    // only the tool's name is read: inputs and outputs are not part of upstream's documented reading
-    for (const t of tools) this.b.toolCall(str(t.name) ?? 'unknown', str(t.id), '', this.readTime);
+    // no call id: results are never read, so nothing would ever settle a pending call in the saved state
+    for (const t of tools) this.b.toolCall(str(t.name) ?? 'unknown', undefined, summarizeInput(t.input), this.readTime);
   }
 
   flush(): ParseOutput {

@@ -74,7 +74,10 @@ describe('Cursor Agent transcripts', () => {
     const ev = listEvents(db!, s.id);
     expect(ev.filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['Deploy the API to staging', "No, that's wrong: deploy to production, not staging."]);
     expect(ev.some((e) => e.text.includes('attached_files') || e.text.includes('export const api'))).toBe(false);
-    expect(ev.filter((e) => e.kind === 'tool_call').map((e) => e.toolName)).toEqual(['shell.execute', 'shell.execute']);
+    expect(ev.filter((e) => e.kind === 'tool_call').map((e) => [e.toolName, e.text])).toEqual([
+      ['shell.execute', 'npm run deploy:staging'],
+      ['shell.execute', 'npm run deploy:prod'],
+    ]);
     const finals = ev.filter((e) => e.meta?.final === true).map((e) => e.text);
     expect(finals).toEqual(['Deployment finished.']);
     expect(ev.every((e) => e.ts === mtime.getTime())).toBe(true);
