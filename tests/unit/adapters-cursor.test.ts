@@ -87,8 +87,17 @@ describe('Cursor Agent transcripts', () => {
     expect(correctionsOf(intents[0].outcome)).toEqual(["No, that's wrong: deploy to production, not staging."]);
   });
 
-  it('role-in-message era with string content and no turn_ended; a folder without .workspace-trusted has no project', async () => {
-    setup();
+  it('role-in-message era with string content and no turn_ended; a folder without a readable .workspace-trusted has no project', async () => {
+    const { cursorDir } = setup();
+    // a damaged workspace file and a relative path are no project either (the slug is never decoded)
+    const damaged = path.join(cursorDir, 'projects/damaged/agent-transcripts/d1/d1.jsonl');
+    const relative = path.join(cursorDir, 'projects/relative/agent-transcripts/r1/r1.jsonl');
+    for (const f of [damaged, relative]) {
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.writeFileSync(f, JSON.stringify({ role: 'user', message: { content: 'hello there, check the build' } }) + '\n');
+    }
+    fs.writeFileSync(path.join(cursorDir, 'projects/damaged/.workspace-trusted'), '{"workspacePath": ');
+    fs.writeFileSync(path.join(cursorDir, 'projects/relative/.workspace-trusted'), JSON.stringify({ workspacePath: 'shop' }));
     await runHarvest(db!, config(), { env: sb!.env, agents: ['cursor'] });
     const plain = getSession(db!, `cursor:${PLAIN}`)!;
     const ev = listEvents(db!, plain.id);
@@ -101,6 +110,10 @@ describe('Cursor Agent transcripts', () => {
     const noWs = getSession(db!, `cursor:${NO_WS}`)!;
     expect(noWs.cwd).toBeNull();
     expect(listEvents(db!, noWs.id).filter((e) => e.kind === 'prompt').map((e) => e.text)).toEqual(['Explain the failing test']);
+    for (const id of ['d1', 'r1']) {
+      const s = getSession(db!, `cursor:${id}`)!;
+      expect([s.cwd, s.project, s.promptCount]).toEqual([null, null, 1]);
+    }
   });
 
   it('reads appended lines from the saved offset; the session ends at the later mtime', async () => {
