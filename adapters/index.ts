@@ -10,6 +10,7 @@ import { agentEnabled, type AgentRecord } from './agent.js';
 import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
+import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
 import { pi } from './pi/index.js';
 import type { ExecAdapter } from './exec-common.js';
@@ -19,7 +20,7 @@ import type { HarvestAdapter, TranscriptRoot } from './types.js';
 export type { AgentRecord, AgentVocabulary, HomeContext } from './agent.js';
 export type { HarvestAdapter, TranscriptRoot } from './types.js';
 
-export const AGENTS: readonly AgentRecord[] = [claudeCode, codex, copilot, gemini, pi];
+export const AGENTS: readonly AgentRecord[] = [claudeCode, codex, copilot, gemini, pi, cursor];
 
 export const AGENT_IDS: readonly AgentId[] = AGENTS.map((a) => a.id);
 

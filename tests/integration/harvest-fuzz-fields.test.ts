@@ -1,6 +1,6 @@
 /**
  * Fuzz of every field, per agent (issue 43, "ingest is total"): for each line format the harvest
- * reads (Claude Code, Codex, Copilot CLI, Gemini CLI, Pi), transcripts of generated lines, at least 500
+ * reads (Claude Code, Codex, Copilot CLI, Gemini CLI, Pi, Cursor Agent), transcripts of generated lines, at least 500
  * per agent over the runs, mixing
  * - valid prompts (a unique marker each; times as ISO strings and epoch numbers across 1970..9999),
  *   some behind a UTF-8 byte order mark, some with invalid UTF-8 bytes after the marker;
@@ -65,6 +65,13 @@ const FORMATS: Format[] = [
     file: (sb, id) => path.join(sb.env.HOME!, '.pi/agent/sessions/--w-fuzz--', `2026-11-20T10-00-00-000Z_${id}.jsonl`),
     header: (id) => ({ type: 'session', id, timestamp: '2026-11-20T10:00:00.000Z', cwd: CWD }),
     prompt: (_id, _n, text, ts) => ({ type: 'message', timestamp: ts, message: { role: 'user', content: text } }),
+  },
+  {
+    // Cursor Agent's records carry no time (`ts` is a stray field it ignores): the file's mtime is used
+    agent: 'cursor',
+    file: (sb, id) => path.join(sb.env.HOME!, '.cursor/projects/w-fuzz/agent-transcripts', id, `${id}.jsonl`),
+    header: () => null,
+    prompt: (_id, _n, text, ts) => ({ role: 'user', ts, message: { content: [{ type: 'text', text: `<user_query>\n${text}\n</user_query>` }] } }),
   },
 ];
 

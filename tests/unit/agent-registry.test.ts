@@ -38,7 +38,8 @@ describe('the agent registry is the one list of agents', () => {
     expect(resolveAgentName('claude')).toBe('claude-code');
     expect(resolveAgentName('Claude-Code')).toBe('claude-code');
     expect(resolveAgentName('gemini')).toBe('gemini');
-    expect(resolveAgentName('cursor')).toBeNull();
+    expect(resolveAgentName('cursor-agent')).toBe('cursor');
+    expect(resolveAgentName('no-such-agent')).toBeNull();
   });
 });
 
