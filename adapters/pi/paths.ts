@@ -1,6 +1,6 @@
 /**
  * Where Pi writes sessions: `<agent dir>/sessions/--<cwd with / as ->--/<timestamp>_<uuid>.jsonl`
- * (pi-mono session-manager.ts `getDefaultSessionDir`, docs/session.md). A session file is
+ * (pi-mono session-manager.ts `getDefaultSessionDir`, its session.md doc). A session file is
  * append-only, but a v2/v3 file is a tree: a later entry may branch from an earlier one, so the
  * active conversation (last entry back to the root) can change under events already stored. The
  * file is therefore read whole on every change (an unchanged file is not read at all).

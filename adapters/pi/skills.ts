@@ -1,5 +1,5 @@
 /**
- * Where Pi reads skills and standing instructions (pi-mono packages/coding-agent/docs/skills.md
+ * Where Pi reads skills and standing instructions (pi-mono coding-agent skills.md doc
  * "Locations", README "Context files"):
  * Project: `<project>/.pi/skills/` and `<project>/.agents/skills/`; `AGENTS.md` in the project.
  * Personal: `<agent dir>/skills/` (~/.pi/agent/skills), `~/.agents/skills/`, `<agent dir>/AGENTS.md`.
