@@ -11,6 +11,7 @@ import { claudeCode } from './claude-code/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
+import { opencode } from './opencode/index.js';
 import type { ExecAdapter } from './exec-common.js';
 import { rootEnvFrom } from './root-env.js';
 import type { HarvestAdapter, TranscriptRoot } from './types.js';
@@ -18,7 +19,7 @@ import type { HarvestAdapter, TranscriptRoot } from './types.js';
 export type { AgentRecord, AgentVocabulary, HomeContext } from './agent.js';
 export type { HarvestAdapter, TranscriptRoot } from './types.js';
 
-export const AGENTS: readonly AgentRecord[] = [claudeCode, codex, copilot, gemini];
+export const AGENTS: readonly AgentRecord[] = [claudeCode, codex, copilot, gemini, opencode];
 
 export const AGENT_IDS: readonly AgentId[] = AGENTS.map((a) => a.id);
 

@@ -45,6 +45,7 @@ export const ConfigSchema = z
           .strict()
           .prefault({}),
         gemini: harvestedAgent('Gemini CLI chats', 'Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
+        opencode: harvestedAgent('OpenCode sessions (opencode.db)', 'Extra OpenCode data folders or opencode.db files (like OPENCODE_DB); empty = auto-discover.'),
       })
       .strict()
       .prefault({}),
