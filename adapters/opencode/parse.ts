@@ -115,11 +115,12 @@ export class OpencodeParser implements LineParser {
     }
     if (role !== 'assistant') return b.skip('unknown-role');
     if (m.data.error !== undefined && m.data.error !== null) b.skip('message-error');
-    const hasTools = m.parts.some((p) => p.type === 'tool' || p.type === 'tool-invocation');
+    // the answer of a finished message is a text with no tool call after it (a step that ended in tools goes on)
+    const lastTool = m.parts.findLastIndex((p) => p.type === 'tool' || p.type === 'tool-invocation');
     const done = ms(time.completed) !== null;
-    for (const p of m.parts) {
+    for (const [i, p] of m.parts.entries()) {
       if (isSpokenText(p)) {
-        if ((p.text as string).trim()) b.text(p.text as string, ts, { candidate: true, complete: done && !hasTools, meta: { messageId: m.id } });
+        if ((p.text as string).trim()) b.text(p.text as string, ts, { candidate: true, complete: done && i > lastTool, meta: { messageId: m.id } });
       } else if (p.type === 'tool' && isObj(p.state)) {
         this.tool(b, str(p.tool) ?? 'unknown', str(p.callID), p.state, ts);
       } else if (p.type === 'tool-invocation' && isObj(p.toolInvocation)) {
