@@ -1,5 +1,6 @@
 /**
- * Where OpenCode keeps its sessions: one SQLite database, `<data dir>/opencode.db`, the data dir
+ * Where OpenCode keeps its sessions: one SQLite database, `<data dir>/opencode.db` (another release
+ * channel: `opencode-<channel>.db`), the data dir
  * being `$XDG_DATA_HOME/opencode` (default ~/.local/share/opencode; on Windows also
  * %LOCALAPPDATA%\opencode and %APPDATA%\opencode). `OPENCODE_DB` names the database instead
  * (absolute, or relative to the data dir; `:memory:` means none). Config `agents.opencode.roots`
@@ -17,7 +18,6 @@ import type { ReadMode, RootEnv, TranscriptRoot } from '../types.js';
 import { listRootSessionIds } from './store.js';
 
 export const OPENCODE_DB_ENV = 'OPENCODE_DB';
-export const OPENCODE_DB_FILE = 'opencode.db';
 const SESSION_SEPARATOR = '#';
 
 /** OpenCode's data folders, in the order it would look (the first one holding the database wins for it; we read them all). */
@@ -32,29 +32,53 @@ export function opencodeDataDirs({ env, home }: Pick<HomeContext, 'env' | 'home'
   return [...new Set(dirs.map((d) => path.resolve(d)))];
 }
 
-/** The database files to read: config roots, then OPENCODE_DB, else `opencode.db` in each data dir. */
-export function opencodeDatabases(ctx: HomeContext, platform?: NodeJS.Platform): string[] {
+/**
+ * OpenCode names its database per release channel: `opencode.db` (latest, beta), else
+ * `opencode-<channel>.db` (packages/opencode/src/storage/db.ts `Database.Path`).
+ */
+const DB_NAME = /^opencode(?:-[A-Za-z0-9._-]+)?\.db$/;
+
+/**
+ * Where to look: config roots (a data folder, or a `.db` file), then OPENCODE_DB (a file), else
+ * every data dir (each database in it). A root is `opencode-db` (one file) or `opencode-data`.
+ */
+function opencodeSources(ctx: HomeContext, platform?: NodeJS.Platform): Array<{ path: string; kind: 'opencode-db' | 'opencode-data' }> {
   const dataDirs = opencodeDataDirs(ctx, platform);
-  const asDb = (p: string) => (p.endsWith('.db') ? p : path.join(p, OPENCODE_DB_FILE));
-  const fromConfig = (ctx.config?.agents.opencode.roots ?? []).map((p) => path.resolve(asDb(p)));
-  const fromEnv = envList(ctx.env[OPENCODE_DB_ENV])
-    .filter((p) => p !== ':memory:')
-    .map((p) => (path.isAbsolute(p) ? p : path.join(dataDirs[0], p)));
-  const defaults = ctx.env[OPENCODE_DB_ENV] !== undefined && ctx.env[OPENCODE_DB_ENV] !== '' ? [] : dataDirs.map((d) => path.join(d, OPENCODE_DB_FILE));
-  return [...new Set([...fromConfig, ...fromEnv, ...defaults].map((p) => path.resolve(p)))];
+  const of = (p: string) => ({ path: path.resolve(p), kind: p.endsWith('.db') ? ('opencode-db' as const) : ('opencode-data' as const) });
+  const out = (ctx.config?.agents.opencode.roots ?? []).map(of);
+  const envDb = ctx.env[OPENCODE_DB_ENV];
+  if (envDb !== undefined && envDb !== '') {
+    for (const p of envList(envDb)) if (p !== ':memory:') out.push({ path: path.resolve(path.isAbsolute(p) ? p : path.join(dataDirs[0], p)), kind: 'opencode-db' });
+  } else {
+    out.push(...dataDirs.map((d) => ({ path: d, kind: 'opencode-data' as const })));
+  }
+  const seen = new Set<string>();
+  return out.filter((s) => !seen.has(s.path) && seen.add(s.path));
+}
+
+/** The database files there are now (tests, doctor). */
+export function opencodeDatabases(ctx: HomeContext, platform?: NodeJS.Platform): string[] {
+  return opencodeSources(ctx, platform).flatMap((s) => (s.kind === 'opencode-db' ? [s.path] : databasesIn(s.path)));
+}
+
+function databasesIn(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && DB_NAME.test(e.name))
+      .map((e) => path.join(dir, e.name))
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 export function opencodeHomes(ctx: HomeContext): string[] {
-  return [...new Set(opencodeDatabases(ctx).map((db) => path.dirname(db)))];
+  return [...new Set(opencodeSources(ctx).map((s) => (s.kind === 'opencode-db' ? path.dirname(s.path) : s.path)))];
 }
 
 export function opencodeRoots(config: Config, { env, homedir, platform }: RootEnv): TranscriptRoot[] {
-  return opencodeDatabases({ env, home: homedir, config }, platform).map((db) => ({
-    agent: 'opencode' as const,
-    path: db,
-    exists: fs.existsSync(db),
-    kind: 'opencode-db',
-  }));
+  return opencodeSources({ env, home: homedir, config }, platform).map((s) => ({ agent: 'opencode' as const, path: s.path, exists: fs.existsSync(s.path), kind: s.kind }));
 }
 
 export function sessionPath(dbPath: string, sessionId: string): string {
@@ -76,8 +100,8 @@ export function isOpencodeTranscript(p: string): boolean {
 }
 
 export function listOpencodeSessions(root: TranscriptRoot): string[] {
-  if (root.kind !== 'opencode-db') return [];
-  return listRootSessionIds(root.path).map((id) => sessionPath(root.path, id));
+  const dbs = root.kind === 'opencode-db' ? [root.path] : root.kind === 'opencode-data' ? databasesIn(root.path) : [];
+  return dbs.flatMap((db) => listRootSessionIds(db).map((id) => sessionPath(db, id)));
 }
 
 /** A session's rows change in place (a streaming part is rewritten): always read whole. */

@@ -9,6 +9,7 @@ import { processFile } from '../../src/harvest/process-file.js';
 import type { SessionEvent } from '../../src/core/records.js';
 import { buildOpencodeDb } from '../helpers/opencode-db.js';
 import { makeTempDir } from '../helpers/sandbox.js';
+import { defaultConfig } from '../../src/core/config.js';
 import { CORPUS_SECRETS } from '../fixtures/secret-corpus.js';
 
 const adapter = getAdapter('opencode');
@@ -28,18 +29,34 @@ function harvestAll(dbPath: string) {
   return paths.map((p, i) => processFile({ path: p, agent: 'opencode', offset: 0, state: null, headHash: null, headLen: 0, maxLineBytes: 1 << 24, stamp: stamps[i]! }));
 }
 
+function withRoots(roots: string[]) {
+  const config = defaultConfig();
+  config.agents.opencode.roots = roots;
+  return config;
+}
+
 const texts = (events: SessionEvent[], kind: string) => events.filter((e) => e.kind === kind).map((e) => e.text);
 
 describe('OpenCode adapter', () => {
-  it('finds the database in the data dir, OPENCODE_DB and config roots', () => {
-    const home = '/h';
-    expect(opencodeDatabases({ env: {}, home }, 'linux')).toEqual(['/h/.local/share/opencode/opencode.db']);
-    expect(opencodeDatabases({ env: { XDG_DATA_HOME: '/x' }, home }, 'linux')).toEqual(['/x/opencode/opencode.db', '/h/.local/share/opencode/opencode.db']);
-    expect(opencodeDatabases({ env: { OPENCODE_DB: 'dev.db' }, home }, 'linux')).toEqual(['/h/.local/share/opencode/dev.db']);
-    expect(opencodeDatabases({ env: { OPENCODE_DB: ':memory:' }, home }, 'linux')).toEqual([]);
-    expect(opencodeDatabases({ env: { LOCALAPPDATA: 'C:/L', APPDATA: 'C:/R' }, home }, 'win32').map((p) => p.replace(/\\/g, '/'))).toEqual(
-      expect.arrayContaining([expect.stringMatching(/C:\/L\/opencode\/opencode\.db$/), expect.stringMatching(/C:\/R\/opencode\/opencode\.db$/)]),
-    );
+  it('looks in the data dirs, OPENCODE_DB and config roots; every channel database of a data dir', () => {
+    const roots = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform = 'linux', extra: string[] = []) => {
+      const config = defaultConfig();
+      config.agents.opencode.roots = extra;
+      return adapter.roots(config, { env, homedir: '/h', platform }).map((r) => [r.path.replace(/\\/g, '/'), r.kind]);
+    };
+    expect(roots({})).toEqual([['/h/.local/share/opencode', 'opencode-data']]);
+    expect(roots({ XDG_DATA_HOME: '/x' })).toEqual([['/x/opencode', 'opencode-data'], ['/h/.local/share/opencode', 'opencode-data']]);
+    expect(roots({ OPENCODE_DB: 'dev.db' })).toEqual([['/h/.local/share/opencode/dev.db', 'opencode-db']]);
+    expect(roots({ OPENCODE_DB: ':memory:' })).toEqual([]);
+    expect(roots({}, 'linux', ['/srv/oc.db'])[0]).toEqual(['/srv/oc.db', 'opencode-db']);
+    if (process.platform !== 'win32') expect(roots({ LOCALAPPDATA: '/L', APPDATA: '/R' }, 'win32').map((r) => r[0])).toEqual(['/L/opencode', '/R/opencode', '/h/.local/share/opencode']);
+    // a data dir holds one database per release channel: opencode.db, opencode-<channel>.db
+    const dir = path.dirname(db());
+    fs.copyFileSync(path.join(dir, 'opencode.db'), path.join(dir, 'opencode-dev.db'));
+    fs.writeFileSync(path.join(dir, 'notes.db'), '');
+    expect(opencodeDatabases({ env: {}, home: '/nowhere', config: withRoots([dir]) }).map((p) => path.basename(p))).toEqual(['opencode-dev.db', 'opencode.db']);
+    const listed = adapter.listFiles({ agent: 'opencode', path: dir, exists: true, kind: 'opencode-data' });
+    expect(listed.filter((p) => p.endsWith('#ses_root1')).map((p) => path.basename(p.split('#')[0])).sort()).toEqual(['opencode-dev.db', 'opencode.db']);
   });
 
   it('current schema: root sessions only, prompts, tool calls and results, the final answer', () => {
