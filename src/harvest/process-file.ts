@@ -215,14 +215,15 @@ function readFromStore(task: FileTask, store: RecordStore, res: FileResult): Fil
     // locked past the busy timeout, or damaged: the next pass tries again
     return { ...res, retry: true, error: `cannot read: ${(err as Error).message}` };
   }
-  if (!read || !task.stamp) return { ...res, gone: true };
+  const stamp = task.stamp ?? store.stampAll([task.path])[0];
+  if (!read || !stamp) return { ...res, gone: true };
   const parser = getAdapter(task.agent).createParser(task.path, undefined);
   for (const record of read.records) feed(res, parser, record);
-  res.stamp = task.stamp;
+  res.stamp = stamp;
   res.reset = true;
   res.lines = read.records.length;
   res.bytesRead = read.bytes;
-  res.offset = task.stamp.size;
+  res.offset = stamp.size;
   res.headHash = null;
   res.headLen = 0;
   finishParse(res, parser);

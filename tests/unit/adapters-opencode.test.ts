@@ -137,6 +137,21 @@ describe('OpenCode adapter', () => {
     expect(fs.readFileSync(file).equals(before)).toBe(true);
   });
 
+  it('sees what OpenCode has not checkpointed yet (the -wal), without writing the database or its -wal', () => {
+    const file = db();
+    const writer = new Database(file);
+    writer.pragma('wal_autocheckpoint = 0'); // OpenCode still running: its writes stay in the -wal
+    writer.prepare("INSERT INTO message VALUES ('msg_09', 'ses_root1', 1767225900000, 1767225900000, ?)").run(JSON.stringify({ role: 'user', time: { created: 1767225900000 } }));
+    writer.prepare("INSERT INTO part VALUES ('prt_09', 'msg_09', 'ses_root1', 1767225900000, 1767225900000, ?)").run(JSON.stringify({ type: 'text', text: 'one more thing' }));
+    const main = fs.readFileSync(file);
+    const wal = fs.readFileSync(`${file}-wal`);
+    const root = harvestAll(file).find((r) => r.path.endsWith('#ses_root1'))!;
+    expect(texts(root.output!.events, 'prompt').at(-1)).toBe('one more thing');
+    expect(fs.readFileSync(file).equals(main)).toBe(true);
+    expect(fs.readFileSync(`${file}-wal`).equals(wal)).toBe(true);
+    writer.close();
+  });
+
   it('planted secrets are redacted before anything leaves the parser', () => {
     const planted = CORPUS_SECRETS.slice(0, 6);
     const sql = planted
