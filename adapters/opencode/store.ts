@@ -67,26 +67,28 @@ export function listRootSessionIds(dbPath: string): string[] {
 
 /**
  * The change stamp of every root session of one database: its message and part counts and the
- * latest time of the session, its messages and parts (`time_updated` where the table has it: a
- * streaming part is rewritten in place). Reads the leading columns of each row, never the bodies.
+ * latest time of the session and its messages (`time_updated` where the table has it). Parts are
+ * only counted, from their session index, never read: the part table is most of the database, and
+ * a part rewritten in place (a streaming answer) belongs to a message that is itself updated when
+ * it completes, which moves the stamp.
  */
 export function stampSessions(dbPath: string): Map<string, SourceStamp> {
   return withDb(dbPath, new Map<string, SourceStamp>(), (db, cols) => {
-    const t = (table: string) => (cols[table].has('time_updated') ? 'max(time_created, time_updated)' : 'time_created');
+    const messageTime = cols.message.has('time_updated') ? 'max(time_created, time_updated)' : 'time_created';
     const rows = db
       .prepare(
         `SELECT s.id AS id, max(s.time_created, s.time_updated) AS updated,
-           coalesce(m.n, 0) AS messages, coalesce(m.t, 0) AS messageTime, coalesce(p.n, 0) AS parts, coalesce(p.t, 0) AS partTime
+           coalesce(m.n, 0) AS messages, coalesce(m.t, 0) AS messageTime, coalesce(p.n, 0) AS parts
          FROM session s
-         LEFT JOIN (SELECT session_id, count(*) AS n, max(${t('message')}) AS t FROM message GROUP BY session_id) m ON m.session_id = s.id
-         LEFT JOIN (SELECT session_id, count(*) AS n, max(${t('part')}) AS t FROM part GROUP BY session_id) p ON p.session_id = s.id
+         LEFT JOIN (SELECT session_id, count(*) AS n, max(${messageTime}) AS t FROM message GROUP BY session_id) m ON m.session_id = s.id
+         LEFT JOIN (SELECT session_id, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
          WHERE s.parent_id IS NULL`,
       )
-      .all() as Array<{ id: unknown; updated: unknown; messages: number; messageTime: unknown; parts: number; partTime: unknown }>;
+      .all() as Array<{ id: unknown; updated: unknown; messages: number; messageTime: unknown; parts: number }>;
     const out = new Map<string, SourceStamp>();
     for (const r of rows) {
       if (typeof r.id !== 'string') continue;
-      const mtimeMs = Math.max(Number(r.updated) || 0, Number(r.messageTime) || 0, Number(r.partTime) || 0);
+      const mtimeMs = Math.max(Number(r.updated) || 0, Number(r.messageTime) || 0);
       out.set(r.id, { dev: 0, ino: r.messages, size: r.parts, mtimeMs });
     }
     return out;

@@ -114,16 +114,20 @@ describe('OpenCode adapter', () => {
     expect(fs.existsSync(path.join(dir, 'none.db'))).toBe(false); // never created
   });
 
-  it('the stamp moves when a part is added or rewritten in place, not otherwise', () => {
+  it('the stamp moves when a part is added or its message is updated, not otherwise', () => {
     const file = db();
     const p = `${file}#ses_root1`;
-    const before = adapter.store!.stampAll([p])[0];
+    const before = adapter.store!.stampAll([p])[0]!;
     expect(adapter.store!.stampAll([p])[0]).toEqual(before);
     const w = new Database(file);
+    // a streaming answer: its part rewritten in place, then its message marked complete
     w.prepare("UPDATE part SET time_updated = 1767225999000, data = json_set(data, '$.text', 'longer answer') WHERE id = 'prt_04c'").run();
+    w.prepare("UPDATE message SET time_updated = 1767225999000 WHERE id = 'msg_04'").run();
+    w.prepare("INSERT INTO part VALUES ('prt_04d', 'msg_04', 'ses_root1', 1767225721000, 1767225721000, '{\"type\":\"step-finish\"}')").run();
     w.close();
-    const after = adapter.store!.stampAll([p])[0];
-    expect(after!.mtimeMs).toBe(1767225999000);
+    const after = adapter.store!.stampAll([p])[0]!;
+    expect(after.mtimeMs).toBe(1767225999000);
+    expect(after.size).toBe(before.size + 1);
     expect(adapter.store!.stampAll([`${file}#ses_gone`])[0]).toBeNull();
   });
 
