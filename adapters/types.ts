@@ -105,8 +105,30 @@ export type DirReader = (dir: string) => readonly Dirent[] | null;
  */
 export type ReadMode = 'append' | 'whole';
 
+/** The change stamp of one transcript, as the harvest compares it between passes (a file's stat). */
+export interface SourceStamp {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * A transcript store that is not one file per session (OpenCode's SQLite database): each path
+ * `listFiles` returns names one session inside it, which is stamped and read through this instead
+ * of `stat` and the line reader. The session is read whole on every change.
+ */
+export interface RecordStore {
+  /** one look at the store for every listed path: its stamp, or null when the session is gone */
+  stampAll(paths: readonly string[]): Array<SourceStamp | null>;
+  /** the session's records for the parser, and the bytes read to get them; null when it is gone */
+  read(path: string): { records: Array<Record<string, unknown>>; bytes: number } | null;
+}
+
 export interface HarvestAdapter {
   id: AgentId;
+  /** set when the transcripts live in a database rather than files (see RecordStore) */
+  store?: RecordStore;
   /** every root this agent may write to, existing or not (the daemon watches missing ones too) */
   roots(config: Config, rootEnv: RootEnv): TranscriptRoot[];
   /**

@@ -47,6 +47,7 @@ export const ConfigSchema = z
         gemini: harvestedAgent('Gemini CLI chats', 'Extra Gemini CLI folders (like $GEMINI_CLI_HOME/.gemini); empty = auto-discover.'),
         pi: harvestedAgent('Pi sessions', 'Extra Pi agent folders (like $PI_CODING_AGENT_DIR, ~/.pi/agent); empty = auto-discover.'),
         cursor: harvestedAgent('Cursor Agent transcripts', 'Extra Cursor folders (like CURSOR_CONFIG_DIR, holding projects/); empty = auto-discover.'),
+        opencode: harvestedAgent('OpenCode sessions (opencode.db)', 'Extra OpenCode data folders or opencode.db files (like OPENCODE_DB); empty = auto-discover.'),
       })
       .strict()
       .prefault({}),

@@ -36,7 +36,7 @@ export function backendRunsCommands(backend: string): boolean {
  * The command tool each agent's transcripts and replays name (what a check on "ran a command"
  * shows): each agent's `vocabulary.primaryCommandTool`, kept equal to the registry by the same test.
  */
-export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash', gemini: 'run_shell_command', pi: 'bash', cursor: 'shell.execute' };
+export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash', gemini: 'run_shell_command', pi: 'bash', cursor: 'shell.execute', opencode: 'bash' };
 
 /** The command tool a check names when no agent is known: the first agent's of the registry. */
 export const DEFAULT_COMMAND_TOOL = COMMAND_TOOL_OF_AGENT['claude-code'];

@@ -23,7 +23,7 @@ import { DAMAGED_LINE_REASONS } from './validate-output.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks, startWorkers, stopWorkers } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
-import { listCandidates } from './listing.js';
+import { listCandidates, storeStamps } from './listing.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { statMany } from './stat-many.js';
 import { projectMatcher, type ProjectMatcher } from '../core/project-glob.js';
@@ -166,7 +166,7 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
   const sinceCutoff = opts.sinceMs !== undefined ? Date.now() - opts.sinceMs : null;
   const tasks: Array<FileTask & { estBytes: number }> = [];
   const gone: string[] = [];
-  const stats = statMany(paths);
+  const stats = statMany(paths, storeStamps(candidates));
   let knownListed = 0; // listed files that have a row
   for (let i = 0; i < candidates.length; i++) {
     const c = candidates[i];

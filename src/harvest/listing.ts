@@ -8,8 +8,9 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import type { Config } from '../core/config.js';
 import type { AgentId } from '../core/records.js';
-import { agentOfFile, HARVEST_ADAPTERS, rootEnvFrom } from '../../adapters/index.js';
+import { agentOfFile, getAdapter, HARVEST_ADAPTERS, rootEnvFrom } from '../../adapters/index.js';
 import { DirListingCache } from './dir-cache.js';
+import type { FileStamp } from './tailer.js';
 
 export interface Candidate {
   path: string;
@@ -70,8 +71,10 @@ export function listCandidates(db: Db, config: Config, agents: AgentId[], env: N
     if (!agents.includes(a.id)) continue;
     for (const root of a.roots(config, rootEnv)) {
       if (!root.exists) continue;
-      // a root none of whose directories changed since the last pass is not walked again
-      parts.push({ agent: a.id, files: cache.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read)) });
+      // a root none of whose directories changed since the last pass is not walked again; a
+      // database's sessions change without any directory changing: it is asked every pass
+      const files = a.store ? a.listFiles(root) : cache.listRoot(`${a.id}\0${root.kind}\0${root.path}`, (read) => a.listFiles(root, read));
+      parts.push({ agent: a.id, files });
     }
   }
   const unreadable = cache.takeUnreadable();
@@ -81,4 +84,24 @@ export function listCandidates(db: Db, config: Config, agents: AgentId[], env: N
   const listing = listingOf(parts);
   lastFullListings.set(db, { parts: parts.map((p) => p.files), listing });
   return unreadable.length ? { ...listing, unreadable } : listing;
+}
+
+/**
+ * The stamps of listed paths that live in an adapter's database (adapters/types.ts RecordStore),
+ * by their index in `candidates`: one look at each store instead of a `stat` per path.
+ */
+export function storeStamps(candidates: readonly Candidate[]): Map<number, FileStamp | null> {
+  const out = new Map<number, FileStamp | null>();
+  const byAgent = new Map<AgentId, number[]>();
+  candidates.forEach((c, i) => {
+    if (!getAdapter(c.agent).store) return;
+    const list = byAgent.get(c.agent) ?? [];
+    list.push(i);
+    byAgent.set(c.agent, list);
+  });
+  for (const [agent, indexes] of byAgent) {
+    const stamps = getAdapter(agent).store!.stampAll(indexes.map((i) => candidates[i].path));
+    indexes.forEach((i, k) => out.set(i, stamps[k] ?? null));
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { isAscii } from 'node:buffer';
 import type { AgentId } from '../core/records.js';
 import { getAdapter } from '../../adapters/index.js';
-import type { LineParser, ParseOutput } from '../../adapters/types.js';
+import type { LineParser, ParseOutput, RecordStore } from '../../adapters/types.js';
 import { isObj } from '../../adapters/kit/json.js';
 import { eventMetaValue, eventRowValues } from '../store/repos/events.js';
 import { EventPacker, EventUnpacker, packable, type PackedEvents } from './packed-events.js';
@@ -182,6 +182,8 @@ class LineFeed implements TailOptions {
 
 export function processFile(task: FileTask): FileResult {
   const res = emptyResult(task);
+  const store = getAdapter(task.agent).store;
+  if (store) return readFromStore(task, store, res);
   let fd: number;
   try {
     fd = fs.openSync(task.path, 'r');
@@ -202,6 +204,30 @@ export function processFile(task: FileTask): FileResult {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** A session inside an adapter's database (adapters/types.ts RecordStore): its records, read whole. */
+function readFromStore(task: FileTask, store: RecordStore, res: FileResult): FileResult {
+  let read: ReturnType<RecordStore['read']>;
+  try {
+    read = store.read(task.path);
+  } catch (err) {
+    // locked past the busy timeout, or damaged: the next pass tries again
+    return { ...res, retry: true, error: `cannot read: ${(err as Error).message}` };
+  }
+  const stamp = task.stamp ?? store.stampAll([task.path])[0];
+  if (!read || !stamp) return { ...res, gone: true };
+  const parser = getAdapter(task.agent).createParser(task.path, undefined);
+  for (const record of read.records) feed(res, parser, record);
+  res.stamp = stamp;
+  res.reset = true;
+  res.lines = read.records.length;
+  res.bytesRead = read.bytes;
+  res.offset = stamp.size;
+  res.headHash = null;
+  res.headLen = 0;
+  finishParse(res, parser);
+  return res;
 }
 
 function readOpenFile(task: FileTask, fd: number, res: FileResult): FileResult {

@@ -38,6 +38,17 @@ export class StatResults {
     this.values[o + 4] = st.mtimeMs;
   }
 
+  /** A stamp the path's adapter took itself (a session in a database: ../../adapters/types.ts RecordStore); null = gone. */
+  setStamp(i: number, stamp: FileStamp | null): void {
+    const o = i * FIELDS;
+    this.values[o] = stamp ? FILE : 0;
+    if (!stamp) return;
+    this.values[o + 1] = stamp.dev;
+    this.values[o + 2] = stamp.ino;
+    this.values[o + 3] = stamp.size;
+    this.values[o + 4] = stamp.mtimeMs;
+  }
+
   /** @internal */
   fail(i: number, err: Error): void {
     this.values[i * FIELDS] = FAILED;
@@ -81,9 +92,15 @@ export class StatResults {
   }
 }
 
-export function statMany(paths: readonly string[]): StatResults {
+/** `stamped`: stamps taken by the paths' adapters (sessions in a database, `storeStamps`), by index; `stat` serves the rest. */
+export function statMany(paths: readonly string[], stamped?: ReadonlyMap<number, FileStamp | null>): StatResults {
   const out = new StatResults(paths.length);
   for (let i = 0; i < paths.length; i++) {
+    const own = stamped?.get(i);
+    if (own !== undefined) {
+      out.setStamp(i, own);
+      continue;
+    }
     try {
       out.set(i, fs.statSync(paths[i], { throwIfNoEntry: false }));
     } catch (err) {

@@ -114,6 +114,7 @@ describe('SQL', () => {
   const ALLOWED: Array<[RegExp, string]> = [
     [/^adapters\/copilot\/vscdb\.ts$/, "reads VS Code's own state database, not our store"],
     [/^adapters\/copilot\/vscode-transcripts\.ts$/, "reads Copilot Chat's own session-store.db (a session's cwd), not our store"],
+    [/^adapters\/opencode\/store\.ts$/, "reads OpenCode's own opencode.db (read-only), not our store"],
   ];
   // uppercase keywords (the house style for SQL) and the driver's statement calls
   const SQL = /\bSELECT\b[^;`'"]{0,200}?\bFROM\b|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bCREATE\s+(?:TABLE|INDEX)\b|\.prepare\s*[<(]|\.pragma\s*\(/;
