@@ -44,13 +44,8 @@ export function walkFiles(
   return out;
 }
 
-export function dirExists(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
+/** Whether `p` is a directory now: the one check, in core/fsutil.ts. */
+export { isDirectory as dirExists } from '../../src/core/fsutil.js';
 
 /** Path helpers that work for either separator (transcript paths can come from any OS). */
 export function segments(p: string): string[] {

@@ -25,18 +25,8 @@ import { journalPath } from '../../src/proposals/journal.js';
 import { getProposal } from '../../src/store/repos/proposals.js';
 import { managedSkillTarget } from '../../adapters/skills-registry.js';
 import type { Proposal } from '../../src/core/records.js';
+import { canMount, mount } from '../helpers/mounts.js';
 
-function mount(args: string[]): boolean {
-  return spawnSync('mount', args, { encoding: 'utf8' }).status === 0;
-}
-const canMount = (() => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = fs.mkdtempSync('/tmp/sos-mount-probe-');
-  const ok = mount(['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]);
-  if (ok) spawnSync('umount', [probe]);
-  fs.rmSync(probe, { recursive: true, force: true });
-  return ok;
-})();
 
 let sb: Sandbox;
 let project: string;

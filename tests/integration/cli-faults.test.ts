@@ -12,6 +12,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_BIN, makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { canMount, mount } from '../helpers/mounts.js';
 
 let sb: Sandbox;
 const mounts: string[] = [];
@@ -23,17 +24,6 @@ afterEach(() => {
   sb.cleanup();
 });
 
-function mount(args: string[]): boolean {
-  return spawnSync('mount', args, { encoding: 'utf8' }).status === 0;
-}
-const canMount = (() => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = fs.mkdtempSync('/tmp/sos-mount-probe-');
-  const ok = mount(['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]);
-  if (ok) spawnSync('umount', [probe]);
-  fs.rmSync(probe, { recursive: true, force: true });
-  return ok;
-})();
 
 const stateDb = () => path.join(sb.home, 'state', 'sleep.db');
 
