@@ -7,10 +7,10 @@
  */
 import path from 'node:path';
 
-const SRC = ['core', 'skilldoc', 'store', 'harvest', 'mine', 'replay', 'llm', 'trainer', 'proposals', 'night', 'daemon', 'tui', 'cli', 'demo'];
+const SRC = ['core', 'skilldoc', 'store', 'harvest', 'mine', 'replay', 'llm', 'trainer', 'proposals', 'night', 'team', 'daemon', 'tui', 'cli', 'demo'];
 const except = (...allowed) => [...SRC.filter((f) => !allowed.includes(f)), 'adapters'].filter((f) => !allowed.includes(f));
 /** the layers that orchestrate or present; nothing in the pipeline below them may reach up */
-const UPPER = ['cli', 'daemon', 'tui', 'trainer', 'night', 'proposals'];
+const UPPER = ['cli', 'daemon', 'tui', 'trainer', 'night', 'team', 'proposals'];
 
 /** folder → folders it must not import (the folder `cli` is forbidden to everyone but itself) */
 export const FORBIDDEN = {
@@ -23,9 +23,11 @@ export const FORBIDDEN = {
   mine: UPPER,
   replay: UPPER,
   llm: [...UPPER, 'replay'],
-  trainer: ['night', 'proposals', 'cli', 'daemon', 'tui'],
-  proposals: ['night', 'cli', 'daemon', 'tui'],
-  night: ['cli', 'daemon', 'tui'],
+  trainer: ['night', 'team', 'proposals', 'cli', 'daemon', 'tui'],
+  proposals: ['night', 'team', 'cli', 'daemon', 'tui'],
+  night: ['team', 'cli', 'daemon', 'tui'],
+  // team mode (a shared PostgreSQL): pools members' mined tasks and runs a repository's team night on top of the night's parts
+  team: ['cli', 'daemon', 'tui'],
   daemon: ['cli', 'tui'],
   tui: ['cli', 'daemon'],
   demo: ['cli'],
