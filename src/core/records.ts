@@ -108,6 +108,40 @@ export type Judge = z.infer<typeof JudgeSchema>;
 export const Split = z.enum(['train', 'val', 'test']);
 export type Split = z.infer<typeof Split>;
 
+/**
+ * What the user kept of one occurrence of a job (issue 41): the agent's version beside the one that
+ * landed in the project's git history after the session. The differences are the user's silent
+ * corrections. Both texts are redacted and capped before they are stored.
+ */
+export const KeptOutcomeSchema = z.object({
+  /** a commit message the agent proposed vs the one that landed, or a file it wrote vs that file as committed next */
+  kind: z.enum(['commit_message', 'file']),
+  /** the repository-relative path, for kind `file` */
+  file: z.string().optional(),
+  /** what the agent produced (its commit message, or the file as it wrote it) */
+  agent: z.string(),
+  /** what the user kept (the message that landed, or the file as of the next commit that touched it) */
+  kept: z.string(),
+  /** provenance: the commit the kept version is read from (full or abbreviated sha) and its commit time (ms) */
+  commit: z.string(),
+  at: z.number().int(),
+  /** the session the agent's version came from */
+  session: z.string().nullable(),
+});
+export type KeptOutcome = z.infer<typeof KeptOutcomeSchema>;
+
+/** A project procedure learned the hard way: a command that failed in the session, then the one that worked. */
+export const ProcedureSchema = z.object({
+  failed: z.string(),
+  worked: z.string(),
+  /** what the commands were for, when the tool kinds know it (test, lint, typecheck, format) */
+  purpose: z.string().optional(),
+  /** sessions in which this pair was seen (the evidence count), and the latest time */
+  sessions: z.number().int().positive().default(1),
+  at: z.number().int().nullable(),
+});
+export type Procedure = z.infer<typeof ProcedureSchema>;
+
 export const TaskSchema = z.object({
   id: z.string(),
   project: z.string().nullable(),
@@ -129,6 +163,10 @@ export const TaskSchema = z.object({
   /** where each correction was said (same order as `corrections`), when the miner knows it */
   correctionSources: z.array(z.object({ session: z.string().nullable(), at: z.number().int().nullable() })).optional(),
   agents: z.array(AgentId).default([]),
+  /** outcome evidence: what the agent produced beside what the user kept (mined from git after the session) */
+  kept: z.array(KeptOutcomeSchema).optional(),
+  /** commands that failed in this job's sessions and the ones that then worked */
+  procedures: z.array(ProcedureSchema).optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;
 
