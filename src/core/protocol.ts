@@ -233,6 +233,11 @@ export interface LlmReply {
   cached: boolean;
   /** target role: tool names the agent used */
   toolsCalled?: string[];
+  /**
+   * target role: the shell commands the agent ran, in order (issue 41: a project's procedure is
+   * which command works; a `ran_command` check reads these)
+   */
+  commandsRun?: string[];
   /** of tokensIn: prompt tokens read from the provider's cache */
   cacheReadTokens?: number;
   /** agent CLI targets: what the workspace started from and what the agent changed */
