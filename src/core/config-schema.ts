@@ -150,6 +150,12 @@ export const ConfigSchema = z
         minSessions: z.number().int().min(1).default(2).describe('A cluster is recurring when seen in at least this many sessions.'),
         threshold: z.number().min(0).max(1).default(0.5).describe('Similarity threshold for clustering prompts.'),
         useLlm: z.boolean().default(false).describe('Use the miner role to write intents and judges.'),
+        outcomeEvidence: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Mine outcome evidence: what you kept of the agent's work (the commit message that landed, each file it wrote as next committed, read-only from the project's git history) and the commands that failed before another worked; they ground the judges' checks. Off: tasks carry neither.",
+          ),
       })
       .strict()
       .prefault({}),

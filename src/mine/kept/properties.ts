@@ -1,0 +1,195 @@
+/**
+ * The user's silent corrections (issue 41): the properties where the version the user kept differs
+ * from the one the agent first wrote, consistently across occurrences of a job. Only properties a
+ * rule can state and a check can verify (the shared vocabulary of 41-design.md): a prefix pattern
+ * with the instance's own values generalised (`fix(<scope>):`), a trailer line (`Refs:`), a
+ * subheading (`### Fixed`), a forbidden literal (emoji, a removed line's head), a length bound,
+ * a lower-case subject. Never byte equality with the kept text.
+ *
+ * A property counts when ≥ MIN_AGREEING occurrences changed it the same way and none changed it
+ * the other way (the user added a trailer twice and never removed one).
+ */
+import type { KeptOutcome } from '../../core/records.js';
+
+/** Occurrences that must agree before a difference is taken for a preference. Assumption: one edit is an accident, two the same way a habit. */
+export const MIN_AGREEING = 2;
+
+export type PropertyKind = 'prefix' | 'lower_subject' | 'trailer' | 'heading' | 'forbid' | 'max_chars' | 'min_chars';
+
+export interface PropertyExample {
+  /** the agent's piece and the kept piece (a subject line, a trailer, a heading, a length) */
+  agent: string;
+  kept: string;
+  commit: string;
+  at: number;
+  file?: string;
+}
+
+export interface KeptProperty {
+  kind: PropertyKind;
+  /** what the artifact is: a commit message, or a file's path */
+  artifact: string;
+  /** the literal a rule names: `fix(<scope>):`, `Refs:`, `### Fixed`, `emoji`, `500` */
+  literal: string;
+  /** occurrences that changed it this way, and occurrences of the artifact compared */
+  changed: number;
+  of: number;
+  examples: PropertyExample[];
+}
+
+interface Diff {
+  kind: PropertyKind;
+  literal: string;
+  agent: string;
+  kept: string;
+  /** the opposite direction (the agent had it, the kept version does not) */
+  reverse?: boolean;
+}
+
+const lines = (s: string) => s.split('\n').map((l) => l.trimEnd());
+const subjectOf = (s: string) => lines(s.trim())[0]?.trim() ?? '';
+
+/** `fix(cli): …` → `fix(<scope>):`; `feat: …` → `feat:`; `[PROJ-12] …` → `[PROJ-<n>]`; else null. */
+export function prefixShape(subject: string): string | null {
+  const cc = /^([a-z][a-z-]*)(\([^)\s]+\))?(!)?:\s/i.exec(subject);
+  if (cc) return `${cc[1]}${cc[2] ? '(<scope>)' : ''}${cc[3] ?? ''}:`;
+  const key = /^\[([A-Z][A-Z0-9]+)-\d+\]/.exec(subject);
+  if (key) return `[${key[1]}-<n>]`;
+  return null;
+}
+
+/** The subject's text past its prefix. */
+function subjectBody(subject: string): string {
+  return subject.replace(/^(?:[a-z][a-z-]*(?:\([^)\s]+\))?!?:\s*|\[[^\]]+\]\s*)/i, '');
+}
+
+/** `Key: value` lines of the last paragraph (git trailers). */
+function trailers(text: string): Map<string, string> {
+  const paras = text.trim().split(/\n\s*\n/);
+  const out = new Map<string, string>();
+  if (paras.length < 2) return out;
+  for (const l of lines(paras[paras.length - 1])) {
+    const m = /^([A-Za-z][\w-]*): \S/.exec(l.trim());
+    if (m) out.set(`${m[1]}:`, l.trim());
+  }
+  return out;
+}
+
+const headingsOf = (text: string) => new Set(lines(text).map((l) => /^(#{1,6})\s+(.+?)\s*#*$/.exec(l.trim())).filter((m): m is RegExpExecArray => !!m).map((m) => `${m[1]} ${m[2]}`));
+
+const EMOJI_RE = /\p{Extended_Pictographic}/u;
+
+/** The head of a line a forbidden-literal check can name: a trailer key, else its first words (≤ 24 chars). */
+function lineHead(line: string): string | null {
+  const t = line.trim().replace(/^[-*]\s+/, '');
+  const key = /^([A-Za-z][\w-]*):\s/.exec(t);
+  if (key) return `${key[1]}:`;
+  const words = t.replace(EMOJI_RE, '').trim().split(/\s+/).slice(0, 3).join(' ');
+  return words.length >= 6 ? words.slice(0, 24) : null;
+}
+
+/** The differences of one pair, each in the direction agent → kept. */
+export function pairDiffs(agent: string, kept: string, commitMessage: boolean): Diff[] {
+  const out: Diff[] = [];
+  if (commitMessage) {
+    const sa = subjectOf(agent);
+    const sk = subjectOf(kept);
+    const pa = prefixShape(sa);
+    const pk = prefixShape(sk);
+    if (pk && pk !== pa) out.push({ kind: 'prefix', literal: pk, agent: sa, kept: sk });
+    if (pa && !pk) out.push({ kind: 'prefix', literal: pa, agent: sa, kept: sk, reverse: true });
+    const ba = subjectBody(sa);
+    const bk = subjectBody(sk);
+    if (/^[a-z]/.test(bk) && /^[A-Z][a-z]/.test(ba)) out.push({ kind: 'lower_subject', literal: 'lower-case subject', agent: sa, kept: sk });
+    if (/^[A-Z][a-z]/.test(bk) && /^[a-z]/.test(ba)) out.push({ kind: 'lower_subject', literal: 'lower-case subject', agent: sa, kept: sk, reverse: true });
+    const ta = trailers(agent);
+    const tk = trailers(kept);
+    for (const [k, line] of tk) if (!ta.has(k)) out.push({ kind: 'trailer', literal: k, agent: '', kept: line });
+    for (const [k, line] of ta) if (!tk.has(k)) out.push({ kind: 'trailer', literal: k, agent: line, kept: '', reverse: true });
+  }
+  const ha = headingsOf(agent);
+  const hk = headingsOf(kept);
+  for (const h of hk) if (!ha.has(h)) out.push({ kind: 'heading', literal: h, agent: '', kept: h });
+  for (const h of ha) if (!hk.has(h)) out.push({ kind: 'heading', literal: h, agent: h, kept: '', reverse: true });
+  if (EMOJI_RE.test(agent) && !EMOJI_RE.test(kept)) out.push({ kind: 'forbid', literal: 'emoji', agent: emojiLine(agent), kept: '' });
+  if (!EMOJI_RE.test(agent) && EMOJI_RE.test(kept)) out.push({ kind: 'forbid', literal: 'emoji', agent: '', kept: emojiLine(kept), reverse: true });
+  // lines the user deleted (a tool's signature, a "WIP" marker): named by their head
+  const keptText = kept.toLowerCase();
+  const seen = new Set<string>();
+  // (a commit's subject is rewritten every time: prefix and case cover it; headings have their own property)
+  for (const l of lines(agent).slice(commitMessage ? 1 : 0)) {
+    if (/^\s*#/.test(l)) continue;
+    const head = l.trim() && !keptText.includes(l.trim().toLowerCase()) ? lineHead(l) : null;
+    if (!head || seen.has(head.toLowerCase()) || keptText.includes(head.toLowerCase())) continue;
+    seen.add(head.toLowerCase());
+    out.push({ kind: 'forbid', literal: head, agent: l.trim().slice(0, 120), kept: '' });
+  }
+  return out;
+}
+
+const emojiLine = (s: string) => lines(s).find((l) => EMOJI_RE.test(l))?.trim().slice(0, 120) ?? '';
+const chars = (s: string) => [...s.trim()].length;
+const roundUp = (n: number) => Math.ceil(n / 10) * 10;
+const roundDown = (n: number) => Math.floor(n / 10) * 10;
+
+/** The artifact a kept outcome is of: every commit message is one artifact, each file path another. */
+export const artifactOf = (k: KeptOutcome) => (k.kind === 'commit_message' ? 'commit message' : (k.file ?? 'file'));
+
+/**
+ * The properties the user's kept versions hold and the agent's did not, per artifact, agreeing in
+ * ≥ MIN_AGREEING occurrences and contradicted by none. Conventional prefixes whose type varies
+ * are merged into `<type>(<scope>):` when each type alone is too rare.
+ */
+export function keptProperties(outcomes: KeptOutcome[]): KeptProperty[] {
+  const byArtifact = new Map<string, KeptOutcome[]>();
+  for (const k of outcomes) byArtifact.set(artifactOf(k), [...(byArtifact.get(artifactOf(k)) ?? []), k]);
+  const out: KeptProperty[] = [];
+  for (const [artifact, list] of byArtifact) {
+    const agg = new Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number }>();
+    for (const k of list) {
+      const perPair = new Set<string>();
+      for (const d of pairDiffs(k.agent, k.kept, k.kind === 'commit_message')) {
+        const key = `${d.kind}\u0000${d.literal.toLowerCase()}`;
+        if (perPair.has(key + String(d.reverse))) continue;
+        perPair.add(key + String(d.reverse));
+        const a = agg.get(key) ?? { kind: d.kind, literal: d.literal, fwd: [], rev: 0 };
+        if (d.reverse) a.rev++;
+        else a.fwd.push({ agent: d.agent, kept: d.kept, commit: k.commit, at: k.at, ...(k.file ? { file: k.file } : {}) });
+        agg.set(key, a);
+      }
+    }
+    mergePrefixTypes(agg);
+    for (const a of agg.values()) {
+      if (a.fwd.length >= MIN_AGREEING && a.rev === 0) out.push({ kind: a.kind, artifact, literal: a.literal, changed: a.fwd.length, of: list.length, examples: newestFirst(a.fwd) });
+    }
+    out.push(...lengthBounds(artifact, list));
+  }
+  return out;
+}
+
+function mergePrefixTypes(agg: Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number }>): void {
+  const scoped = [...agg.entries()].filter(([, a]) => a.kind === 'prefix' && /^[a-z-]+\(<scope>\)!?:$/i.test(a.literal));
+  if (scoped.length < 2 || scoped.every(([, a]) => a.fwd.length >= MIN_AGREEING)) return;
+  const merged = { kind: 'prefix' as const, literal: '<type>(<scope>):', fwd: scoped.flatMap(([, a]) => a.fwd), rev: scoped.reduce((s, [, a]) => s + a.rev, 0) };
+  for (const [k] of scoped) agg.delete(k);
+  agg.set('prefix\u0000<type>(<scope>):', merged);
+}
+
+/** A length bound every kept version keeps and at least MIN_AGREEING agent versions broke (the user cut them, or filled them out). */
+function lengthBounds(artifact: string, list: KeptOutcome[]): KeptProperty[] {
+  const out: KeptProperty[] = [];
+  const max = roundUp(Math.max(...list.map((k) => chars(k.kept))));
+  const over = list.filter((k) => chars(k.agent) > max);
+  if (over.length >= MIN_AGREEING && max > 0) {
+    out.push({ kind: 'max_chars', artifact, literal: String(max), changed: over.length, of: list.length, examples: newestFirst(over.map((k) => lengthExample(k))) });
+  }
+  const min = roundDown(Math.min(...list.map((k) => chars(k.kept))));
+  const under = list.filter((k) => chars(k.agent) < min);
+  if (under.length >= MIN_AGREEING && min > 0) {
+    out.push({ kind: 'min_chars', artifact, literal: String(min), changed: under.length, of: list.length, examples: newestFirst(under.map((k) => lengthExample(k))) });
+  }
+  return out;
+}
+
+const lengthExample = (k: KeptOutcome): PropertyExample => ({ agent: `${chars(k.agent)} characters`, kept: `${chars(k.kept)} characters`, commit: k.commit, at: k.at, ...(k.file ? { file: k.file } : {}) });
+const newestFirst = (xs: PropertyExample[]) => [...xs].sort((a, b) => b.at - a.at);
