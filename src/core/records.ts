@@ -340,5 +340,20 @@ export const ProposalSchema = z.object({
     .object({ editIds: z.array(z.string()), of: z.number().int(), valAfter: z.number().nullable(), edited: z.boolean().optional() })
     .nullable()
     .optional(),
+  /**
+   * The outcome evidence behind each rule of the candidate (issue 41), computed at staging from the
+   * kept outcomes and procedures of the tasks of the families it was scored on: rules without any
+   * are left out; absent on proposals staged before it was recorded (or with no outcome evidence).
+   */
+  ruleEvidence: z
+    .array(
+      z.object({
+        rule: z.string(),
+        evidence: z.array(
+          z.object({ text: z.string(), kind: z.string(), literal: z.string(), changed: z.number().int(), of: z.number().int(), commits: z.array(z.string()) }),
+        ),
+      }),
+    )
+    .optional(),
 });
 export type Proposal = z.infer<typeof ProposalSchema>;

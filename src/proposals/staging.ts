@@ -28,6 +28,7 @@ import { correctionSessionCounts } from '../store/repos/corrections.js';
 import { SleepError } from '../core/errors.js';
 import { describeRemovals, guardSkillContent, isInstanceSpecific, normalizeRule, type GuardResult } from './staging-guard.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
+import { proposalRuleEvidence } from './rule-evidence.js';
 
 /** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
 export interface StageableResult {
@@ -191,6 +192,9 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     reason: null,
     dir,
   };
+  // each rule's outcome evidence ("you changed `Fix` to `fix(cli):` in 4 of 5 commits"), shown in review
+  const ruleEvidence = proposalRuleEvidence(db, candidate, perTask.map((t) => t.taskId));
+  if (ruleEvidence.length) proposal.ruleEvidence = ruleEvidence;
   const report: ProposalReport = {
     schema: 'skillopt-sleep.proposal.v1',
     id,
