@@ -94,6 +94,32 @@ describe('properties: where the kept version differs from the agent version, con
     expect(keptProperties(mixed).find((p) => p.kind === 'prefix')?.literal).toBe('<type>(<scope>):');
   });
 
+  it('several conventional types are one habit: <type>(<scope>): even when each type recurs', () => {
+    const mixed = [pair('Update: a', 'feat(a): a', 0), pair('Update: b', 'fix(b): b', 1), pair('Update: c', 'fix(c): c', 2), pair('Update: d', 'feat(d): d', 3)];
+    const prefixes = keptProperties(mixed).filter((p) => p.kind === 'prefix');
+    expect(prefixes.map((p) => `${p.literal}:${p.changed}`)).toEqual(['<type>(<scope>)::4']);
+  });
+
+  it('files of one kind (a different test file each time): code literals gained and lost', () => {
+    const agentTest = (fn: string) => `import { jest } from '@jest/globals';\nimport { ${fn} } from '../src/${fn}';\n\ntest('${fn} works', () => {\n  const spy = jest.fn();\n  expect(${fn}(spy)).toBeDefined();\n});\n`;
+    const keptTest = (fn: string) => `import { describe, expect, it, vi } from 'vitest';\nimport { ${fn} } from '../src/${fn}';\n\ndescribe('${fn}', () => {\n  it.each([[1], [2]])('handles %s', (input) => {\n    const spy = vi.fn();\n    expect(${fn}(input, spy)).toBeDefined();\n  });\n});\n`;
+    const files = ['parse', 'money', 'dates'].map((fn, i) => pair(agentTest(fn), keptTest(fn), i, 'file', `tests/${fn}.test.ts`));
+    const props = keptProperties(files);
+    expect(new Set(props.map((p) => p.artifact))).toEqual(new Set(['tests/*.test.ts']));
+    const found = props.map((p) => `${p.kind}:${p.literal}`);
+    expect(found).toEqual(expect.arrayContaining(['include:it.each', 'include:vi.fn', 'forbid:jest.fn']));
+    const checks = groundedChecks(files, []);
+    const vitestStyle = keptTest('sum');
+    const jestStyle = agentTest('sum');
+    expect(checks.filter((c) => !evaluateCheck(c, vitestStyle, []).passed).map((c) => c.description)).toEqual([]);
+    expect(checks.filter((c) => !evaluateCheck(c, jestStyle, []).passed).map((c) => c.description)).toEqual(
+      expect.arrayContaining([
+        "Use `it.each` in `tests/*.test.ts`, e.g. `it.each([[1], [2]])('handles %s', (input) => {` (kept in 3 of 3 versions; the agent's drafts lacked it)",
+        'Never include `jest.fn` in `tests/*.test.ts` (the user deleted it in 3 of 3)',
+      ]),
+    );
+  });
+
   it('files: a subheading the user adds, a length bound', () => {
     const files = [0, 1].map((i) => pair(`## Unreleased\n\n- change ${i}\n`, `## Unreleased\n\n### Fixed\n\n- change ${i}\n`, i, 'file', 'CHANGELOG.md'));
     const props = keptProperties(files);

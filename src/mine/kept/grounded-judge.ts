@@ -47,6 +47,8 @@ export function checkOfProperty(p: KeptProperty): Check | null {
       if (!m) return null;
       return makeCheck({ ...base, op: 'regex', value: `^${m[1]}\\s+${escapeRe(m[2])}\\s*$`, flags: 'm', description: `Put a \`${p.literal}\` heading in ${what(p)} ${seen(p)}` });
     }
+    case 'include':
+      return makeCheck({ ...base, op: 'contains', value: p.literal, caseSensitive: true, description: `Use \`${p.literal}\` in ${what(p)}, e.g. \`${ex}\` ${seen(p)}` });
     case 'forbid':
       if (p.literal === 'emoji') return makeCheck({ ...base, op: 'regex', value: EMOJI_FREE, flags: 'u', description: `Use no emoji in ${what(p)} ${seen(p).replace("the agent's drafts lacked it", 'the agent kept adding them')}` });
       return makeCheck({ ...base, op: 'not_contains', value: p.literal, description: `Never include \`${p.literal}\` in ${what(p)} (the user deleted it in ${p.changed} of ${p.of})` });

@@ -3,8 +3,9 @@
  * from the one the agent first wrote, consistently across occurrences of a job. Only properties a
  * rule can state and a check can verify (the shared vocabulary of 41-design.md): a prefix pattern
  * with the instance's own values generalised (`fix(<scope>):`), a trailer line (`Refs:`), a
- * subheading (`### Fixed`), a forbidden literal (emoji, a removed line's head), a length bound,
- * a lower-case subject. Never byte equality with the kept text.
+ * subheading (`### Fixed`), a required or forbidden code literal in a file (`it.each`, `jest.fn`),
+ * a forbidden literal (emoji, a removed line's head), a length bound, a lower-case subject. Never
+ * byte equality with the kept text.
  *
  * A property counts when ≥ MIN_AGREEING occurrences changed it the same way and none changed it
  * the other way (the user added a trailer twice and never removed one).
@@ -14,7 +15,7 @@ import type { KeptOutcome } from '../../core/records.js';
 /** Occurrences that must agree before a difference is taken for a preference. Assumption: one edit is an accident, two the same way a habit. */
 export const MIN_AGREEING = 2;
 
-export type PropertyKind = 'prefix' | 'lower_subject' | 'trailer' | 'heading' | 'forbid' | 'max_chars' | 'min_chars';
+export type PropertyKind = 'prefix' | 'lower_subject' | 'trailer' | 'heading' | 'include' | 'forbid' | 'max_chars' | 'min_chars';
 
 export interface PropertyExample {
   /** the agent's piece and the kept piece (a subject line, a trailer, a heading, a length) */
@@ -107,6 +108,13 @@ export function pairDiffs(agent: string, kept: string, commitMessage: boolean): 
     for (const [k, line] of tk) if (!ta.has(k)) out.push({ kind: 'trailer', literal: k, agent: '', kept: line });
     for (const [k, line] of ta) if (!tk.has(k)) out.push({ kind: 'trailer', literal: k, agent: line, kept: '', reverse: true });
   }
+  if (!commitMessage) {
+    // code literals a file gained or lost (`it.each`, `vi.fn` for `jest.fn`): calls and member accesses
+    const ca = codeLiterals(agent);
+    const ck = codeLiterals(kept);
+    for (const t of ck) if (!ca.has(t)) out.push({ kind: 'include', literal: t, agent: '', kept: lineWith(kept, t) });
+    for (const t of ca) if (!ck.has(t)) out.push({ kind: 'forbid', literal: t, agent: lineWith(agent, t), kept: '' });
+  }
   const ha = headingsOf(agent);
   const hk = headingsOf(kept);
   for (const h of hk) if (!ha.has(h)) out.push({ kind: 'heading', literal: h, agent: '', kept: h });
@@ -127,22 +135,46 @@ export function pairDiffs(agent: string, kept: string, commitMessage: boolean): 
   return out;
 }
 
+/** Member accesses of code (`it.each`, `vi.fn`, `jest.fn`): what a file's framework and style show, not its instance values. */
+function codeLiterals(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/\b([a-z][A-Za-z]*)\.([a-z][A-Za-z]*)\s*\(/g)) if (m[1].length <= 12) out.add(`${m[1]}.${m[2]}`);
+  return out;
+}
+const lineWith = (text: string, literal: string) => lines(text).find((l) => l.includes(literal))?.trim().slice(0, 120) ?? literal;
 const emojiLine = (s: string) => lines(s).find((l) => EMOJI_RE.test(l))?.trim().slice(0, 120) ?? '';
 const chars = (s: string) => [...s.trim()].length;
 const roundUp = (n: number) => Math.ceil(n / 10) * 10;
 const roundDown = (n: number) => Math.floor(n / 10) * 10;
 
-/** The artifact a kept outcome is of: every commit message is one artifact, each file path another. */
-export const artifactOf = (k: KeptOutcome) => (k.kind === 'commit_message' ? 'commit message' : (k.file ?? 'file'));
+/** A file path as a kind of file: `tests/parse.test.ts` → `tests/*.test.ts`. */
+export function filePattern(file: string): string {
+  const slash = file.lastIndexOf('/');
+  const base = file.slice(slash + 1);
+  const dot = base.indexOf('.', 1);
+  return `${file.slice(0, slash + 1)}*${dot > 0 ? base.slice(dot) : ''}`;
+}
+
+/**
+ * The artifact each kept outcome is of: every commit message is one artifact; a file path seen in
+ * several occurrences is its own (CHANGELOG.md), a path seen once joins the others of its kind
+ * (`tests/*.test.ts`: each occurrence writes a different test file).
+ */
+export function artifactsOf(outcomes: KeptOutcome[]): string[] {
+  const seen = new Map<string, number>();
+  for (const k of outcomes) if (k.kind === 'file') seen.set(k.file ?? '', (seen.get(k.file ?? '') ?? 0) + 1);
+  return outcomes.map((k) => (k.kind === 'commit_message' ? 'commit message' : (seen.get(k.file ?? '') ?? 0) >= 2 ? (k.file ?? 'file') : filePattern(k.file ?? 'file')));
+}
 
 /**
  * The properties the user's kept versions hold and the agent's did not, per artifact, agreeing in
  * ≥ MIN_AGREEING occurrences and contradicted by none. Conventional prefixes whose type varies
- * are merged into `<type>(<scope>):` when each type alone is too rare.
+ * are merged into `<type>(<scope>):`.
  */
 export function keptProperties(outcomes: KeptOutcome[]): KeptProperty[] {
   const byArtifact = new Map<string, KeptOutcome[]>();
-  for (const k of outcomes) byArtifact.set(artifactOf(k), [...(byArtifact.get(artifactOf(k)) ?? []), k]);
+  const names = artifactsOf(outcomes);
+  outcomes.forEach((k, i) => byArtifact.set(names[i], [...(byArtifact.get(names[i]) ?? []), k]));
   const out: KeptProperty[] = [];
   for (const [artifact, list] of byArtifact) {
     const agg = new Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number }>();
@@ -162,29 +194,37 @@ export function keptProperties(outcomes: KeptOutcome[]): KeptProperty[] {
     for (const a of agg.values()) {
       if (a.fwd.length >= MIN_AGREEING && a.rev === 0) out.push({ kind: a.kind, artifact, literal: a.literal, changed: a.fwd.length, of: list.length, examples: newestFirst(a.fwd) });
     }
-    out.push(...lengthBounds(artifact, list));
+    // a length is a property of prose (a message, notes), not of code: a test file grows with what it covers
+    if (artifact === 'commit message' || /\.(?:md|markdown|txt|rst)$/i.test(artifact)) out.push(...lengthBounds(artifact, list));
   }
   return out;
 }
 
 function mergePrefixTypes(agg: Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number }>): void {
+  // several types with a scope are one habit (the type follows the change): `fix(<scope>):` and `feat(<scope>):` would contradict each other
   const scoped = [...agg.entries()].filter(([, a]) => a.kind === 'prefix' && /^[a-z-]+\(<scope>\)!?:$/i.test(a.literal));
-  if (scoped.length < 2 || scoped.every(([, a]) => a.fwd.length >= MIN_AGREEING)) return;
+  if (scoped.length < 2) return;
   const merged = { kind: 'prefix' as const, literal: '<type>(<scope>):', fwd: scoped.flatMap(([, a]) => a.fwd), rev: scoped.reduce((s, [, a]) => s + a.rev, 0) };
   for (const [k] of scoped) agg.delete(k);
   agg.set('prefix\u0000<type>(<scope>):', merged);
 }
 
-/** A length bound every kept version keeps and at least MIN_AGREEING agent versions broke (the user cut them, or filled them out). */
+/**
+ * How far past a bound an agent version must be for the user's edit to count as enforcing it.
+ * Assumption: an edit that changes the length by under a fifth is about content, not length.
+ */
+const LENGTH_MARGIN = 1.25;
+
+/** A length bound every kept version keeps and at least MIN_AGREEING agent versions broke clearly (the user cut them, or filled them out). */
 function lengthBounds(artifact: string, list: KeptOutcome[]): KeptProperty[] {
   const out: KeptProperty[] = [];
   const max = roundUp(Math.max(...list.map((k) => chars(k.kept))));
-  const over = list.filter((k) => chars(k.agent) > max);
+  const over = list.filter((k) => chars(k.agent) > max * LENGTH_MARGIN);
   if (over.length >= MIN_AGREEING && max > 0) {
     out.push({ kind: 'max_chars', artifact, literal: String(max), changed: over.length, of: list.length, examples: newestFirst(over.map((k) => lengthExample(k))) });
   }
   const min = roundDown(Math.min(...list.map((k) => chars(k.kept))));
-  const under = list.filter((k) => chars(k.agent) < min);
+  const under = list.filter((k) => chars(k.agent) * LENGTH_MARGIN < min);
   if (under.length >= MIN_AGREEING && min > 0) {
     out.push({ kind: 'min_chars', artifact, literal: String(min), changed: under.length, of: list.length, examples: newestFirst(under.map((k) => lengthExample(k))) });
   }

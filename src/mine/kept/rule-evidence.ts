@@ -55,6 +55,8 @@ function sayProperty(p: KeptProperty): string {
       return `you added the trailer \`${ex?.kept ?? p.literal}\` ${n}`;
     case 'heading':
       return `you added the \`${p.literal}\` heading ${n}`;
+    case 'include':
+      return `you added \`${p.literal}\` ${n}`;
     case 'forbid':
       return p.literal === 'emoji' ? `you removed the emoji ${n}` : `you deleted \`${p.literal}\` ${n}`;
     case 'max_chars':
@@ -79,6 +81,8 @@ function ruleNames(rule: string, p: KeptProperty): boolean {
     case 'trailer':
     case 'heading':
       return r.includes(p.literal.toLowerCase()) || (p.kind === 'heading' && new RegExp(`\\b${p.literal.replace(/^#+\s*/, '').toLowerCase()}\\b.*(sub)?heading|(sub)?heading.*\\b${p.literal.replace(/^#+\s*/, '').toLowerCase()}\\b`).test(r));
+    case 'include':
+      return r.includes(p.literal.toLowerCase());
     case 'forbid':
       return p.literal === 'emoji' ? /emoji/.test(r) : r.includes(p.literal.toLowerCase());
     case 'max_chars':
