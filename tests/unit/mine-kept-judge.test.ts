@@ -120,6 +120,17 @@ describe('properties: where the kept version differs from the agent version, con
     );
   });
 
+  it('a changed mind: two spellings of one heading, the newer one wins; a deleted line that names the instance needs a majority', () => {
+    const log = (i: number, heading: string) => pair(`# Changelog\n\n## Upcoming\n- change ${i}\n`, `# Changelog\n\n${heading}\n- change ${i}\n`, i, 'file', 'CHANGELOG.md');
+    const props = keptProperties([log(0, '## Unreleased'), log(1, '## Unreleased'), log(2, '## [Unreleased]'), log(3, '## [Unreleased]')]);
+    expect(props.filter((p) => p.kind === 'heading').map((p) => p.literal)).toEqual(['## [Unreleased]']);
+    const fn = ['parse', 'parse', 'money', 'dates', 'sum'];
+    const tests = fn.map((f, i) => pair(`test('${f} works', () => {});\nimport { jest } from 'x';\n`, `it('${f}', () => {});\n`, i, 'file', `tests/${f}${i}.test.ts`));
+    const forbids = keptProperties(tests).filter((p) => p.kind === 'forbid').map((p) => p.literal);
+    expect(forbids).toContain('import { jest');
+    expect(forbids).not.toContain("test('parse works',");
+  });
+
   it('files: a subheading the user adds, a length bound', () => {
     const files = [0, 1].map((i) => pair(`## Unreleased\n\n- change ${i}\n`, `## Unreleased\n\n### Fixed\n\n- change ${i}\n`, i, 'file', 'CHANGELOG.md'));
     const props = keptProperties(files);

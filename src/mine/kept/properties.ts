@@ -45,6 +45,8 @@ interface Diff {
   kept: string;
   /** the opposite direction (the agent had it, the kept version does not) */
   reverse?: boolean;
+  /** a deleted line named by its head: it may carry the instance's values, so it must hold in most occurrences */
+  lineHead?: boolean;
 }
 
 const lines = (s: string) => s.split('\n').map((l) => l.trimEnd());
@@ -130,7 +132,7 @@ export function pairDiffs(agent: string, kept: string, commitMessage: boolean): 
     const head = l.trim() && !keptText.includes(l.trim().toLowerCase()) ? lineHead(l) : null;
     if (!head || seen.has(head.toLowerCase()) || keptText.includes(head.toLowerCase())) continue;
     seen.add(head.toLowerCase());
-    out.push({ kind: 'forbid', literal: head, agent: l.trim().slice(0, 120), kept: '' });
+    out.push({ kind: 'forbid', literal: head, agent: l.trim().slice(0, 120), kept: '', lineHead: true });
   }
   return out;
 }
@@ -156,14 +158,22 @@ export function filePattern(file: string): string {
 }
 
 /**
- * The artifact each kept outcome is of: every commit message is one artifact; a file path seen in
- * several occurrences is its own (CHANGELOG.md), a path seen once joins the others of its kind
- * (`tests/*.test.ts`: each occurrence writes a different test file).
+ * The artifact each kept outcome is of: every commit message is one artifact; files are grouped by
+ * kind (`tests/*.test.ts`: each occurrence writes its own test file) when the family wrote several
+ * paths of that kind, and a path that is the only one of its kind is its own (CHANGELOG.md).
  */
 export function artifactsOf(outcomes: KeptOutcome[]): string[] {
-  const seen = new Map<string, number>();
-  for (const k of outcomes) if (k.kind === 'file') seen.set(k.file ?? '', (seen.get(k.file ?? '') ?? 0) + 1);
-  return outcomes.map((k) => (k.kind === 'commit_message' ? 'commit message' : (seen.get(k.file ?? '') ?? 0) >= 2 ? (k.file ?? 'file') : filePattern(k.file ?? 'file')));
+  const paths = new Map<string, Set<string>>();
+  for (const k of outcomes) {
+    if (k.kind !== 'file') continue;
+    const pattern = filePattern(k.file ?? 'file');
+    paths.set(pattern, (paths.get(pattern) ?? new Set<string>()).add(k.file ?? 'file'));
+  }
+  return outcomes.map((k) => {
+    if (k.kind === 'commit_message') return 'commit message';
+    const pattern = filePattern(k.file ?? 'file');
+    return (paths.get(pattern)?.size ?? 0) >= 2 ? pattern : (k.file ?? 'file');
+  });
 }
 
 /**
@@ -177,27 +187,48 @@ export function keptProperties(outcomes: KeptOutcome[]): KeptProperty[] {
   outcomes.forEach((k, i) => byArtifact.set(names[i], [...(byArtifact.get(names[i]) ?? []), k]));
   const out: KeptProperty[] = [];
   for (const [artifact, list] of byArtifact) {
-    const agg = new Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number }>();
+    const agg = new Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number; lineHead?: boolean }>();
     for (const k of list) {
       const perPair = new Set<string>();
       for (const d of pairDiffs(k.agent, k.kept, k.kind === 'commit_message')) {
         const key = `${d.kind}\u0000${d.literal.toLowerCase()}`;
         if (perPair.has(key + String(d.reverse))) continue;
         perPair.add(key + String(d.reverse));
-        const a = agg.get(key) ?? { kind: d.kind, literal: d.literal, fwd: [], rev: 0 };
+        const a = agg.get(key) ?? { kind: d.kind, literal: d.literal, fwd: [], rev: 0, lineHead: d.lineHead };
         if (d.reverse) a.rev++;
         else a.fwd.push({ agent: d.agent, kept: d.kept, commit: k.commit, at: k.at, ...(k.file ? { file: k.file } : {}) });
         agg.set(key, a);
       }
     }
     mergePrefixTypes(agg);
+    const found: KeptProperty[] = [];
     for (const a of agg.values()) {
-      if (a.fwd.length >= MIN_AGREEING && a.rev === 0) out.push({ kind: a.kind, artifact, literal: a.literal, changed: a.fwd.length, of: list.length, examples: newestFirst(a.fwd) });
+      // (a deleted line's head must be deleted in most occurrences: `test('parseAmount works'` is the instance's)
+      if (a.fwd.length >= MIN_AGREEING && a.rev === 0 && (!a.lineHead || a.fwd.length * 2 > list.length)) found.push({ kind: a.kind, artifact, literal: a.literal, changed: a.fwd.length, of: list.length, examples: newestFirst(a.fwd) });
     }
+    out.push(...newestOfAlternatives(found));
     // a length is a property of prose (a message, notes), not of code: a test file grows with what it covers
     if (artifact === 'commit message' || /\.(?:md|markdown|txt|rst)$/i.test(artifact)) out.push(...lengthBounds(artifact, list));
   }
   return out;
+}
+
+/** Two spellings of one heading (`## Unreleased`, `## [Unreleased]`): the same level and words. */
+const headingKey = (literal: string) => `${/^#+/.exec(literal)?.[0].length ?? 0}:${literal.replace(/^#+\s*/, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()}`;
+
+/**
+ * A changed mind: the user kept one spelling of a heading for a while, then another. Both were
+ * added to the agent's drafts, but only the newer one is the preference now (recency wins).
+ */
+function newestOfAlternatives(props: KeptProperty[]): KeptProperty[] {
+  const newest = new Map<string, KeptProperty>();
+  for (const p of props) {
+    if (p.kind !== 'heading') continue;
+    const k = headingKey(p.literal);
+    const cur = newest.get(k);
+    if (!cur || (p.examples[0]?.at ?? 0) > (cur.examples[0]?.at ?? 0)) newest.set(k, p);
+  }
+  return props.filter((p) => p.kind !== 'heading' || newest.get(headingKey(p.literal)) === p);
 }
 
 function mergePrefixTypes(agg: Map<string, { kind: PropertyKind; literal: string; fwd: PropertyExample[]; rev: number }>): void {
