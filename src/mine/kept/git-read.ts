@@ -46,8 +46,17 @@ export function workTreeRoot(dir: string): string | undefined {
   }
 }
 
+/** How much earlier than the first ask the history is read, so later asks rarely need a second read. Assumption. */
+const LOG_SLACK_MS = 30 * 24 * 3600 * 1000;
+
+interface LoggedCommit extends CommitInfo {
+  files: string[];
+}
+
 export class GitHistory {
-  private readonly logCache = new Map<string, CommitInfo[]>();
+  /** every commit (any branch) since `loadedSince`, oldest first, with the files each touched: one `git log` per repository and run */
+  private log: LoggedCommit[] | null = null;
+  private loadedSince = Infinity;
 
   private constructor(
     readonly gitDir: string,
@@ -75,25 +84,29 @@ export class GitHistory {
     return r.status === 0 ? r.stdout : null;
   }
 
-  /** Commits on any branch with a commit time in [sinceMs, untilMs), oldest first; `file` limits them to commits touching it. */
-  commits(sinceMs: number, untilMs: number, file?: string): CommitInfo[] {
-    const key = `${sinceMs}|${untilMs}|${file ?? ''}`;
-    const memo = this.logCache.get(key);
-    if (memo) return memo;
-    const args = ['log', '--all', '--format=%H%x1f%ct%x1f%B%x1e', `--since=@${Math.floor(sinceMs / 1000)}`, `--until=@${Math.ceil(untilMs / 1000)}`];
-    if (file) args.push('--', file);
-    const out = this.run(args);
-    const list: CommitInfo[] = [];
+  private logSince(sinceMs: number): LoggedCommit[] {
+    if (this.log && sinceMs >= this.loadedSince) return this.log;
+    const since = sinceMs - LOG_SLACK_MS;
+    const out = this.run(['log', '--all', '--no-renames', '--format=%x1e%H%x1f%ct%x1f%B%x1f', '--name-only', `--since=@${Math.floor(since / 1000)}`]);
+    const list: LoggedCommit[] = [];
     for (const rec of (out ?? '').split('\x1e')) {
-      const [sha, ct, ...msg] = rec.replace(/^\n+/, '').split('\x1f');
-      if (!sha || !/^[0-9a-f]{7,64}$/.test(sha.trim())) continue;
+      const [sha, ct, message, names] = rec.split('\x1f');
+      if (!sha || !/^[0-9a-f]{7,64}$/.test(sha.trim()) || names === undefined) continue;
       const at = Number(ct) * 1000;
-      if (!Number.isFinite(at) || at < sinceMs || at >= untilMs) continue;
-      list.push({ sha: sha.trim(), at, message: msg.join('\x1f').trim() });
+      if (!Number.isFinite(at)) continue;
+      list.push({ sha: sha.trim(), at, message: message.trim(), files: names.split('\n').map((f) => f.trim()).filter(Boolean) });
     }
     list.sort((a, b) => a.at - b.at || a.sha.localeCompare(b.sha));
-    this.logCache.set(key, list);
+    this.log = list;
+    this.loadedSince = since;
     return list;
+  }
+
+  /** Commits on any branch with a commit time in [sinceMs, untilMs), oldest first; `file` limits them to commits touching it. */
+  commits(sinceMs: number, untilMs: number, file?: string): CommitInfo[] {
+    return this.logSince(sinceMs)
+      .filter((c) => c.at >= sinceMs && c.at < untilMs && (file === undefined || c.files.includes(file)))
+      .map(({ sha, at, message }) => ({ sha, at, message }));
   }
 
   /** A file's content at a commit (null when absent there, or binary). */
