@@ -227,4 +227,23 @@ describe('outcome evidence from a real git repository', () => {
     expect(keptOutcomesOf({ ...input, nextTs: T0 + DAY }, fresh)).toEqual([]);
     expect(GitHistory.open(path.join(root, 'not-a-repo'))).toBeNull();
   });
+
+  it('redacts a secret in what the user kept (and in what the agent wrote) before it is stored', () => {
+    const root = makeTempDir();
+    dirs.push(root);
+    const repo = path.join(root, 'sec');
+    fs.mkdirSync(repo);
+    git(repo, ['init', '-q', '-b', 'main']);
+    const token = 'ghp_1234567890abcdefghijABCDEFGHIJ123456';
+    fs.writeFileSync(path.join(repo, 'deploy.md'), `# Deploy\n\nuse token ${token}\n`);
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-q', '-m', `fix(ci): rotate the token ${token}`], T0 + 3600_000);
+    const kept = keptOutcomesOf({ session: 's', ts: T0, cwd: repo, artifacts: { commitMessage: `Rotate ${token}`, files: [{ path: 'deploy.md', content: `token ${token}` }] } }, GitHistory.open(repo)!);
+    expect(kept.map((k) => k.kind)).toEqual(['commit_message', 'file']);
+    for (const k of kept) {
+      expect(k.kept).not.toContain(token);
+      expect(k.agent).not.toContain(token);
+    }
+    expect(kept[0].kept).toMatch(/^fix\(ci\): rotate the token /);
+  });
 });

@@ -11,6 +11,7 @@ import { ArtifactCollector, commitMessageOfCommand, fencedCommitMessage } from '
 import { keptProperties, pairDiffs, prefixShape } from '../../src/mine/kept/properties.js';
 import { checkOfProcedure, groundedChecks } from '../../src/mine/kept/grounded-judge.js';
 import { mergeProcedures, programOf, proceduresOfCommands } from '../../src/mine/kept/procedures.js';
+import { ClaudeParser } from '../../adapters/claude-code/parse.js';
 
 const AT = Date.UTC(2026, 10, 12);
 const pair = (agent: string, kept: string, i: number, kind: KeptOutcome['kind'] = 'commit_message', file?: string): KeptOutcome => ({
@@ -53,6 +54,24 @@ describe('artifacts: what the agent produced', () => {
       { command: 'pnpm vitest run', failed: false, ts: 2 },
     ]);
     expect(r.files).toEqual([{ path: '/r/CHANGELOG.md', content: '# Changelog' }, { path: '/r/src/a.ts' }]);
+  });
+});
+
+describe('the Claude Code transcript keeps what outcome mining needs, redacted', () => {
+  it("a Write's content (meta.wrote) and a git commit command in full; secrets replaced", () => {
+    const token = 'ghp_1234567890abcdefghijABCDEFGHIJ123456';
+    const p = new ClaudeParser('/h/.claude/projects/-w/5a1d7c3e-2b4f-4e6a-9c8d-0e1f2a3b4c5d.jsonl', undefined);
+    const message = `Fix the parser\n\n${'A long body line that explains the change. '.repeat(20)}`;
+    const row = (content: unknown[], u: number) => ({ type: 'assistant', uuid: `u${u}`, sessionId: '5a1d7c3e-2b4f-4e6a-9c8d-0e1f2a3b4c5d', timestamp: '2026-11-12T10:00:00.000Z', cwd: '/w', message: { id: `m${u}`, role: 'assistant', content } });
+    p.line({ type: 'user', uuid: 'u0', sessionId: '5a1d7c3e-2b4f-4e6a-9c8d-0e1f2a3b4c5d', timestamp: '2026-11-12T10:00:00.000Z', cwd: '/w', message: { role: 'user', content: 'write the changelog' } });
+    p.line(row([{ type: 'tool_use', id: 't1', name: 'Write', input: { file_path: '/w/CHANGELOG.md', content: `## Unreleased\n- token ${token}\n` } }], 1));
+    p.line(row([{ type: 'tool_use', id: 't2', name: 'Bash', input: { command: `git commit -m "${message}"` } }], 2));
+    const calls = p.flush().events.filter((e) => e.kind === 'tool_call');
+    expect(calls[0].text).toBe('/w/CHANGELOG.md');
+    expect(calls[0].meta.wrote).toMatch(/^## Unreleased\n- token /);
+    expect(String(calls[0].meta.wrote)).not.toContain(token);
+    // (longer than the 600-character cap of other tool calls: the message survives whole)
+    expect(commitMessageOfCommand(calls[1].text)).toBe(message.trim());
   });
 });
 
