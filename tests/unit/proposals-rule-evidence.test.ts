@@ -50,6 +50,10 @@ describe('ruleEvidence (pure)', () => {
     expect(by['Write the subject in lower case.']).toEqual(['you lower-cased the subject (`Skip` → `skip`) in 3 of 3 commits (a1b2c3d, Nov 12)']);
     expect(by['End with a `Refs: #<pr>` trailer.']).toEqual(['you added the trailer `Refs: #402` in 3 of 3 commits (a1b2c3d, Nov 12)']);
     expect(by['Run the tests with `pnpm vitest run`.']).toEqual(['`npm test` failed in 3 sessions; `pnpm vitest run` worked']);
+    // a command named without its runner still matches its procedure
+    const lint: Procedure = { failed: 'npm run lint', worked: 'npx eslint --cache .', purpose: 'lint', sessions: 2, at: NOV };
+    expect(ruleEvidence(['Before committing, run the linter with `eslint --cache`.'], [], [lint])[0].evidence[0].text).toBe('`npm run lint` failed in 2 sessions; `npx eslint --cache .` worked');
+    expect(ruleEvidence(['Run eslint.'], [], [lint])).toEqual([]);
     // a rule with nothing behind it is left out
     expect(by['Keep it friendly.']).toBeUndefined();
     expect(ev.find((r) => r.rule.startsWith('End with'))!.evidence[0]).toMatchObject({ kind: 'trailer', literal: 'Refs:', changed: 3, of: 3, commits: ['a1b2c3d2e5f6', 'a1b2c3d1e5f6', 'a1b2c3d0e5f6'] });

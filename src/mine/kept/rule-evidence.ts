@@ -91,6 +91,14 @@ function ruleNames(rule: string, p: KeptProperty): boolean {
   }
 }
 
+/** A rule names a command as written, or without its runner and a trailing `.` (`eslint --cache` for `npx eslint --cache .`). */
+function namesCommand(rule: string, command: string): boolean {
+  const r = rule.toLowerCase().replace(/\s+/g, ' ');
+  const c = command.toLowerCase().replace(/\s+/g, ' ').trim();
+  const core = c.replace(/^(?:npx|pnpm exec|pnpm dlx|yarn dlx|bunx) /, '').replace(/ \.$/, '');
+  return r.includes(c) || (core.includes(' ') && r.includes(core));
+}
+
 /**
  * Each rule with the evidence behind it (rules without any are left out). `kept` and
  * `procedures` are those of the tasks the skill was trained and scored on.
@@ -105,7 +113,7 @@ export function ruleEvidence(rules: string[], kept: KeptOutcome[], procedures: P
       items.push({ text: sayProperty(p), kind: p.kind, literal: p.literal, changed: p.changed, of: p.of, commits: p.examples.map((e) => e.commit.slice(0, 12)) });
     }
     for (const pr of procedures) {
-      if (!rule.toLowerCase().includes(pr.worked.toLowerCase())) continue;
+      if (!namesCommand(rule, pr.worked)) continue;
       const s = pr.sessions === 1 ? 'session' : 'sessions';
       items.push({ text: `\`${pr.failed}\` failed in ${pr.sessions} ${s}; \`${pr.worked}\` worked`, kind: 'procedure', literal: pr.worked, changed: pr.sessions, of: pr.sessions, commits: [] });
     }
