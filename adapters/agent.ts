@@ -77,6 +77,12 @@ export interface AgentRecord {
    * absent when the agent has none whose output the user sees
    */
   sessionStartHook?: SessionStartHookSpec;
+  /**
+   * the agent of the same vendor this one replaced for some of its users (Antigravity CLI for Gemini
+   * CLI): when the older one's transcripts stop while this one is installed, `status` and the night
+   * report say so and where the conversations now are (src/harvest/agent-moves.ts)
+   */
+  succeeds?: { agent: AgentId; why: string };
   /** how long the agent itself keeps transcripts before deleting them (absent: it does not delete) */
   transcriptRetention?(config: Config, rootEnv: RootEnv): TranscriptRetention;
 }
