@@ -16,6 +16,7 @@ import { agentOfFile, discoverRoots, getAgent, resolveAgentName } from '../../ad
 import { antigravityCallSummary, antigravityUserText } from '../../adapters/antigravity/parse.js';
 import { antigravityStoreNotes } from '../../adapters/antigravity/store-notes.js';
 import { rootEnvFrom } from '../../adapters/root-env.js';
+import { discoverSkills } from '../../adapters/skills-registry.js';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../helpers/sandbox.js';
 
 const FIX_HOME = path.join(REPO_ROOT, 'tests/fixtures/antigravity/home');
@@ -159,5 +160,25 @@ describe('Antigravity CLI skill folders (migration guide)', () => {
     expect(a.skills.instructionFiles(ctx).map((f) => f.path)).toEqual(['/p/GEMINI.md', '/p/AGENTS.md', '/h/.gemini/GEMINI.md'].map((p) => path.normalize(p)));
     expect(a.skills.projectManagedRoot('/p')).toBe(path.normalize('/p/.agents/skills'));
     expect(a.skills.personalManagedRoot(ctx)).toBe(path.resolve('/h/.gemini/antigravity-cli/skills'));
+  });
+
+  it('skills lists the Antigravity global skills with their readers: its own folder, and ~/.gemini/skills shared with Gemini CLI', () => {
+    sb = makeSandbox();
+    const home = sb.env.HOME!;
+    const own = path.join(home, '.gemini/antigravity-cli/skills/release-notes/SKILL.md');
+    const shared = path.join(home, '.gemini/skills/lint-fix/SKILL.md');
+    const project = path.join(sb.root, 'p');
+    const inProject = path.join(project, '.agents/skills/changelog/SKILL.md');
+    for (const f of [own, shared, inProject]) {
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.writeFileSync(f, `---\nname: ${path.basename(path.dirname(f))}\ndescription: x\n---\n`);
+    }
+    const found = discoverSkills({ project, env: sb.env });
+    const readers = (f: string) => found.find((t) => t.path === f)?.readBy;
+    expect(readers(own)).toEqual(['antigravity']);
+    expect(readers(shared)).toEqual(['gemini', 'antigravity']);
+    expect(readers(inProject)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    // one row per file: a skill two agents read is one target
+    expect(found.filter((t) => t.path === inProject)).toHaveLength(1);
   });
 });
