@@ -49,6 +49,8 @@ export interface AgentDoctorNote {
   status: 'ok' | 'warn';
   detail: string;
   fix?: string;
+  /** a store whose content exists but cannot be read (undocumented binary): `status` repeats it */
+  unreadable?: boolean;
 }
 
 export interface AgentRecord {

@@ -39,11 +39,8 @@ export function unreadableConversations(home: string): string[] {
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
-/** `unreadable`: a store whose content exists but cannot be read (status repeats these). */
-export type AntigravityNote = AgentDoctorNote & { unreadable?: boolean };
-
-export function antigravityStoreNotes(config: Config, { env, homedir }: RootEnv): AntigravityNote[] {
-  const notes: AntigravityNote[] = [];
+export function antigravityStoreNotes(config: Config, { env, homedir }: RootEnv): AgentDoctorNote[] {
+  const notes: AgentDoctorNote[] = [];
   for (const home of antigravityHomes({ env, home: homedir, config })) {
     const lost = unreadableConversations(home);
     if (!lost.length) continue;
