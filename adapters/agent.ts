@@ -49,8 +49,6 @@ export interface AgentDoctorNote {
   status: 'ok' | 'warn';
   detail: string;
   fix?: string;
-  /** a store whose content exists but cannot be read (undocumented binary): `status` repeats it */
-  unreadable?: boolean;
 }
 
 export interface AgentRecord {
@@ -74,6 +72,11 @@ export interface AgentRecord {
   vocabulary: AgentVocabulary;
   /** extra installation facts for `doctor` (e.g. which transcript store an install writes) */
   doctorNotes?(config: Config, rootEnv: RootEnv): AgentDoctorNote[];
+  /**
+   * stores holding conversations whose content cannot be read (an undocumented binary payload):
+   * `status` and the night report repeat these, so it must stay cheap (a few directory listings)
+   */
+  unreadableStores?(config: Config, rootEnv: RootEnv): AgentDoctorNote[];
   /**
    * where a user-level session-start hook goes, for the opt-in morning nudge (`hooks install`);
    * absent when the agent has none whose output the user sees

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { HomeContext } from '../agent.js';
 
-/** `~/.gemini`, which Antigravity shares with Gemini CLI (migration guide: google-gemini/gemini-cli docs/resources/migrating-to-antigravity-cli.md). */
+/** `~/.gemini`, which Antigravity shares with Gemini CLI (Gemini CLI's guide "Migrating to Antigravity CLI", cited in docs/transcript-formats.md). */
 export const SHARED_GEMINI_DIR = '.gemini';
 export const ANTIGRAVITY_CLI_DIR = 'antigravity-cli';
 /** The Antigravity editor's own folder beside it (devboy-core docs, agents/antigravity): not harvested. */

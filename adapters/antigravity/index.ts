@@ -6,7 +6,7 @@ import { antigravityHomes } from './home.js';
 import { createAntigravityParser } from './parse.js';
 import { antigravityPreferFile, antigravityReadMode, antigravityRoots, isAntigravityTranscript, listAntigravityFiles } from './paths.js';
 import { antigravityHomeDirs, antigravityInstructionFiles, antigravityProjectSkillRoot, antigravitySkillRoots } from './skills.js';
-import { antigravityStoreNotes } from './store-notes.js';
+import { antigravityStoreNotes, antigravityUnreadableStores } from './store-notes.js';
 import { antigravityVocabulary } from './vocabulary.js';
 
 export const antigravityAdapter: HarvestAdapter = {
@@ -39,7 +39,9 @@ export const antigravity: AgentRecord = {
   exec: null,
   vocabulary: antigravityVocabulary,
   doctorNotes: antigravityStoreNotes,
-  // Google moved Gemini CLI's individual, AI Pro and AI Ultra accounts to Antigravity CLI (gemini-cli
-  // docs/resources/migrating-to-antigravity-cli.md; API-key and Standard/Enterprise users keep Gemini CLI)
+  unreadableStores: antigravityUnreadableStores,
+  // Google moved Gemini CLI's individual, AI Pro and AI Ultra accounts to Antigravity CLI (Gemini CLI's
+  // guide "Migrating to Antigravity CLI", cited in docs/transcript-formats.md; API-key and
+  // Standard/Enterprise users keep Gemini CLI)
   succeeds: { agent: 'gemini', why: "Google moved Gemini CLI's individual, AI Pro and AI Ultra accounts to Antigravity CLI" },
 };

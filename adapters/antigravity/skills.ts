@@ -1,7 +1,7 @@
 /**
  * Where Antigravity CLI reads skills and standing instructions, from Gemini CLI's migration guide
- * (google-gemini/gemini-cli docs/resources/migrating-to-antigravity-cli.md, "Agent Skills" and
- * "Context Files"): workspace skills in `<project>/.agents/skills/` only (a project's
+ * "Migrating to Antigravity CLI" (google-gemini/gemini-cli; cited in docs/transcript-formats.md),
+ * sections "Agent Skills" and "Context Files": workspace skills in `<project>/.agents/skills/` only (a project's
  * `.gemini/skills/` is not read), global skills in `~/.gemini/antigravity-cli/skills/` or
  * `~/.gemini/skills/` (shared with Gemini CLI); `GEMINI.md` and `AGENTS.md` in the workspace and
  * `~/.gemini/GEMINI.md`. The guide names `~` itself: Gemini CLI's GEMINI_CLI_HOME does not move these.

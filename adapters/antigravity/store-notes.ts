@@ -39,14 +39,14 @@ export function unreadableConversations(home: string): string[] {
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
-export function antigravityStoreNotes(config: Config, { env, homedir }: RootEnv): AgentDoctorNote[] {
+/** The conversations whose content cannot be read: the CLI's binary-only ones, the editor's store. */
+export function antigravityUnreadableStores(config: Config, { env, homedir }: RootEnv): AgentDoctorNote[] {
   const notes: AgentDoctorNote[] = [];
   for (const home of antigravityHomes({ env, home: homedir, config })) {
     const lost = unreadableConversations(home);
     if (!lost.length) continue;
     notes.push({
       status: 'warn',
-      unreadable: true,
       detail: `${plural(lost.length, 'Antigravity CLI conversation')} in ${path.join(home, CONVERSATIONS_DIR)} ${lost.length === 1 ? 'has no readable transcript: its' : 'have no readable transcript: their'} content is protobuf without a published schema (the oldest .pb files are encrypted), so it cannot be read and is not harvested`,
       fix: `only brain/<id>/.system_generated/logs/transcript.jsonl is read; conversations agy wrote before it kept that file stay unread (docs/transcript-formats.md, "Antigravity CLI")`,
     });
@@ -56,11 +56,16 @@ export function antigravityStoreNotes(config: Config, { env, homedir }: RootEnv)
   if (editorStores) {
     notes.push({
       status: 'warn',
-      unreadable: true,
       detail: `${plural(editorStores, 'Antigravity editor conversation')} in ${editor}: not harvested (the editor is a separate product; its payloads are protobuf without a published schema)`,
     });
   }
-  if (antigravityHomes({ env, home: homedir, config }).some((h) => fs.existsSync(h))) {
+  return notes;
+}
+
+/** Everything `doctor` says: what cannot be read, and why `agy` is no replay backend. */
+export function antigravityStoreNotes(config: Config, rootEnv: RootEnv): AgentDoctorNote[] {
+  const notes = antigravityUnreadableStores(config, rootEnv);
+  if (antigravityHomes({ env: rootEnv.env, home: rootEnv.homedir, config }).some((h) => fs.existsSync(h))) {
     notes.push({
       status: 'ok',
       detail: 'Antigravity CLI is not a replay backend: `agy` runs headless (`agy -p`) but is a closed-source binary installed by a script, not from a package registry, and has no documented way to run with a private home, so a replay could not be kept out of your own conversations',

@@ -69,13 +69,13 @@ export function agentMoves(db: Db, config: Config, env: NodeJS.ProcessEnv, now =
   return out;
 }
 
-/** The stores, per agent, whose conversations exist but cannot be read (from each record's doctor notes). */
+/** The stores, per agent, whose conversations exist but cannot be read (each record's `unreadableStores`). */
 export function unreadableStores(config: Config, env: NodeJS.ProcessEnv): AgentNotice[] {
   const rootEnv = rootEnvFrom(env);
   const out: AgentNotice[] = [];
   for (const a of AGENTS) {
-    if (!agentEnabled(config, a) || !a.doctorNotes) continue;
-    for (const n of a.doctorNotes(config, rootEnv)) if (n.unreadable) out.push({ kind: 'unreadable', agent: a.id, detail: n.detail, ...(n.fix ? { fix: n.fix } : {}) });
+    if (!agentEnabled(config, a) || !a.unreadableStores) continue;
+    for (const n of a.unreadableStores(config, rootEnv)) out.push({ kind: 'unreadable', agent: a.id, detail: n.detail, ...(n.fix ? { fix: n.fix } : {}) });
   }
   return out;
 }

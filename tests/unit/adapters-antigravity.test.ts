@@ -14,7 +14,7 @@ import { listEvents } from '../../src/store/repos/events.js';
 import { getSession } from '../../src/store/repos/sessions.js';
 import { agentOfFile, discoverRoots, getAgent, resolveAgentName } from '../../adapters/index.js';
 import { antigravityCallSummary, antigravityUserText } from '../../adapters/antigravity/parse.js';
-import { antigravityStoreNotes } from '../../adapters/antigravity/store-notes.js';
+import { antigravityStoreNotes, antigravityUnreadableStores } from '../../adapters/antigravity/store-notes.js';
 import { rootEnvFrom } from '../../adapters/root-env.js';
 import { discoverSkills } from '../../adapters/skills-registry.js';
 import { makeSandbox, REPO_ROOT, type Sandbox } from '../helpers/sandbox.js';
@@ -135,7 +135,8 @@ describe('Antigravity CLI transcripts', () => {
   it('doctor: the conversation kept only as a binary store is named unreadable, and why; no replay backend', () => {
     setup();
     const notes = antigravityStoreNotes(config(), rootEnvFrom(sb!.env));
-    const unreadable = notes.filter((n) => n.unreadable);
+    const unreadable = antigravityUnreadableStores(config(), rootEnvFrom(sb!.env));
+    expect(notes.slice(0, unreadable.length)).toEqual(unreadable);
     expect(unreadable).toHaveLength(1);
     expect(unreadable[0].status).toBe('warn');
     expect(unreadable[0].detail).toMatch(/^1 Antigravity CLI conversation in .*conversations has no readable transcript: its content is protobuf without a published schema/);
@@ -144,7 +145,7 @@ describe('Antigravity CLI transcripts', () => {
     const editor = path.join(sb!.env.HOME!, '.gemini', 'antigravity', 'conversations');
     fs.mkdirSync(editor, { recursive: true });
     fs.writeFileSync(path.join(editor, 'e1.pb'), Buffer.from([1, 2, 3]));
-    expect(antigravityStoreNotes(config(), rootEnvFrom(sb!.env)).filter((n) => n.unreadable).map((n) => n.detail)).toContainEqual(expect.stringMatching(/^1 Antigravity editor conversation in .*: not harvested/));
+    expect(antigravityUnreadableStores(config(), rootEnvFrom(sb!.env)).map((n) => n.detail)).toContainEqual(expect.stringMatching(/^1 Antigravity editor conversation in .*: not harvested/));
   });
 });
 
