@@ -48,7 +48,7 @@ export function antigravityUnreadableStores(config: Config, { env, homedir }: Ro
     notes.push({
       status: 'warn',
       detail: `${plural(lost.length, 'Antigravity CLI conversation')} in ${path.join(home, CONVERSATIONS_DIR)} ${lost.length === 1 ? 'has no readable transcript: its' : 'have no readable transcript: their'} content is protobuf without a published schema (the oldest .pb files are encrypted), so it cannot be read and is not harvested`,
-      fix: `only brain/<id>/.system_generated/logs/transcript.jsonl is read; conversations agy wrote before it kept that file stay unread (docs/transcript-formats.md, "Antigravity CLI")`,
+      fix: `only brain/<id>/.system_generated/logs/transcript.jsonl is read; a conversation without one (early agy builds wrote none) stays unread until Google documents the format (docs/transcript-formats.md, "Antigravity CLI")`,
     });
   }
   const editor = path.join(homedir, SHARED_GEMINI_DIR, ANTIGRAVITY_EDITOR_DIR, CONVERSATIONS_DIR);
