@@ -73,10 +73,21 @@ export interface AgentRecord {
   /** extra installation facts for `doctor` (e.g. which transcript store an install writes) */
   doctorNotes?(config: Config, rootEnv: RootEnv): AgentDoctorNote[];
   /**
+   * stores holding conversations whose content cannot be read (an undocumented binary payload):
+   * `status` and the night report repeat these, so it must stay cheap (a few directory listings)
+   */
+  unreadableStores?(config: Config, rootEnv: RootEnv): AgentDoctorNote[];
+  /**
    * where a user-level session-start hook goes, for the opt-in morning nudge (`hooks install`);
    * absent when the agent has none whose output the user sees
    */
   sessionStartHook?: SessionStartHookSpec;
+  /**
+   * the agent of the same vendor this one replaced for some of its users (Antigravity CLI for Gemini
+   * CLI): when the older one's transcripts stop while this one is installed, `status` and the night
+   * report say so and where the conversations now are (src/harvest/agent-moves.ts)
+   */
+  succeeds?: { agent: AgentId; why: string };
   /** how long the agent itself keeps transcripts before deleting them (absent: it does not delete) */
   transcriptRetention?(config: Config, rootEnv: RootEnv): TranscriptRetention;
 }

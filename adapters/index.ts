@@ -14,6 +14,7 @@ import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
 import { pi } from './pi/index.js';
 import { opencode } from './opencode/index.js';
+import { antigravity } from './antigravity/index.js';
 import type { ExecAdapter } from './exec-common.js';
 import { rootEnvFrom } from './root-env.js';
 import type { HarvestAdapter, TranscriptRoot } from './types.js';
@@ -21,7 +22,7 @@ import type { HarvestAdapter, TranscriptRoot } from './types.js';
 export type { AgentRecord, AgentVocabulary, HomeContext } from './agent.js';
 export type { HarvestAdapter, TranscriptRoot } from './types.js';
 
-export const AGENTS: readonly AgentRecord[] = [claudeCode, codex, copilot, gemini, pi, cursor, opencode];
+export const AGENTS: readonly AgentRecord[] = [claudeCode, codex, copilot, gemini, pi, cursor, opencode, antigravity];
 
 export const AGENT_IDS: readonly AgentId[] = AGENTS.map((a) => a.id);
 

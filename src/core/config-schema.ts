@@ -48,6 +48,7 @@ export const ConfigSchema = z
         pi: harvestedAgent('Pi sessions', 'Extra Pi agent folders (like $PI_CODING_AGENT_DIR, ~/.pi/agent); empty = auto-discover.'),
         cursor: harvestedAgent('Cursor Agent transcripts', 'Extra Cursor folders (like CURSOR_CONFIG_DIR, holding projects/); empty = auto-discover.'),
         opencode: harvestedAgent('OpenCode sessions (opencode.db)', 'Extra OpenCode data folders or opencode.db files (like OPENCODE_DB); empty = auto-discover.'),
+        antigravity: harvestedAgent('Antigravity CLI transcripts (brain/*/transcript.jsonl)', 'Extra Antigravity CLI folders (like ~/.gemini/antigravity-cli, holding brain/); empty = auto-discover.'),
       })
       .strict()
       .prefault({}),

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 /** The agents of the registry (adapters/index.ts AGENTS; tests/unit/agent-registry.test.ts keeps the two equal). */
-export const AgentId = z.enum(['claude-code', 'codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode']);
+export const AgentId = z.enum(['claude-code', 'codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
 export type AgentId = z.infer<typeof AgentId>;
 
 export const SessionKind = z.enum(['interactive', 'headless', 'subagent', 'self']);

@@ -11,7 +11,7 @@
  * import adapters (it is below them), so this is a copy that tests/unit/agent-registry.test.ts
  * keeps equal to the registry; add an agent's tools there first.
  */
-const COMMAND_TOOLS = new Set(['bash', 'powershell', 'shell', 'shell_command', 'exec_command', 'local_shell', 'command_execution', 'run_in_terminal', 'run_shell_command', 'shell.execute']);
+const COMMAND_TOOLS = new Set(['bash', 'powershell', 'shell', 'shell_command', 'exec_command', 'local_shell', 'command_execution', 'run_in_terminal', 'run_shell_command', 'shell.execute', 'run_command']);
 
 /** The command tool names this module knows (for the registry test). */
 export function commandToolSet(): ReadonlySet<string> {
@@ -36,7 +36,7 @@ export function backendRunsCommands(backend: string): boolean {
  * The command tool each agent's transcripts and replays name (what a check on "ran a command"
  * shows): each agent's `vocabulary.primaryCommandTool`, kept equal to the registry by the same test.
  */
-export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash', gemini: 'run_shell_command', pi: 'bash', cursor: 'shell.execute', opencode: 'bash' };
+export const COMMAND_TOOL_OF_AGENT: Record<string, string> = { 'claude-code': 'Bash', codex: 'shell', copilot: 'bash', gemini: 'run_shell_command', pi: 'bash', cursor: 'shell.execute', opencode: 'bash', antigravity: 'run_command' };
 
 /** The command tool a check names when no agent is known: the first agent's of the registry. */
 export const DEFAULT_COMMAND_TOOL = COMMAND_TOOL_OF_AGENT['claude-code'];

@@ -11,6 +11,7 @@ import { agentEnabled } from '../../adapters/agent.js';
 import { openDb } from '../store/db.js';
 import { describeProblem, transcriptProblems } from './transcript-problems.js';
 import { retentionChecks } from './retention-status.js';
+import { agentMoves } from './agent-moves.js';
 
 // `status` imports these from their own light modules; doctor and the tests from here
 export { describeProblem, transcriptProblems, type TranscriptProblems } from './transcript-problems.js';
@@ -76,7 +77,18 @@ export function storeNoteChecks(ctx: DoctorContext): DoctorCheck[] {
   return checks;
 }
 
+/** Agents that went quiet because their users were moved to another agent (agent-moves.ts). */
+export function agentMoveChecks(ctx: DoctorContext): DoctorCheck[] {
+  if (!fs.existsSync(ctx.paths.database)) return [];
+  const db = openDb(ctx.paths.database, { readonly: true });
+  try {
+    return agentMoves(db, ctx.config, ctx.env).map((m) => ({ name: `store:${m.agent}`, status: 'warn' as const, detail: m.detail, ...(m.fix ? { fix: m.fix } : {}) }));
+  } finally {
+    db.close();
+  }
+}
+
 /** Every harvest line of doctor, in order. */
 export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
-  return [...transcriptRootChecks(ctx), ...storeNoteChecks(ctx), ...retentionChecks(ctx), ...unreadableFileChecks(ctx)];
+  return [...transcriptRootChecks(ctx), ...agentMoveChecks(ctx), ...storeNoteChecks(ctx), ...retentionChecks(ctx), ...unreadableFileChecks(ctx)];
 }

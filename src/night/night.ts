@@ -32,6 +32,7 @@ import { createRoleBackends } from '../llm/registry.js';
 import { drainWorkspacePools } from '../llm/workspace-pool.js';
 import { followMovedRepos } from './follow-moved-repos.js';
 import { runHarvest } from '../harvest/ingest.js';
+import { agentNotices } from '../harvest/agent-moves.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
 import { forecastCalls, planNight, type PlanItem, type TaskSets } from './plan.js';
@@ -254,6 +255,13 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
         report.harvest = { error: errorMessage(err) };
         report.notes.push(`harvest failed (${errorMessage(err)}); using the tasks already in the store`);
       }
+    }
+
+    // an agent whose users were moved to another (Gemini CLI → Antigravity CLI), and stores that cannot be read
+    try {
+      for (const n of agentNotices(db, config, env, clock.now())) report.notes.push(n.detail);
+    } catch (err) {
+      report.notes.push(`could not check the agents' stores (${errorMessage(err)})`);
     }
 
     // a repository that moved takes its sessions and tasks along (same root commit, new path)

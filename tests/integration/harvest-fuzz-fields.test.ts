@@ -1,6 +1,6 @@
 /**
  * Fuzz of every field, per agent (issue 43, "ingest is total"): for each line format the harvest
- * reads (Claude Code, Codex, Copilot CLI, Gemini CLI, Pi, Cursor Agent), transcripts of generated lines, at least 500
+ * reads (Claude Code, Codex, Copilot CLI, Gemini CLI, Pi, Cursor Agent, Antigravity CLI), transcripts of generated lines, at least 500
  * per agent over the runs, mixing
  * - valid prompts (a unique marker each; times as ISO strings and epoch numbers across 1970..9999),
  *   some behind a UTF-8 byte order mark, some with invalid UTF-8 bytes after the marker;
@@ -72,6 +72,13 @@ const FORMATS: Format[] = [
     file: (sb, id) => path.join(sb.env.HOME!, '.cursor/projects/w-fuzz/agent-transcripts', id, `${id}.jsonl`),
     header: () => null,
     prompt: (_id, _n, text, ts) => ({ role: 'user', ts, message: { content: [{ type: 'text', text: `<user_query>\n${text}\n</user_query>` }] } }),
+  },
+  {
+    // Antigravity CLI: one step record per line; the workspace is not in the transcript (no cwd)
+    agent: 'antigravity',
+    file: (sb, id) => path.join(sb.env.HOME!, '.gemini/antigravity-cli/brain', id, '.system_generated/logs/transcript.jsonl'),
+    header: () => null,
+    prompt: (_id, n, text, ts) => ({ step_index: n, source: 'USER_EXPLICIT', type: 'USER_INPUT', status: 'DONE', created_at: ts, content: `<USER_REQUEST>\n${text}\n</USER_REQUEST>` }),
   },
 ];
 

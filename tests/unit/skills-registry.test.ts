@@ -65,9 +65,9 @@ describe('skill roots per agent', () => {
     const merged = skillRoots(w.ctx);
     const claudeProject = merged.find((r) => r.dir === path.join(w.project, '.claude/skills'))!;
     expect(claudeProject.agents.sort()).toEqual(['claude-code', 'copilot']);
-    expect(readBy(path.join(w.project, '.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini', 'pi']);
+    expect(readBy(path.join(w.project, '.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
     expect(readBy(path.join(w.project, '.github/skills/x/SKILL.md'), w.ctx)).toEqual(['copilot']);
-    expect(readBy(path.join(w.project, 'AGENTS.md'), w.ctx)).toEqual(['codex', 'copilot', 'pi']);
+    expect(readBy(path.join(w.project, 'AGENTS.md'), w.ctx)).toEqual(['codex', 'copilot', 'pi', 'antigravity']);
     expect(readBy(path.join(w.project, 'CLAUDE.md'), w.ctx)).toEqual(['claude-code', 'copilot']);
     expect(readBy(path.join(w.project, '.github/instructions/ts.instructions.md'), w.ctx)).toEqual(['copilot']);
     expect(readBy(path.join(w.home, '.claude/skills/x/SKILL.md'), w.ctx)).toEqual(['copilot']); // Claude reads $CLAUDE_CONFIG_DIR here
@@ -102,7 +102,7 @@ describe('discovery', () => {
     expect(t.path).toBe(path.join(w.project, '.claude/skills/skillopt-sleep-learned/SKILL.md'));
     expect(t.readBy).toEqual(['claude-code', 'copilot']);
     // Claude Code and Codex share no folder: Codex gets a copy in its own root, and knows it
-    expect(t.mirrors).toEqual([{ path: path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'), readBy: ['codex', 'copilot', 'gemini', 'pi'] }]);
+    expect(t.mirrors).toEqual([{ path: path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'), readBy: ['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity'] }]);
     const c = managedSkillTarget({ ...w.ctx, project: w.project }, { agentsUsed: ['codex'] });
     expect(c.path).toBe(path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'));
     expect(c.mirrors).toBeUndefined();

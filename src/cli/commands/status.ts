@@ -4,6 +4,7 @@ import { collectStatus, fmtDuration, fmtTime, sessionsLabel } from '../../daemon
 import { packageVersion } from '../../core/version.js';
 import { retentionChecks, retentionStatus } from '../../harvest/retention-status.js';
 import { describeProblem, transcriptProblems } from '../../harvest/transcript-problems.js';
+import { agentNotices } from '../../harvest/agent-moves.js';
 
 export function register(program: Command): void {
   program
@@ -14,7 +15,8 @@ export function register(program: Command): void {
         const collected = await collectStatus(ctx.paths, ctx.db, ctx.config);
         // agents that delete their own transcripts: their window and what our store keeps (for scripts too)
         // transcript files whose last read failed or lost lines (what `doctor` warns about too)
-        const s = { ...collected, retention: retentionStatus(ctx), transcriptProblems: transcriptProblems(ctx.db) };
+        // an agent that went quiet because its users moved to another, and stores that cannot be read
+        const s = { ...collected, retention: retentionStatus(ctx), transcriptProblems: transcriptProblems(ctx.db), agentNotices: agentNotices(ctx.db, ctx.config, ctx.env) };
         ctx.emit('status', s, () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
@@ -43,6 +45,7 @@ export function register(program: Command): void {
             p('backend:', h.backend.name ? h.backend.detail || h.backend.name : `none (${h.backend.detail}); nights are skipped until one is available`);
             if (s.running) p('memory:', `${Math.round(h.rssBytes / 1048576)} MB resident`);
           }
+          for (const n of s.agentNotices) p(n.kind === 'went-quiet' ? 'moved:' : 'unreadable:', n.detail);
           const tp = s.transcriptProblems;
           if (tp.files) {
             p('transcripts:', `${tp.files} file${tp.files === 1 ? '' : 's'} with problems (${tp.errors} not stored, ${tp.damagedLines} damaged lines skipped; \`skillopt-sleep doctor\` lists them)`);

@@ -183,6 +183,17 @@ export function retainedSessions(db: Db, agent: string, cutoffMs: number): { tot
   return { total: rows.length, older, fileGone };
 }
 
+/**
+ * Per agent: how many sessions the store holds and the earliest and latest activity among them
+ * (null when none carries a time). Our own replay sessions (`self`) are not the user's activity.
+ */
+export function sessionSpanByAgent(db: Db): Record<string, { sessions: number; first: number | null; last: number | null }> {
+  const rows = db
+    .prepare(`SELECT agent, COUNT(*) AS n, MIN(COALESCE(started_at, ended_at)) AS first, MAX(COALESCE(ended_at, started_at)) AS last FROM sessions WHERE kind != 'self' GROUP BY agent`)
+    .all() as Array<{ agent: string; n: number; first: number | null; last: number | null }>;
+  return Object.fromEntries(rows.map((r) => [r.agent, { sessions: r.n, first: r.first, last: r.last }]));
+}
+
 /** Every project folder the store knows: where harvested sessions ran, or where mined tasks belong. */
 export function listKnownProjects(db: Db): string[] {
   return (db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL UNION SELECT DISTINCT project FROM tasks WHERE project IS NOT NULL ORDER BY 1').pluck().all() as string[]);
