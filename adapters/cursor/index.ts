@@ -3,10 +3,13 @@ import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import { homeOf } from '../skills-common.js';
 import type { HarvestAdapter } from '../types.js';
+import { cursorExec } from './exec.js';
 import { CURSOR_HOME_ENV, cursorHomes } from './home.js';
 import { createCursorParser } from './parse.js';
 import { cursorReadMode, cursorRoots, isCursorTranscript, listCursorFiles } from './paths.js';
 import { cursorVocabulary } from './vocabulary.js';
+
+export { buildCursorInvocation, cursorExec, cursorSkillPath, parseCursorOutput } from './exec.js';
 
 export const cursorAdapter: HarvestAdapter = {
   id: 'cursor',
@@ -35,6 +38,6 @@ export const cursor: AgentRecord = {
     projectManagedRoot: (project) => path.join(project, '.agents', 'skills'),
     personalManagedRoot: (ctx) => path.join(homeOf(ctx), '.agents', 'skills'),
   },
-  exec: null,
+  exec: cursorExec,
   vocabulary: cursorVocabulary,
 };

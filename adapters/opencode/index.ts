@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import type { HarvestAdapter, RecordStore, SourceStamp } from '../types.js';
+import { opencodeExec } from './exec.js';
 import { createOpencodeParser } from './parse.js';
 import { OPENCODE_DB_ENV, isOpencodeTranscript, listOpencodeSessions, opencodeHomes, opencodeReadMode, opencodeRoots, splitSessionPath } from './paths.js';
 import { opencodeConfigDir, opencodeSkillRoots } from './skills.js';
@@ -25,6 +26,8 @@ const opencodeStore: RecordStore = {
     return s ? readSession(s.db, s.sessionId) : null;
   },
 };
+
+export { buildOpencodeInvocation, opencodeExec, opencodeSkillPath, parseOpencodeOutput } from './exec.js';
 
 export const opencodeAdapter: HarvestAdapter = {
   id: 'opencode',
@@ -51,6 +54,6 @@ export const opencode: AgentRecord = {
     projectManagedRoot: (project) => path.join(project, '.opencode', 'skills'),
     personalManagedRoot: (ctx) => path.join(opencodeConfigDir(ctx), 'skills'),
   },
-  exec: null,
+  exec: opencodeExec,
   vocabulary: opencodeVocabulary,
 };
