@@ -5,7 +5,7 @@ import type { HarvestAdapter, RecordStore, SourceStamp } from '../types.js';
 import { opencodeExec } from './exec.js';
 import { createOpencodeParser } from './parse.js';
 import { OPENCODE_DB_ENV, isOpencodeTranscript, listOpencodeSessions, opencodeHomes, opencodeReadMode, opencodeRoots, splitSessionPath } from './paths.js';
-import { opencodeConfigDir, opencodeSkillRoots } from './skills.js';
+import { opencodeConfigDir, opencodeInstructionFiles, opencodeSkillRoots } from './skills.js';
 import { readSession, stampSessions } from './store.js';
 import { opencodeVocabulary } from './vocabulary.js';
 
@@ -50,7 +50,7 @@ export const opencode: AgentRecord = {
   harvest: opencodeAdapter,
   skills: {
     roots: opencodeSkillRoots,
-    instructionFiles: () => [],
+    instructionFiles: opencodeInstructionFiles,
     projectManagedRoot: (project) => path.join(project, '.opencode', 'skills'),
     personalManagedRoot: (ctx) => path.join(opencodeConfigDir(ctx), 'skills'),
   },

@@ -1,11 +1,13 @@
 /**
- * Where OpenCode reads skills (opencode.ai/docs/skills): `<project>/.opencode/skills/<name>/SKILL.md`
- * and `~/.config/opencode/skills/` (`$XDG_CONFIG_HOME/opencode/skills`). It also reads the
- * Claude-compatible and `.agents` folders; those belong to the agents that own them. Standing
- * instruction files are not listed here (not verified).
+ * Where OpenCode reads skills and standing instructions (opencode.ai/docs/skills and /docs/rules;
+ * each checked against opencode-ai 1.18.33, docs/replay-targets.md):
+ * Skills — project `.opencode/skills/`, `.claude/skills/` and `.agents/skills/`; personal
+ * `$XDG_CONFIG_HOME/opencode/skills/` (~/.config/opencode/skills), `~/.claude/skills/`,
+ * `~/.agents/skills/`.
+ * Instructions — `AGENTS.md` in the project, and the global `$XDG_CONFIG_HOME/opencode/AGENTS.md`.
  */
 import path from 'node:path';
-import { homeContextOf, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
+import { homeContextOf, homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
 
 export function opencodeConfigDir(ctx: SkillLocationContext): string {
   const { env, home } = homeContextOf(ctx);
@@ -14,7 +16,17 @@ export function opencodeConfigDir(ctx: SkillLocationContext): string {
 
 export function opencodeSkillRoots(ctx: SkillLocationContext): SkillRoot[] {
   const roots: SkillRoot[] = [];
-  if (ctx.project) roots.push({ dir: path.join(ctx.project, '.opencode', 'skills'), scope: 'project', agent: 'opencode' });
+  if (ctx.project) {
+    for (const dir of ['.opencode', '.claude', '.agents']) roots.push({ dir: path.join(ctx.project, dir, 'skills'), scope: 'project', agent: 'opencode' });
+  }
   roots.push({ dir: path.join(opencodeConfigDir(ctx), 'skills'), scope: 'personal', agent: 'opencode' });
+  for (const dir of ['.claude', '.agents']) roots.push({ dir: path.join(homeOf(ctx), dir, 'skills'), scope: 'personal', agent: 'opencode' });
   return roots;
+}
+
+export function opencodeInstructionFiles(ctx: SkillLocationContext): InstructionFile[] {
+  const files: InstructionFile[] = [];
+  if (ctx.project) files.push({ path: path.join(ctx.project, 'AGENTS.md'), scope: 'project', agent: 'opencode', kind: 'agents-md' });
+  files.push({ path: path.join(opencodeConfigDir(ctx), 'AGENTS.md'), scope: 'personal', agent: 'opencode', kind: 'agents-md' });
+  return files;
 }
