@@ -155,8 +155,11 @@ describe.skipIf(!!missing)('pi CLI backend (real binary, custom provider, fake O
     const before = server.messageRequests().length;
     const night = await runCliAsync(['night', '--json'], sb.env);
     expect(night.status, night.stderr + night.stdout.slice(0, 2000)).toBe(0);
-    const report = JSON.parse(night.stdout) as { id: string; status: string };
+    const report = JSON.parse(night.stdout) as { id: string; status: string; items: Array<{ status: string; reason?: string }> };
     expect(['done', 'nothing_staged']).toContain(report.status);
+    // a skill was trained through the gate (staged, or no candidate beat it: the scripted model answers alike), none failed
+    expect(report.items.some((i) => i.status === 'staged' || i.status === 'not_improved'), night.stdout.slice(0, 3000)).toBe(true);
+    expect(report.items.filter((i) => i.status === 'failed')).toEqual([]);
     const targetRows = listEgress(db, { runId: report.id }).filter((r) => r.backend === 'pi');
     expect(targetRows.length, night.stdout.slice(0, 3000)).toBeGreaterThan(0);
     expect(server.messageRequests().length - before).toBeGreaterThanOrEqual(targetRows.length);
