@@ -14,7 +14,9 @@
  * `snapshot: false` keeps it from shadowing the workspace in a git store of its own.
  *
  * Isolation: the private home is XDG_DATA_HOME (OpenCode's database, logs and auth live in
- * `<data>/opencode`), with XDG_CONFIG_HOME, XDG_CACHE_HOME and XDG_STATE_HOME beside it and
+ * `<data>/opencode`), with XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME and HOME beside it (OpenCode
+ * reads `~/.opencode/` as a global config folder: its skills and instructions reached the model until
+ * HOME moved; ~/.aws and ~/.config/gcloud are linked in for the cloud providers' logins) and
  * OPENCODE_DB pointed inside it, so no session lands in the user's opencode.db and neither their
  * global AGENTS.md, skills, plugins nor MCP servers load; OPENCODE_DISABLE_EXTERNAL_SKILLS and
  * OPENCODE_DISABLE_CLAUDE_CODE keep the `.agents`/`.claude` skills and ~/.claude/CLAUDE.md of their real
@@ -167,22 +169,48 @@ export function opencodeModelConfig(configDir: string): Record<string, unknown> 
   return Object.keys(merged).length ? merged : null;
 }
 
+/**
+ * `{file:…}` references of a carried config, made absolute: OpenCode resolves `~/` against HOME (which
+ * the replay moves) and a relative path against the config file's folder (which the replay moves too).
+ */
+export function absoluteFileRefs(config: Record<string, unknown>, userHome: string, configDir: string): Record<string, unknown> {
+  const text = JSON.stringify(config).replace(/\{file:([^}]+)\}/g, (_m, ref: string) => {
+    const p = ref === '~' || ref.startsWith('~/') ? path.join(userHome, ref.slice(1)) : path.isAbsolute(ref) ? ref : path.resolve(configDir, ref);
+    return `{file:${p.replace(/\\/g, '/')}}`;
+  });
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Cloud logins the provider SDKs read from the home folder (Bedrock, Vertex AI): linked into the private HOME. */
+const HOME_LOGINS = ['.aws', path.join('.config', 'gcloud')];
+
 export const opencodeHome: AgentHomeSpec = {
   // OpenCode's database, auth and logs live in $XDG_DATA_HOME/opencode: the private home replaces it
   envVar: 'XDG_DATA_HOME',
   userHome: (env) => opencodeDataDirs({ env, home: env.HOME || os.homedir() })[0],
   carryLogin(userHome, privateHome, env) {
     const notes: string[] = [];
+    const realHome = env.HOME || os.homedir();
     const data = path.join(privateHome, 'opencode');
     const config = path.join(privateHome, 'config');
+    // OpenCode also reads ~/.opencode/ (config, skills, instructions) as a global folder: HOME moves too
+    const home = path.join(privateHome, 'home');
     fs.mkdirSync(data, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    for (const rel of HOME_LOGINS) {
+      if (!fs.existsSync(path.join(realHome, rel))) continue;
+      fs.mkdirSync(path.dirname(path.join(home, rel)), { recursive: true, mode: 0o700 });
+      fs.symlinkSync(path.join(realHome, rel), path.join(home, rel));
+    }
     const auth = path.join(userHome, 'auth.json');
     if (fs.existsSync(auth)) {
       // linked, not copied: a token refresh must land in the user's own file
       fs.symlinkSync(auth, path.join(data, 'auth.json'));
       notes.push('login from auth.json');
     }
-    const carried = opencodeModelConfig(opencodeUserConfigDir(env));
+    const userConfigDir = opencodeUserConfigDir(env);
+    const found = opencodeModelConfig(userConfigDir);
+    const carried = found ? absoluteFileRefs(found, realHome, userConfigDir) : null;
     if (carried) {
       fs.mkdirSync(path.join(config, 'opencode'), { recursive: true, mode: 0o700 });
       fs.writeFileSync(path.join(config, 'opencode', 'opencode.json'), `${JSON.stringify(carried, null, 2)}\n`, { mode: 0o600 });
@@ -190,6 +218,7 @@ export const opencodeHome: AgentHomeSpec = {
     }
     return {
       env: {
+        HOME: home,
         XDG_CONFIG_HOME: config,
         XDG_CACHE_HOME: path.join(privateHome, 'cache'),
         XDG_STATE_HOME: path.join(privateHome, 'state'),

@@ -7,8 +7,10 @@
  * read,edit,write,grep,find,ls`, no bash) and an extension of ours (`-e`, written into the
  * workspace's `.skillopt-pi/`) blocks any of them whose path resolves outside the workspace (Pi's
  * documented `tool_call` gate). `--no-extensions` keeps the user's and the project's extensions
- * out; skills and context files still load, so the skill installed in the workspace's
- * `.pi/skills/` (or AGENTS.md) is found as Pi would find it. Other roles run with `--no-tools`,
+ * out; `--no-skills --skill <workspace>/.pi/skills` loads the workspace's skills only (the skill under
+ * test is installed there), not ~/.agents/skills nor the `.agents/skills` of the folders above the
+ * workspace (verified: a marker skill in ~/.agents/skills reached the model without these flags, not
+ * with them); context files still load, so an AGENTS.md skill is found as Pi would. Other roles run with `--no-tools`,
  * `--no-skills` and `--no-context-files`, our system prompt appended from a file in the workspace
  * (`--append-system-prompt` reads a file path; nothing of the prompt is in argv).
  *
@@ -28,6 +30,8 @@ import { PI_HOME_ENV, piHomes } from './home.js';
 export const PI_RUN_DIR = '.skillopt-pi';
 const CONFINE_FILE = `${PI_RUN_DIR}/confine.mjs`;
 const SYSTEM_FILE = `${PI_RUN_DIR}/system.md`;
+/** Where Pi loads a project's own skills, and where a replay installs the skill under test. */
+const PI_PROJECT_SKILLS = '.pi/skills';
 
 /** The target's tools: Pi's file tools, never its unsandboxed bash. */
 export const PI_TARGET_TOOLS = ['read', 'edit', 'write', 'grep', 'find', 'ls'];
@@ -81,7 +85,9 @@ export function buildPiInvocation(input: ExecInput): ExecInvocation {
   let stdin = input.prompt;
   if (input.mode === 'agent') {
     files[CONFINE_FILE] = piConfineExtension(ws);
-    argv.push('--tools', PI_TARGET_TOOLS.join(','), '-e', `${ws}/${CONFINE_FILE}`);
+    // only the workspace's skills: Pi would also load ~/.agents/skills and every `.agents/skills` above
+    // the workspace (the state dir sits under the user's home), i.e. the user's personal skills
+    argv.push('--tools', PI_TARGET_TOOLS.join(','), '-e', `${ws}/${CONFINE_FILE}`, '--no-skills', '--skill', `${ws}/${PI_PROJECT_SKILLS}`);
     // the target keeps Pi's own coding prompt: our instructions go ahead of the task, as for codex
     if (input.system) stdin = `${input.system}\n\n${input.prompt}`;
   } else {
@@ -97,7 +103,7 @@ export function buildPiInvocation(input: ExecInput): ExecInvocation {
 
 /** An Agent Skill goes where Pi loads project skills; an instruction file becomes the workspace's AGENTS.md. */
 export function piSkillPath(skill: ExecSkill): string {
-  return isAgentSkill(skill.content) ? `.pi/skills/${safeSkillName(skill.name)}/SKILL.md` : 'AGENTS.md';
+  return isAgentSkill(skill.content) ? `${PI_PROJECT_SKILLS}/${safeSkillName(skill.name)}/SKILL.md` : 'AGENTS.md';
 }
 
 function messageText(message: Record<string, unknown>): string {

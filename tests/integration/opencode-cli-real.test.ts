@@ -77,6 +77,12 @@ describe.skipIf(!!missing)('opencode CLI backend (real binary, custom provider, 
       }),
     );
     fs.writeFileSync(path.join(configDir, 'AGENTS.md'), 'PERSONAL_OPENCODE_MARK_77\n');
+    // ~/.opencode is a global config folder of OpenCode's too: its skills and instructions stay out
+    const dotOpencode = path.join(sb.env.HOME!, '.opencode');
+    fs.mkdirSync(path.join(dotOpencode, 'skills', 'personal'), { recursive: true });
+    fs.writeFileSync(path.join(dotOpencode, 'skills', 'personal', 'SKILL.md'), '---\nname: personal\ndescription: PERSONAL_DOT_OPENCODE_SKILL_78\n---\nbody\n');
+    fs.writeFileSync(path.join(sb.root, 'personal-instructions.md'), 'PERSONAL_DOT_OPENCODE_INSTRUCTIONS_79\n');
+    fs.writeFileSync(path.join(dotOpencode, 'opencode.json'), JSON.stringify({ instructions: [path.join(sb.root, 'personal-instructions.md')] }));
     dataDir = path.join(sb.env.HOME!, '.local', 'share', 'opencode');
     buildOpencodeDb(dataDir);
     dataBefore = hashTree(dataDir);
@@ -107,6 +113,8 @@ describe.skipIf(!!missing)('opencode CLI backend (real binary, custom provider, 
     expect(all).toContain('OPENCODE_SKILL_MARK_31'); // the skill installed in .opencode/skills is offered
     expect(all).not.toContain('USER_PRIVATE_OPENCODE_404');
     expect(all).not.toContain('PERSONAL_OPENCODE_MARK_77');
+    expect(all).not.toContain('PERSONAL_DOT_OPENCODE_SKILL_78');
+    expect(all).not.toContain('PERSONAL_DOT_OPENCODE_INSTRUCTIONS_79');
     expect(toolResults(calls[1])[0]).toMatch(/prevents you from using this specific tool call/);
     expect(offeredTools(calls[0])).toEqual(['edit', 'glob', 'grep', 'read', 'skill', 'todowrite', 'write']);
     expect(fs.existsSync(dirs[0])).toBe(false);

@@ -67,6 +67,9 @@ describe.skipIf(!!missing)('pi CLI backend (real binary, custom provider, fake O
     fs.writeFileSync(path.join(agentDir, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model', extensions: ['./missing-extension.ts'] }));
     fs.writeFileSync(path.join(agentDir, 'auth.json'), '{}\n');
     fs.writeFileSync(path.join(agentDir, 'AGENTS.md'), 'PERSONAL_PI_MARK_77\n');
+    // the user's cross-agent personal skills, which Pi reads from ~/.agents/skills: not in a replay
+    fs.mkdirSync(path.join(sb.env.HOME!, '.agents', 'skills', 'personal'), { recursive: true });
+    fs.writeFileSync(path.join(sb.env.HOME!, '.agents', 'skills', 'personal', 'SKILL.md'), '---\nname: personal\ndescription: PERSONAL_AGENTS_SKILL_78\n---\nbody\n');
     fs.copyFileSync(path.join(FIXTURES_DIR, 'pi', 'session-v3-tree.jsonl'), path.join(agentDir, 'sessions', '--home-me-app--', 'session-v3-tree.jsonl'));
     agentBefore = hashTree(agentDir);
     sessionFiles = countFiles(path.join(agentDir, 'sessions'));
@@ -99,6 +102,7 @@ describe.skipIf(!!missing)('pi CLI backend (real binary, custom provider, fake O
     expect(all).toContain('PI_SKILL_MARK_52'); // the skill installed in .pi/skills is offered
     expect(all).not.toContain('USER_PRIVATE_PI_404');
     expect(all).not.toContain('PERSONAL_PI_MARK_77');
+    expect(all).not.toContain('PERSONAL_AGENTS_SKILL_78');
     expect(toolResults(calls[1]).join('\n')).toMatch(/outside the workspace/);
     expect(offeredTools(calls[0])).toEqual(['edit', 'find', 'grep', 'ls', 'read', 'write']);
     expect(fs.existsSync(dirs[0])).toBe(false);

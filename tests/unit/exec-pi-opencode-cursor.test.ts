@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildOpencodeInvocation, opencodeSkillPath, parseOpencodeOutput, opencodeExec } from '../../adapters/opencode/index.js';
-import { OPENCODE_TARGET_AGENT, OPENCODE_TEXT_AGENT, opencodeModelConfig } from '../../adapters/opencode/exec.js';
+import { OPENCODE_TARGET_AGENT, OPENCODE_TEXT_AGENT, absoluteFileRefs, opencodeModelConfig } from '../../adapters/opencode/exec.js';
 import { buildPiInvocation, parsePiOutput, piExec, piSkillPath } from '../../adapters/pi/index.js';
 import { piConfineExtension } from '../../adapters/pi/exec.js';
 import { buildCursorInvocation, cursorExec, cursorSkillPath, parseCursorOutput } from '../../adapters/cursor/index.js';
@@ -108,6 +108,7 @@ describe('opencode', () => {
     expect(JSON.parse(fs.readFileSync(path.join(priv, 'config/opencode/opencode.json'), 'utf8'))).not.toHaveProperty('mcp');
     expect(carried.model).toBe('local/qwen');
     expect(carried.env).toEqual({
+      HOME: path.join(priv, 'home'),
       XDG_CONFIG_HOME: path.join(priv, 'config'),
       XDG_CACHE_HOME: path.join(priv, 'cache'),
       XDG_STATE_HOME: path.join(priv, 'state'),
@@ -115,12 +116,19 @@ describe('opencode', () => {
     });
     expect(opencodeExec.home.billsApiKey(env, userHome)).toBe(true);
   });
+
+  it('{file:…} references of the carried config are made absolute (HOME and the config folder move)', () => {
+    const config = { provider: { a: { options: { apiKey: '{file:~/.secrets/a}', other: '{file:./b.key}', abs: '{file:/etc/c.key}', env: '{env:KEY}' } } } };
+    expect(absoluteFileRefs(config, '/home/me', '/home/me/.config/opencode')).toEqual({
+      provider: { a: { options: { apiKey: '{file:/home/me/.secrets/a}', other: '{file:/home/me/.config/opencode/b.key}', abs: '{file:/etc/c.key}', env: '{env:KEY}' } } },
+    });
+  });
 });
 
 describe('pi', () => {
   it('target: file tools only, the confining extension, no session, offline', () => {
     const inv = buildPiInvocation({ prompt: 'do the task', system: 'be brief', workspace: WS, mode: 'agent', model: 'fake/m' });
-    expect(inv.argv).toEqual(['-p', '--mode', 'json', '--no-session', '--no-extensions', '--no-prompt-templates', '--no-themes', '--tools', 'read,edit,write,grep,find,ls', '-e', `${WS}/.skillopt-pi/confine.mjs`, '--model', 'fake/m']);
+    expect(inv.argv).toEqual(['-p', '--mode', 'json', '--no-session', '--no-extensions', '--no-prompt-templates', '--no-themes', '--tools', 'read,edit,write,grep,find,ls', '-e', `${WS}/.skillopt-pi/confine.mjs`, '--no-skills', '--skill', `${WS}/.pi/skills`, '--model', 'fake/m']);
     expect(inv.stdin).toBe('be brief\n\ndo the task');
     expect(inv.env).toEqual({ PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' });
     expect(inv.files?.['.skillopt-pi/confine.mjs']).toContain(JSON.stringify(WS));
