@@ -2,8 +2,8 @@
  * Where OpenCode reads skills and standing instructions (opencode.ai/docs/skills and /docs/rules;
  * each checked against opencode-ai 1.18.33, docs/replay-targets.md):
  * Skills — project `.opencode/skills/`, `.claude/skills/` and `.agents/skills/`; personal
- * `$XDG_CONFIG_HOME/opencode/skills/` (~/.config/opencode/skills), `~/.claude/skills/`,
- * `~/.agents/skills/`.
+ * `$XDG_CONFIG_HOME/opencode/skills/` (~/.config/opencode/skills), `~/.opencode/skills/` (seen
+ * reaching the model, not in the docs), `~/.claude/skills/`, `~/.agents/skills/`.
  * Instructions — `AGENTS.md` in the project, and the global `$XDG_CONFIG_HOME/opencode/AGENTS.md`.
  */
 import path from 'node:path';
@@ -20,7 +20,7 @@ export function opencodeSkillRoots(ctx: SkillLocationContext): SkillRoot[] {
     for (const dir of ['.opencode', '.claude', '.agents']) roots.push({ dir: path.join(ctx.project, dir, 'skills'), scope: 'project', agent: 'opencode' });
   }
   roots.push({ dir: path.join(opencodeConfigDir(ctx), 'skills'), scope: 'personal', agent: 'opencode' });
-  for (const dir of ['.claude', '.agents']) roots.push({ dir: path.join(homeOf(ctx), dir, 'skills'), scope: 'personal', agent: 'opencode' });
+  for (const dir of ['.opencode', '.claude', '.agents']) roots.push({ dir: path.join(homeOf(ctx), dir, 'skills'), scope: 'personal', agent: 'opencode' });
   return roots;
 }
 

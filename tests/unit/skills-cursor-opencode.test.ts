@@ -53,7 +53,7 @@ describe('Cursor Agent and OpenCode skill locations', () => {
     expect(readBy(p('.opencode/skills/x/SKILL.md'), w.ctx)).toEqual(['opencode']);
     expect(readBy(p('AGENTS.md'), w.ctx)).toEqual(expect.arrayContaining(['codex', 'pi', 'cursor', 'opencode']));
     const personal = skillRoots({ project: null, env: w.env }, ['cursor', 'opencode']).map((r) => r.dir);
-    expect(personal).toEqual(expect.arrayContaining([path.join(w.home, '.cursor/skills'), path.join(w.home, '.agents/skills'), path.join(w.home, '.config/opencode/skills')]));
+    expect(personal).toEqual(expect.arrayContaining([path.join(w.home, '.cursor/skills'), path.join(w.home, '.agents/skills'), path.join(w.home, '.config/opencode/skills'), path.join(w.home, '.opencode/skills')]));
   });
 
   it('skills lists Cursor rules (nested too, .mdc only) and OpenCode\'s global AGENTS.md', () => {
