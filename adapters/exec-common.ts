@@ -85,6 +85,8 @@ export interface ExecAdapter {
   readonly home: AgentHomeSpec;
   /** the tool names that mean "the agent loaded a skill" from a skills folder (instruction files are injected whole) */
   readonly skillTools: string[];
+  /** how to install the CLI, for `doctor` when it is not on PATH (absent: the binary name says enough) */
+  readonly installHint?: string;
 }
 
 /** Front matter with a `name:` marks an Agent Skill; anything else is an instruction file. */

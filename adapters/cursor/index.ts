@@ -3,10 +3,14 @@ import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import { homeOf } from '../skills-common.js';
 import type { HarvestAdapter } from '../types.js';
+import { cursorExec } from './exec.js';
 import { CURSOR_HOME_ENV, cursorHomes } from './home.js';
 import { createCursorParser } from './parse.js';
 import { cursorReadMode, cursorRoots, isCursorTranscript, listCursorFiles } from './paths.js';
+import { cursorInstructionFiles, cursorSkillRoots, isCursorRulePath } from './skills.js';
 import { cursorVocabulary } from './vocabulary.js';
+
+export { buildCursorInvocation, cursorExec, cursorSkillPath, parseCursorOutput } from './exec.js';
 
 export const cursorAdapter: HarvestAdapter = {
   id: 'cursor',
@@ -26,15 +30,15 @@ export const cursor: AgentRecord = {
   homeEnv: [CURSOR_HOME_ENV],
   homes: cursorHomes,
   harvest: cursorAdapter,
-  // Cursor's `.cursor/rules/*.mdc` and `AGENTS.md` are not verified from Cursor's own docs here (only
-  // third-party pages were found), so no location is claimed: nothing is listed or staged for it
+  // from Cursor's docs (cursor.com/docs/skills, cursor.com/docs/rules): ./skills.ts
   skills: {
-    roots: () => [],
-    instructionFiles: () => [],
-    // the cross-agent folder: a managed skill is never placed here for Cursor's sake (readBy stays without it)
+    roots: cursorSkillRoots,
+    instructionFiles: cursorInstructionFiles,
+    isInstructionPath: isCursorRulePath,
+    // the cross-agent folder Cursor also reads: one learned skill serves Cursor, Codex, Copilot, Gemini CLI, Pi and OpenCode
     projectManagedRoot: (project) => path.join(project, '.agents', 'skills'),
     personalManagedRoot: (ctx) => path.join(homeOf(ctx), '.agents', 'skills'),
   },
-  exec: null,
+  exec: cursorExec,
   vocabulary: cursorVocabulary,
 };

@@ -2,9 +2,10 @@
 import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import type { HarvestAdapter, RecordStore, SourceStamp } from '../types.js';
+import { opencodeExec } from './exec.js';
 import { createOpencodeParser } from './parse.js';
 import { OPENCODE_DB_ENV, isOpencodeTranscript, listOpencodeSessions, opencodeHomes, opencodeReadMode, opencodeRoots, splitSessionPath } from './paths.js';
-import { opencodeConfigDir, opencodeSkillRoots } from './skills.js';
+import { opencodeConfigDir, opencodeInstructionFiles, opencodeSkillRoots } from './skills.js';
 import { readSession, stampSessions } from './store.js';
 import { opencodeVocabulary } from './vocabulary.js';
 
@@ -25,6 +26,8 @@ const opencodeStore: RecordStore = {
     return s ? readSession(s.db, s.sessionId) : null;
   },
 };
+
+export { buildOpencodeInvocation, opencodeExec, opencodeSkillPath, parseOpencodeOutput } from './exec.js';
 
 export const opencodeAdapter: HarvestAdapter = {
   id: 'opencode',
@@ -47,10 +50,10 @@ export const opencode: AgentRecord = {
   harvest: opencodeAdapter,
   skills: {
     roots: opencodeSkillRoots,
-    instructionFiles: () => [],
+    instructionFiles: opencodeInstructionFiles,
     projectManagedRoot: (project) => path.join(project, '.opencode', 'skills'),
     personalManagedRoot: (ctx) => path.join(opencodeConfigDir(ctx), 'skills'),
   },
-  exec: null,
+  exec: opencodeExec,
   vocabulary: opencodeVocabulary,
 };

@@ -1,14 +1,13 @@
 /**
- * Where OpenCode reads skills (opencode.ai/docs/skills; anomalyco/opencode
- * packages/web/src/content/docs/skills.mdx): `<project>/.opencode/skills/<name>/SKILL.md` and
- * `~/.config/opencode/skills/` (`$XDG_CONFIG_HOME/opencode/skills`), and the cross-agent
- * "agent-compatible" folders `<project>/.agents/skills/` and `~/.agents/skills/`, so a skill there
- * lists OpenCode among its readers. It also reads the Claude-compatible `.claude/skills/` folders; those
- * are not listed here yet (a skill staged there for Claude Code does not name OpenCode as a reader).
- * Standing instruction files are not listed here (not verified).
+ * Where OpenCode reads skills and standing instructions (opencode.ai/docs/skills and /docs/rules;
+ * each checked against opencode-ai 1.18.33, docs/replay-targets.md):
+ * Skills — project `.opencode/skills/`, `.claude/skills/` and `.agents/skills/`; personal
+ * `$XDG_CONFIG_HOME/opencode/skills/` (~/.config/opencode/skills), `~/.opencode/skills/` (seen
+ * reaching the model, not in the docs), `~/.claude/skills/`, `~/.agents/skills/`.
+ * Instructions — `AGENTS.md` in the project, and the global `$XDG_CONFIG_HOME/opencode/AGENTS.md`.
  */
 import path from 'node:path';
-import { homeContextOf, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
+import { homeContextOf, homeOf, type InstructionFile, type SkillLocationContext, type SkillRoot } from '../skills-common.js';
 
 export function opencodeConfigDir(ctx: SkillLocationContext): string {
   const { env, home } = homeContextOf(ctx);
@@ -18,10 +17,16 @@ export function opencodeConfigDir(ctx: SkillLocationContext): string {
 export function opencodeSkillRoots(ctx: SkillLocationContext): SkillRoot[] {
   const roots: SkillRoot[] = [];
   if (ctx.project) {
-    roots.push({ dir: path.join(ctx.project, '.opencode', 'skills'), scope: 'project', agent: 'opencode' });
-    roots.push({ dir: path.join(ctx.project, '.agents', 'skills'), scope: 'project', agent: 'opencode' });
+    for (const dir of ['.opencode', '.claude', '.agents']) roots.push({ dir: path.join(ctx.project, dir, 'skills'), scope: 'project', agent: 'opencode' });
   }
   roots.push({ dir: path.join(opencodeConfigDir(ctx), 'skills'), scope: 'personal', agent: 'opencode' });
-  roots.push({ dir: path.join(homeContextOf(ctx).home, '.agents', 'skills'), scope: 'personal', agent: 'opencode' });
+  for (const dir of ['.opencode', '.claude', '.agents']) roots.push({ dir: path.join(homeOf(ctx), dir, 'skills'), scope: 'personal', agent: 'opencode' });
   return roots;
+}
+
+export function opencodeInstructionFiles(ctx: SkillLocationContext): InstructionFile[] {
+  const files: InstructionFile[] = [];
+  if (ctx.project) files.push({ path: path.join(ctx.project, 'AGENTS.md'), scope: 'project', agent: 'opencode', kind: 'agents-md' });
+  files.push({ path: path.join(opencodeConfigDir(ctx), 'AGENTS.md'), scope: 'personal', agent: 'opencode', kind: 'agents-md' });
+  return files;
 }

@@ -3,11 +3,14 @@ import path from 'node:path';
 import type { AgentRecord } from '../agent.js';
 import { homeOf } from '../skills-common.js';
 import type { HarvestAdapter } from '../types.js';
+import { piExec } from './exec.js';
 import { PI_HOME_ENV, piHomes } from './home.js';
 import { createPiParser } from './parse.js';
 import { isPiTranscript, listPiFiles, piReadMode, piRoots } from './paths.js';
 import { piInstructionFiles, piSkillRoots } from './skills.js';
 import { piVocabulary } from './vocabulary.js';
+
+export { buildPiInvocation, parsePiOutput, piExec, piSkillPath } from './exec.js';
 
 export const piAdapter: HarvestAdapter = {
   id: 'pi',
@@ -34,6 +37,6 @@ export const pi: AgentRecord = {
     projectManagedRoot: (project) => path.join(project, '.agents', 'skills'),
     personalManagedRoot: (ctx) => path.join(homeOf(ctx), '.agents', 'skills'),
   },
-  exec: null,
+  exec: piExec,
   vocabulary: piVocabulary,
 };

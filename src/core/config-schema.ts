@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { GateMetric } from './scoring.js';
 
-export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'gemini', 'openai', 'anthropic', 'sim']);
+export const BackendName = z.enum(['auto', 'claude', 'codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'openai', 'anthropic', 'sim']);
 export type BackendName = z.infer<typeof BackendName>;
 
 /** An agent harvested from its auto-discovered homes plus extra `roots` (Copilot, with two kinds of home, is spelled out). */

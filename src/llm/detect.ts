@@ -41,7 +41,7 @@ export function probeBackends(config: Config, env: NodeJS.ProcessEnv = process.e
   for (const exec of execAdapters()) {
     const name = exec.backend as ConcreteBackend;
     const p = findOnPath(exec.binary, env);
-    out.push(p ? { name, available: true, detail: p, path: p } : { name, available: false, detail: `\`${exec.binary}\` not on PATH` });
+    out.push(p ? { name, available: true, detail: p, path: p } : { name, available: false, detail: `\`${exec.binary}\` not on PATH${exec.installHint ? ` (${exec.installHint})` : ''}` });
   }
   const a = config.backends.anthropic;
   out.push(

@@ -21,7 +21,7 @@ import type { Db } from '../store/db.js';
 import type { SkillTarget } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
 import { isInside, personalDirProblem, plainPathProblem, projectRootProblem, realpathLoose, symlinksBetween } from '../core/write-roots.js';
-import { assertWritableTarget, instructionFiles, skillRoots } from '../../adapters/skills-registry.js';
+import { assertWritableTarget, instructionFiles, readBy, skillRoots } from '../../adapters/skills-registry.js';
 import { hasSessionsInProject } from '../store/repos/sessions.js';
 
 export interface TargetPolicyContext {
@@ -34,10 +34,14 @@ const HINT_DERIVED = 'proposals only write skill and instruction files of projec
 const HINT_ROOT = 'skills are written only inside git work trees you own (never a system folder, your home folder or another user\'s folder); if this is your project, `git init` it and run a night there, or pick a file with `--skill <path>`';
 const HINT_LINK = 'skillopt-sleep follows a symlinked skill folder only when it leads inside the same project (or into an agent\'s own skills folder); replace the link with a real folder, or point it there';
 
-/** A skill's SKILL.md or one of the instruction file names the agents read (from the agent registry). */
-function isKnownFileName(file: string, env: NodeJS.ProcessEnv): boolean {
+/**
+ * A skill's SKILL.md or one of the instruction file names the agents read (from the agent registry),
+ * or a file an agent names by pattern inside the target's project (Cursor's `.cursor/rules/*.mdc`).
+ */
+function isKnownFileName(file: string, env: NodeJS.ProcessEnv, project: string | null): boolean {
   const base = path.basename(file);
   if (base === 'SKILL.md' || /\.instructions\.md$/.test(base)) return true;
+  if (project !== null && readBy(file, { project, env }).length > 0) return true;
   return instructionFiles({ project: path.dirname(file), env }).some((f) => path.basename(f.path) === base);
 }
 
@@ -134,7 +138,7 @@ function assertOneTarget(db: Db, target: SkillTarget, ctx: TargetPolicyContext):
   const file = target.path;
   const plain = plainPathProblem(file);
   if (plain) throw refuse(target, `not a plain absolute path (${plain})`);
-  if (!isKnownFileName(file, env)) throw refuse(target, `"${path.basename(file)}" is not a skill or instruction file name`);
+  if (!isKnownFileName(file, env, target.project ?? null)) throw refuse(target, `"${path.basename(file)}" is not a skill or instruction file name`);
   const project = target.project ?? null;
   if (ctx.userSkillPath && real(path.resolve(ctx.userSkillPath)) === real(file)) {
     // the user named this file: no harvested project needed, but never a system or foreign folder

@@ -13,7 +13,7 @@ export interface FakeOpenAiReply {
   status?: number;
   headers?: Record<string, string>;
   text?: string;
-  /** Responses API only: a function call the agent should run */
+  /** a function call the agent should run (Responses API; Chat Completions when streamed) */
   functionCall?: { name: string; arguments: Record<string, unknown> };
   raw?: string;
   delayMs?: number;
@@ -28,6 +28,19 @@ function sse(res: http.ServerResponse, data: Record<string, unknown>): void {
 }
 
 let seq = 1;
+
+/** A streamed Chat Completions answer (`stream: true`, as the AI SDK of OpenCode and Pi's client ask): text or one tool call, then usage. */
+function chatStream(res: http.ServerResponse, reply: FakeOpenAiReply, model: string, usage: { input: number; output: number }): void {
+  const base = { id: `chatcmpl-fake${seq++}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) => res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+  if (reply.functionCall) {
+    chunk({ role: 'assistant', tool_calls: [{ index: 0, id: `call_${seq++}`, type: 'function', function: { name: reply.functionCall.name, arguments: JSON.stringify(reply.functionCall.arguments) } }] }, null);
+  } else chunk({ role: 'assistant', content: reply.text ?? '' }, null);
+  chunk({}, reply.functionCall ? 'tool_calls' : 'stop', { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
 
 export async function startFakeOpenAi(responder: OpenAiResponder = () => ({ text: 'ok' })): Promise<FakeServer<FakeOpenAiReply>> {
   let respond = responder;
@@ -53,6 +66,10 @@ export async function startFakeOpenAi(responder: OpenAiResponder = () => ({ text
     }
     const model = reply.model ?? (typeof req.body?.model === 'string' ? req.body.model : 'gpt-5-mini');
     const usage = reply.usage ?? { input: Math.ceil(req.raw.length / 4), output: Math.ceil((reply.text ?? '').length / 4) + 1 };
+    if (/chat\/completions/.test(req.path) && req.body?.stream === true) {
+      chatStream(res, reply, model, usage);
+      return;
+    }
     if (/chat\/completions/.test(req.path)) {
       res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
       res.end(

@@ -156,9 +156,9 @@ describe('night', () => {
     expect(fs.readFileSync(live, 'utf8')).toBe(candidate);
     // this project's transcripts come from Claude Code and Codex: Codex gets a copy in its own folder
     const copy = path.join(project, '.agents/skills/skillopt-sleep-learned/SKILL.md');
-    expect(a.data.copies).toEqual([{ path: copy, readBy: ['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity'], outcome: 'written' }]);
+    expect(a.data.copies).toEqual([{ path: copy, readBy: ['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity'], outcome: 'written' }]);
     expect(fs.readFileSync(copy, 'utf8')).toBe(candidate);
-    expect(a.data.readBy).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    expect(a.data.readBy).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
     expect(cli(['revert', id]).status).toBe(0);
     expect(fs.existsSync(live)).toBe(false);
     expect(fs.existsSync(copy)).toBe(false);

@@ -55,9 +55,9 @@ describe('Cursor Agent transcripts', () => {
     expect(roots({ HOME: '/h', CURSOR_CONFIG_DIR: '/c' })).toEqual([path.resolve('/c/projects')]);
     expect(agentOfFile('/h/.cursor/projects/s/agent-transcripts/a/a.jsonl')).toBe('cursor');
     expect(agentOfFile('/h/.cursor/projects/s/agent-transcripts/a.txt')).toBeNull();
-    // no skill location is claimed without Cursor's own docs
-    expect(getAgent('cursor').skills.roots({ project: '/p', env: { HOME: '/h' } })).toEqual([]);
-    expect(getAgent('cursor').skills.instructionFiles({ project: '/p', env: { HOME: '/h' } })).toEqual([]);
+    // the skill locations of Cursor's docs (tests/unit/skills-cursor-opencode.test.ts has the rest)
+    expect(getAgent('cursor').skills.roots({ project: '/p', env: { HOME: '/h' } }).map((r) => r.dir)).toEqual(expect.arrayContaining([path.resolve('/p/.cursor/skills'), path.resolve('/h/.cursor/skills')]));
+    expect(getAgent('cursor').skills.instructionFiles({ project: '/p', env: { HOME: '/h' } }).map((f) => f.path)).toEqual([path.resolve('/p/AGENTS.md')]);
   });
 
   it('content-block era: prompts from <user_query>, tool names, turn_ended answers and errors, project from .workspace-trusted', async () => {

@@ -71,8 +71,8 @@ describe('the managed skill in a project used with Claude Code and Codex', () =>
     const out = applyProposal(s.db, s.paths, p.id, { env: s.env });
     expect(fs.readFileSync(claude, 'utf8')).toBe(p.candidate);
     expect(fs.readFileSync(codex, 'utf8')).toBe(p.candidate);
-    expect(out.copies).toEqual([{ path: codex, readBy: ['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity'], outcome: 'written' }]);
-    expect(out.readBy).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    expect(out.copies).toEqual([{ path: codex, readBy: ['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity'], outcome: 'written' }]);
+    expect(out.readBy).toEqual(['claude-code', 'codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
 
     const back = revertProposal(s.db, s.paths, p.id, { env: s.env });
     expect(back.copies.map((c) => c.outcome)).toEqual(['removed']);

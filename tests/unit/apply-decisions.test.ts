@@ -99,7 +99,7 @@ describe('apply / revert', () => {
     const out = applyProposal(s.db, s.paths, p.id, { env: s.env });
     expect(fs.readFileSync(target.path, 'utf8')).toBe(candidate);
     expect(fs.readFileSync(out.backupPath, 'utf8')).toBe(base);
-    expect(out.readBy).toEqual(['claude-code', 'copilot']);
+    expect(out.readBy).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
     expect(getProposal(s.db, p.id)?.status).toBe('applied');
     expect(listReceipts(s.db, p.id).map((r) => r.action)).toEqual(['apply']);
     expect(fs.existsSync(journalPath(s.paths, p.id))).toBe(false);

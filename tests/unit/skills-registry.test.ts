@@ -64,13 +64,13 @@ describe('skill roots per agent', () => {
     const w = world();
     const merged = skillRoots(w.ctx);
     const claudeProject = merged.find((r) => r.dir === path.join(w.project, '.claude/skills'))!;
-    expect(claudeProject.agents.sort()).toEqual(['claude-code', 'copilot']);
-    expect(readBy(path.join(w.project, '.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    expect(claudeProject.agents.sort()).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
+    expect(readBy(path.join(w.project, '.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
     expect(readBy(path.join(w.project, '.github/skills/x/SKILL.md'), w.ctx)).toEqual(['copilot']);
-    expect(readBy(path.join(w.project, 'AGENTS.md'), w.ctx)).toEqual(['codex', 'copilot', 'pi', 'antigravity']);
+    expect(readBy(path.join(w.project, 'AGENTS.md'), w.ctx)).toEqual(['codex', 'copilot', 'pi', 'cursor', 'opencode', 'antigravity']);
     expect(readBy(path.join(w.project, 'CLAUDE.md'), w.ctx)).toEqual(['claude-code', 'copilot']);
     expect(readBy(path.join(w.project, '.github/instructions/ts.instructions.md'), w.ctx)).toEqual(['copilot']);
-    expect(readBy(path.join(w.home, '.claude/skills/x/SKILL.md'), w.ctx)).toEqual(['copilot']); // Claude reads $CLAUDE_CONFIG_DIR here
+    expect(readBy(path.join(w.home, '.claude/skills/x/SKILL.md'), w.ctx)).toEqual(['copilot', 'cursor', 'opencode']); // Claude reads $CLAUDE_CONFIG_DIR here
     expect(readBy(path.join(w.root, 'elsewhere/x/SKILL.md'), w.ctx)).toEqual([]);
   });
 });
@@ -88,7 +88,7 @@ describe('discovery', () => {
     const byName = Object.fromEntries(found.map((f) => [f.name, f]));
     expect(Object.keys(byName).sort()).toEqual(['.github/copilot-instructions.md', '.github/instructions/ts.instructions.md', 'AGENTS.md', 'changelog', 'vitest-style']);
     expect(byName.changelog.kind).toBe('skill');
-    expect(byName.changelog.readBy).toEqual(['claude-code', 'copilot']);
+    expect(byName.changelog.readBy).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
     expect(byName['vitest-style'].agent).toBe('codex');
     expect(byName['AGENTS.md'].kind).toBe('agents-md');
     expect(byName['.github/instructions/ts.instructions.md'].kind).toBe('instructions');
@@ -100,9 +100,9 @@ describe('discovery', () => {
     const w = world();
     const t = managedSkillTarget({ ...w.ctx, project: w.project }, { agentsUsed: ['claude-code', 'codex'] });
     expect(t.path).toBe(path.join(w.project, '.claude/skills/skillopt-sleep-learned/SKILL.md'));
-    expect(t.readBy).toEqual(['claude-code', 'copilot']);
+    expect(t.readBy).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
     // Claude Code and Codex share no folder: Codex gets a copy in its own root, and knows it
-    expect(t.mirrors).toEqual([{ path: path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'), readBy: ['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity'] }]);
+    expect(t.mirrors).toEqual([{ path: path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'), readBy: ['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity'] }]);
     const c = managedSkillTarget({ ...w.ctx, project: w.project }, { agentsUsed: ['codex'] });
     expect(c.path).toBe(path.join(w.project, '.agents/skills/skillopt-sleep-learned/SKILL.md'));
     expect(c.mirrors).toBeUndefined();

@@ -26,7 +26,7 @@ describe('personal managed skill', () => {
     const t = personalManagedSkillTarget({ env }, { agentsUsed: ['claude-code', 'codex', 'copilot'] });
     expect(t.path).toBe(path.join(h, '.claude', 'skills', 'skillopt-sleep-learned', 'SKILL.md'));
     expect(t).toMatchObject({ kind: 'managed', project: null, name: 'skillopt-sleep-learned' });
-    expect(t.readBy).toEqual(['claude-code', 'copilot']);
+    expect(t.readBy).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
     expect(personalManagedSkillTarget({ env }, { agentsUsed: ['copilot'] }).path).toBe(t.path);
   });
 
@@ -38,7 +38,7 @@ describe('personal managed skill', () => {
     expect(claude.readBy).toEqual(['claude-code']);
     const codex = personalManagedSkillTarget({ env }, { agentsUsed: ['codex'] });
     expect(codex.path).toBe(path.join(h, '.agents', 'skills', 'skillopt-sleep-learned', 'SKILL.md'));
-    expect(codex.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode']);
+    expect(codex.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode']);
   });
 
   it('apply accepts the personal root as a skill root; path-escape rules still hold', () => {
@@ -109,7 +109,7 @@ describe('night plan routing by family', () => {
     const plan = planNight({ tasks, skillsByProject: new Map(), managed, personal, maxTasks: 60, minValTasks: 1 });
     expect(plan.items).toHaveLength(1);
     expect(plan.items[0].target.path).toBe('/home/dana/.agents/skills/skillopt-sleep-learned/SKILL.md');
-    expect(plan.items[0].target.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode']);
+    expect(plan.items[0].target.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode']);
   });
 
   it('without a personal target such tasks are reported, not silently dropped', () => {
