@@ -1,5 +1,5 @@
 /**
- * What a harvest worker thread loads when it starts. Every worker is a fresh V8 isolate that
+ * How many harvest worker threads a cold pass starts, and what each loads when it starts. Every worker is a fresh V8 isolate that
  * compiles its whole import graph before it parses a line, and a cold pass starts two of them:
  * zod alone cost each ~70 ms of CPU (a worker booted in ~160 ms with it, ~75 ms without). The
  * graph is walked as it runs: each file transpiled the way tsc emits it, so imports used only as
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { workersFor } from '../../src/harvest/pool.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -51,5 +52,11 @@ describe('the harvest worker', () => {
 
   it('the walk sees a package import where there is one', () => {
     expect(runtimeGraph('src/core/records.ts').packages.has('zod')).toBe(true);
+  });
+});
+
+describe('the worker count', () => {
+  it('leaves one core to the writer, parses on the others, at most two, at least one', () => {
+    expect([1, 2, 3, 4, 16].map(workersFor)).toEqual([1, 1, 2, 2, 2]);
   });
 });
