@@ -17,6 +17,7 @@
  * The login is carried by environment only: an API key in the environment as is, else the
  * subscription's current access token read from the user's `.credentials.json` and passed as
  * CLAUDE_CODE_OAUTH_TOKEN (never copied, so a token refresh can never rotate the user's login).
+ * Lean requests: `--strict-mcp-config` and no bundled skills (CLAUDE_LEAN_ENV below).
  * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
  */
 import fs from 'node:fs';
@@ -37,8 +38,17 @@ export const CLAUDE_QUIET_ENV: Record<string, string> = {
   DISABLE_BUG_COMMAND: '1',
 };
 
+/**
+ * What a replay does not need, and every request of it would carry (measured against the real CLI
+ * 2.1.328 and a scripted server, bench/tokens.ts): the CLI's bundled skills (dataviz, claude-api,
+ * code-review, loop, …: ~1,500 tokens of descriptions in the skill listing of each request, beside
+ * the one skill under training, which stays listed and loadable) and MCP servers (a seeded
+ * repository's `.mcp.json` would add its servers' tool schemas to each request, and start them).
+ */
+export const CLAUDE_LEAN_ENV: Record<string, string> = { CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1' };
+
 export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
-  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none'];
+  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none', '--strict-mcp-config'];
   if (input.model) argv.push('--model', input.model);
   if (input.mode === 'agent') {
     argv.push('--permission-mode', 'acceptEdits', '--tools', CLAUDE_TARGET_TOOLS.join(','));
@@ -47,7 +57,7 @@ export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
     argv.push('--tools', '', '--disable-slash-commands');
     if (input.system) argv.push('--system-prompt', input.system);
   }
-  return { argv, stdin: input.prompt, env: { ...CLAUDE_QUIET_ENV } };
+  return { argv, stdin: input.prompt, env: { ...CLAUDE_QUIET_ENV, ...CLAUDE_LEAN_ENV } };
 }
 
 export function claudeSkillPath(skill: ExecSkill): string {

@@ -77,6 +77,9 @@ describe('CLI adapters', () => {
     expect(inv.argv).not.toContain('--add-dir');
     expect(inv.argv).not.toContain('--dangerously-skip-permissions');
     expect(inv.env.DISABLE_AUTOUPDATER).toBe('1');
+    // lean requests: no MCP server of a seeded repository, no bundled skills listed beside ours
+    expect(inv.argv).toContain('--strict-mcp-config');
+    expect(inv.env.CLAUDE_CODE_DISABLE_BUNDLED_SKILLS).toBe('1');
     const text = buildClaudeInvocation({ prompt: 'p', system: 'S', workspace: '/w', mode: 'text' });
     expect(text.argv).toEqual(expect.arrayContaining(['--tools', '', '--system-prompt', 'S']));
   });
