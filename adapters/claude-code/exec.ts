@@ -17,7 +17,8 @@
  * The login is carried by environment only: an API key in the environment as is, else the
  * subscription's current access token read from the user's `.credentials.json` and passed as
  * CLAUDE_CODE_OAUTH_TOKEN (never copied, so a token refresh can never rotate the user's login).
- * Lean requests: `--strict-mcp-config` and no bundled skills (CLAUDE_LEAN_ENV below).
+ * Lean requests: `--strict-mcp-config`, no bundled skills (CLAUDE_LEAN_ENV below), and no search
+ * tools in a workspace that holds nothing to search.
  * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
  */
 import fs from 'node:fs';
@@ -28,6 +29,11 @@ import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillNa
 
 /** File tools only, plus Skill so the agent can load the installed skill on demand. */
 export const CLAUDE_TARGET_TOOLS = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Skill'];
+/**
+ * In a workspace not seeded from a repository there is nothing to search: the search tools'
+ * schemas (~1,000 tokens, Grep's alone ~800) would ride along on every request of the replay.
+ */
+const SEARCH_TOOLS = new Set(['Glob', 'Grep']);
 
 /** Keeps the CLI quiet: no auto-update, telemetry or error reporting traffic during replays. */
 export const CLAUDE_QUIET_ENV: Record<string, string> = {
@@ -51,7 +57,8 @@ export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
   const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none', '--strict-mcp-config'];
   if (input.model) argv.push('--model', input.model);
   if (input.mode === 'agent') {
-    argv.push('--permission-mode', 'acceptEdits', '--tools', CLAUDE_TARGET_TOOLS.join(','));
+    const tools = input.emptyWorkspace ? CLAUDE_TARGET_TOOLS.filter((t) => !SEARCH_TOOLS.has(t)) : CLAUDE_TARGET_TOOLS;
+    argv.push('--permission-mode', 'acceptEdits', '--tools', tools.join(','));
     if (input.system) argv.push('--append-system-prompt', input.system);
   } else {
     argv.push('--tools', '', '--disable-slash-commands');
