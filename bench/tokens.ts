@@ -3,23 +3,25 @@
  * where they go per role and per CLI overhead, and hidden-test points per 100k tokens.
  *
  * Two measurements, put together:
- *  1. One replay and one text call of the REAL `claude` binary (the npm devDependency) against a
- *     scripted Anthropic server (tests/helpers/fake-anthropic.ts; it counts a request's tokens as
- *     its bytes / 4). The replay is what a target replay does: the skill installed in the
- *     workspace, the agent loads it (Skill), reads CHANGELOG.md, edits it, answers: four requests,
- *     each carrying the CLI's system prompt, tool schemas and skill listing. Text calls (optimizer,
- *     judge) are one request with our system prompt and no tools. A call's CLI overhead is what the
- *     CLI reported minus what we sent, as the ledger measures it (llm/ledger.ts measuredCallOverhead).
- *     Measured with this build's invocation (adapters/claude-code/exec.ts) and with turn 2's
- *     (the same without `--strict-mcp-config` and with the bundled skills listed).
+ *  1. Calls of the REAL `claude` binary (the npm devDependency) against a scripted Anthropic server
+ *     (tests/helpers/fake-anthropic.ts; it counts a request's tokens as its bytes / 4) that plays a
+ *     skill-following agent: a file-task replay in a seeded workspace (load the skill, read
+ *     CHANGELOG.md, edit it, answer: four requests), a text-task replay in an unseeded workspace
+ *     (load the skill, answer: two requests), and a text call of the optimizer or judge (our
+ *     system prompt, no tools: one request). Every request carries the CLI's system prompt, tool
+ *     schemas and skill listing. A call's CLI overhead is what the CLI reported minus what we sent,
+ *     as the ledger measures it (llm/ledger.ts measuredCallOverhead). Measured with this build's
+ *     invocation (adapters/claude-code/exec.ts), with turn 2's (bundled skills listed, MCP allowed,
+ *     every tool), and, as a what-if not adopted, with a short system prompt of ours for replays.
  *  2. A night of the end-to-end world's three-job user (bench/train-e2e.ts: changelog, commit and
  *     release jobs; transcripts → harvest → mine → night under the default budget, sim backend):
- *     its ledger gives the calls and the tokens of what we sent per role, its staged skills the
- *     hidden-test score against the empty skill.
- * Tokens per night with `claude` in every role = per role, its own tokens + calls × that role's
+ *     its report gives the calls per role and the tokens of what we sent and received, its staged
+ *     skills the hidden-test score against the empty skill. Its tasks are text tasks (no repository
+ *     behind the world's projects): each target call is priced as a text-task replay.
+ * Tokens per night with `claude` in every role = our own tokens + per role, its calls × that role's
  * measured CLI overhead. (The night itself runs on the sim: a night of replays through the real
- * binary would spend minutes of CPU per call on this shared machine; the per-call figures come
- * from the binary, the plan from the product's own night.)
+ * binary would spend minutes of CPU on this shared machine; the per-call figures come from the
+ * binary, the plan from the product's own night.)
  *
  * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8).
  */
