@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   process.stdout.write(line(['area', 'figure', 'value', 'unit', 'target', 'ok']) + '\n');
   for (const r of rows) {
     process.stdout.write(
-      line([r.area, r.name, fmt(r.value), r.unit, r.target ?? '', r.pass === undefined ? '' : r.pass ? 'yes' : 'NO']) + '\n',
+      line([r.area, r.name, fmt(r.value), r.unit, r.target ?? r.note ?? '', r.pass === undefined ? '' : r.pass ? 'yes' : 'NO']) + '\n',
     );
   }
   if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(rows, null, 2));

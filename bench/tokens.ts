@@ -223,15 +223,15 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   log(`night: ${night.pipeline.nightStatus}, ${night.calls.used.calls} calls out (${roles.map(([r, n]) => `${r} ${n}`).join(', ')} tallied), ${own} tokens of our own, staged ${night.pipeline.staged.length}; hidden test ${nightScore.toFixed(3)} vs empty ${emptyScore.toFixed(3)}`);
 
   const rows: BenchResult[] = [
-    { name: `a file-task replay (seeded; ${calls.now['file task']?.requests} requests): tokens, now`, value: total('now', 'file task'), unit: 'tokens', target: `was ${total('turn 2', 'file task')}` },
-    { name: `a text-task replay (unseeded; ${calls.now['text task']?.requests} requests): tokens, now`, value: total('now', 'text task'), unit: 'tokens', target: `was ${total('turn 2', 'text task')}` },
-    { name: '  CLI overhead per text-task replay (reported − sent), now', value: Math.round(overhead('now', 'text task')), unit: 'tokens', target: `was ${Math.round(overhead('turn 2', 'text task'))}` },
+    { name: `a file-task replay (seeded; ${calls.now['file task']?.requests} requests): tokens, now`, value: total('now', 'file task'), unit: 'tokens', note: `was ${total('turn 2', 'file task')}` },
+    { name: `a text-task replay (unseeded; ${calls.now['text task']?.requests} requests): tokens, now`, value: total('now', 'text task'), unit: 'tokens', note: `was ${total('turn 2', 'text task')}` },
+    { name: '  CLI overhead per text-task replay (reported − sent), now', value: Math.round(overhead('now', 'text task')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text task'))}` },
     { name: '  what-if, not adopted: our own system prompt for replays', value: Math.round(overhead('own system prompt', 'text task')), unit: 'tokens' },
-    { name: '  CLI overhead per text call (optimizer, judge), now', value: Math.round(overhead('now', 'text call')), unit: 'tokens', target: `was ${Math.round(overhead('turn 2', 'text call'))}` },
+    { name: '  CLI overhead per text call (optimizer, judge), now', value: Math.round(overhead('now', 'text call')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text call'))}` },
     { name: `night, three-job user: calls that went out (tallied: ${roles.map(([r, n]) => `${r} ${n}`).join(', ')})`, value: night.calls.used.calls, unit: 'calls' },
     { name: '  our own tokens (prompts sent + replies, every role)', value: k(own), unit: 'k tokens' },
   ];
-  for (const [role, n] of roles) rows.push({ name: `  ${role}: CLI overhead (${Math.round(n * outShare)} calls out)`, value: k(overheadOf('now', role, n)), unit: 'k tokens', target: `was ${k(overheadOf('turn 2', role, n))}k` });
+  for (const [role, n] of roles) rows.push({ name: `  ${role}: CLI overhead (${Math.round(n * outShare)} calls out)`, value: k(overheadOf('now', role, n)), unit: 'k tokens', note: `was ${k(overheadOf('turn 2', role, n))}k` });
   rows.push(
     { name: 'tokens per night, claude in every role: turn 2 flags, this night', value: k(before), unit: 'k tokens' },
     { name: 'tokens per night, claude in every role: now', value: k(now), unit: 'k tokens', target: `<= ${TARGET_TOKENS / 1000}`, pass: now <= TARGET_TOKENS },
