@@ -17,6 +17,8 @@ export interface ExecInput {
   workspace: string;
   /** 'agent' = perform a task with file tools confined to the workspace; 'text' = plain completion, no tools */
   mode: 'agent' | 'text';
+  /** agent mode: the workspace was not seeded from a repository (holds only what we installed): nothing to search */
+  emptyWorkspace?: boolean;
   /** the environment the CLI will inherit (read-only: for adapters whose isolated settings depend on it) */
   env?: NodeJS.ProcessEnv;
 }

@@ -12,6 +12,8 @@
  * The preparing `status` leaves the validated config copy and the first `--help` the kept help text
  * (src/core/config-snapshot.ts, src/cli/help-cache.ts), as a user's earlier commands would: the
  * medians are the warm start; the first command after an upgrade or a config edit pays the full load.
+ * The first `status` after a fresh install (a new state folder per run: it creates the store) is
+ * measured too, N runs, beside the same `node -e 0`.
  * Usage: npm run bench -- cli [--runs N] [--dist DIR]   (--dist: another build's dist/, to compare)
  */
 import fs from 'node:fs';
@@ -69,15 +71,11 @@ function measure(argv: string[], env: NodeJS.ProcessEnv, runs: number): Timing {
   return { wall: median(walls), cpu: median(cpus) };
 }
 
-export async function run(args: string[]): Promise<BenchResult[]> {
-  if (process.platform !== 'linux') return [{ name: 'skipped (needs /proc)', value: 0, unit: '' }];
-  const runs = runsArg(args);
-  const CLI = cliPath(args);
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-cli-'));
+/** Every agent home and our state inside `root`, so nothing reads or writes the real ~/. */
+function sandboxEnv(root: string): NodeJS.ProcessEnv {
   const home = path.join(root, 'home');
-  fs.mkdirSync(home);
-  // every agent home inside the sandbox, so nothing reads the real ~/
-  const env: NodeJS.ProcessEnv = {
+  fs.mkdirSync(home, { recursive: true });
+  return {
     PATH: process.env.PATH,
     HOME: home,
     SKILLOPT_SLEEP_HOME: path.join(root, 'sleep'),
@@ -88,6 +86,30 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     XDG_STATE_HOME: path.join(home, '.local/state'),
     NO_COLOR: '1',
   };
+}
+
+/**
+ * The first `status` after a fresh install: a new state folder each run (no database, no validated
+ * config copy, no help text, no nudge file), so it creates and migrates the store, validates the
+ * default config and writes the caches the warm runs then read.
+ */
+function measureFirstStatus(cli: string, root: string, runs: number): Timing {
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = measure([cli, 'status'], sandboxEnv(path.join(root, `fresh-${i}`)), 1);
+    walls.push(t.wall);
+    cpus.push(t.cpu);
+  }
+  return { wall: median(walls), cpu: median(cpus) };
+}
+
+export async function run(args: string[]): Promise<BenchResult[]> {
+  if (process.platform !== 'linux') return [{ name: 'skipped (needs /proc)', value: 0, unit: '' }];
+  const runs = runsArg(args);
+  const CLI = cliPath(args);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-cli-'));
+  const env = sandboxEnv(root);
   try {
     measure([CLI, 'status'], env, 1); // creates the state folder and database, as a user's first command would
     const base = measure(['-e', '0'], env, runs);
@@ -113,6 +135,15 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       });
       rows.push({ name: `${c.label}: CPU user+sys (median)`, value: t.cpu, unit: 's', target: `node +${(t.cpu - base.cpu).toFixed(3)}` });
     }
+    const first = measureFirstStatus(CLI, root, runs);
+    rows.push({
+      name: `status, first after a fresh install (no store, no caches; median of ${runs}): wall`,
+      value: first.wall,
+      unit: 's',
+      target: `<= ${(base.wall + MARGIN_S).toFixed(3)}`,
+      pass: first.wall <= base.wall + MARGIN_S,
+    });
+    rows.push({ name: 'status, first after a fresh install: CPU user+sys (median)', value: first.cpu, unit: 's', target: `node +${(first.cpu - base.cpu).toFixed(3)}` });
     return rows;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -315,10 +315,10 @@ function revisedReply(job: E2eJob, s: Subject, fixed: string[]): string {
  * it (one or two preferences corrected each time, or praise), with follow-up asks, praise and
  * one-offs mixed in.
  */
-export function e2eSessions(seed: number, perProject = 7): E2eSession[] {
+export function e2eSessions(seed: number, perProject = 7, jobs: readonly E2eJob[] = E2E_JOBS): E2eSession[] {
   const r = mulberry32(seed * 7919 + 17);
   const sessions: E2eSession[] = [];
-  for (const job of E2E_JOBS) {
+  for (const job of jobs) {
     for (const project of job.projects) {
       // a job of one project is that project's daily work: it comes up half as often again there
       const n = job.projects.length === 1 ? Math.round(perProject * 1.5) : perProject;
@@ -367,10 +367,10 @@ export interface HiddenInstance {
 }
 
 /** `perJob` hidden instances of every job (other wording, other objects), strict verifiers with their own values. */
-export function e2eHiddenInstances(seed: number, perJob = 8): HiddenInstance[] {
+export function e2eHiddenInstances(seed: number, perJob = 8, jobs: readonly E2eJob[] = E2E_JOBS): HiddenInstance[] {
   const r = mulberry32(seed * 104_729 + 3);
   const out: HiddenInstance[] = [];
-  for (const job of E2E_JOBS) {
+  for (const job of jobs) {
     for (let k = 0; k < perJob; k++) {
       const s = subject(r, true);
       const { intent, context } = job.hidden(s);

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import type { BenchResult } from './types.js';
 import { checkoutRoot, resultsDir, writeReport, type SavedResult } from './report.js';
 
-const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'budget', 'daemon', 'tui', 'cli'];
+const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'budget', 'tokens', 'daemon', 'tui', 'cli'];
 
 function saveRun(area: string, rows: BenchResult[], args: string[]): void {
   const root = checkoutRoot();
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   process.stdout.write(line(['area', 'figure', 'value', 'unit', 'target', 'ok']) + '\n');
   for (const r of rows) {
     process.stdout.write(
-      line([r.area, r.name, fmt(r.value), r.unit, r.target ?? '', r.pass === undefined ? '' : r.pass ? 'yes' : 'NO']) + '\n',
+      line([r.area, r.name, fmt(r.value), r.unit, r.target ?? r.note ?? '', r.pass === undefined ? '' : r.pass ? 'yes' : 'NO']) + '\n',
     );
   }
   if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(rows, null, 2));

@@ -49,6 +49,8 @@ export interface E2eSizes {
   judgeWrongRate?: number;
   /** training.maxJudgeDisagreement for the night (1 = the judge audit never refuses: the gate alone) */
   maxJudgeDisagreement?: number;
+  /** only these jobs of the world (default: all five); the tokens arm's user has three (bench/tokens.ts) */
+  jobs?: JobKey[];
 }
 
 /** Budgets no night of this world reaches (the sim's calls cost nothing). */
@@ -97,6 +99,8 @@ export interface E2eSeedOutcome {
   };
   /** the staged skill documents, by target path */
   stagedSkills: Record<string, string>;
+  /** the night's model calls per role (its report's tally, cached replies included) and what its budget counted spent */
+  calls: { byRole: Record<string, number>; used: { calls: number; tokens: number } };
   cpuMs: number;
 }
 
@@ -200,7 +204,8 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
     // bench calls outside the night (a default env anywhere) can reach the real user's homes
     restoreEnv = withProcessEnv(env);
     const homes = { claudeConfigDir: env.CLAUDE_CONFIG_DIR!, projectsRoot: path.join(env.HOME!, 'src') };
-    const sessions = e2eSessions(seed, sizes.perProject);
+    const jobs = sizes.jobs ? E2E_JOBS.filter((j) => sizes.jobs!.includes(j.key)) : E2E_JOBS;
+    const sessions = e2eSessions(seed, sizes.perProject, jobs);
     const now = Date.UTC(2026, 10, 20, 12);
     writeE2eTranscripts(sessions, seed, homes, now);
     const paths = resolvePaths({ env });
@@ -233,7 +238,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           .map(startOf)
           .join('\n\n');
 
-      const hidden = e2eHiddenInstances(seed, sizes.hiddenPerJob);
+      const hidden = e2eHiddenInstances(seed, sizes.hiddenPerJob, jobs);
       const skills: Record<E2eArmName, (project: string) => string> = {
         'empty skill': () => '',
         'corrections pasted verbatim': (project) => e2eCorrectionsVerbatimSkill(sessions, project),
@@ -276,6 +281,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
           draftsTaken: staged.filter((p) => p.edits.some((e) => e.id.startsWith(DRAFT_EDIT_ID))).length,
         },
         stagedSkills,
+        calls: { byRole: Object.fromEntries(Object.entries(night.modelCalls?.byRole ?? {}).map(([role, t]) => [role, t.calls])), used: { calls: night.used.calls, tokens: night.used.tokens } },
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     } finally {

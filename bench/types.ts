@@ -5,4 +5,6 @@ export interface BenchResult {
   unit: string;
   target?: string;
   pass?: boolean;
+  /** what the figure is beside (a previous figure, a what-if): printed and saved, not a target */
+  note?: string;
 }

@@ -17,6 +17,8 @@
  * The login is carried by environment only: an API key in the environment as is, else the
  * subscription's current access token read from the user's `.credentials.json` and passed as
  * CLAUDE_CODE_OAUTH_TOKEN (never copied, so a token refresh can never rotate the user's login).
+ * Lean requests: `--strict-mcp-config`, no bundled skills (CLAUDE_LEAN_ENV below), and no search
+ * tools in a workspace that holds nothing to search.
  * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
  */
 import fs from 'node:fs';
@@ -27,6 +29,11 @@ import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillNa
 
 /** File tools only, plus Skill so the agent can load the installed skill on demand. */
 export const CLAUDE_TARGET_TOOLS = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Skill'];
+/**
+ * In a workspace not seeded from a repository there is nothing to search: the search tools'
+ * schemas (~1,000 tokens, Grep's alone ~800) would ride along on every request of the replay.
+ */
+const SEARCH_TOOLS = new Set(['Glob', 'Grep']);
 
 /** Keeps the CLI quiet: no auto-update, telemetry or error reporting traffic during replays. */
 export const CLAUDE_QUIET_ENV: Record<string, string> = {
@@ -37,17 +44,27 @@ export const CLAUDE_QUIET_ENV: Record<string, string> = {
   DISABLE_BUG_COMMAND: '1',
 };
 
+/**
+ * What a replay does not need, and every request of it would carry (measured against the real CLI
+ * 2.1.328 and a scripted server, bench/tokens.ts): the CLI's bundled skills (dataviz, claude-api,
+ * code-review, loop, …: ~1,500 tokens of descriptions in the skill listing of each request, beside
+ * the one skill under training, which stays listed and loadable) and MCP servers (a seeded
+ * repository's `.mcp.json` would add its servers' tool schemas to each request, and start them).
+ */
+export const CLAUDE_LEAN_ENV: Record<string, string> = { CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1' };
+
 export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
-  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none'];
+  const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none', '--strict-mcp-config'];
   if (input.model) argv.push('--model', input.model);
   if (input.mode === 'agent') {
-    argv.push('--permission-mode', 'acceptEdits', '--tools', CLAUDE_TARGET_TOOLS.join(','));
+    const tools = input.emptyWorkspace ? CLAUDE_TARGET_TOOLS.filter((t) => !SEARCH_TOOLS.has(t)) : CLAUDE_TARGET_TOOLS;
+    argv.push('--permission-mode', 'acceptEdits', '--tools', tools.join(','));
     if (input.system) argv.push('--append-system-prompt', input.system);
   } else {
     argv.push('--tools', '', '--disable-slash-commands');
     if (input.system) argv.push('--system-prompt', input.system);
   }
-  return { argv, stdin: input.prompt, env: { ...CLAUDE_QUIET_ENV } };
+  return { argv, stdin: input.prompt, env: { ...CLAUDE_QUIET_ENV, ...CLAUDE_LEAN_ENV } };
 }
 
 export function claudeSkillPath(skill: ExecSkill): string {

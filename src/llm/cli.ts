@@ -175,6 +175,8 @@ export class CliBackend implements Backend {
         model: this.opts.model,
         workspace,
         mode: req.operation === 'perform' ? 'agent' : 'text',
+        // (an unseeded workspace holds only the skill we installed: the adapter may leave out search tools)
+        emptyWorkspace: 'seed' in lease ? !lease.seed.seeded : undefined,
         env: this.opts.env ?? process.env,
       });
       // files the adapter needs beside the workspace's own (an isolated CLI home's settings): its

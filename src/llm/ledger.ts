@@ -87,7 +87,7 @@ export const MIN_MEASURED_CALLS = 3;
  * sent, and the mean cost per call. The built-in constant when there are not enough calls yet.
  */
 export function measuredCallOverhead(db: Db | undefined, backend: string, role: Role, now = Date.now()): CallOverhead {
-  const fallback: CallOverhead = { tokens: cliOverheadTokens(role), usdPerCall: 0, calls: 0, source: 'default' };
+  const fallback: CallOverhead = { tokens: cliOverheadTokens(role, backend), usdPerCall: 0, calls: 0, source: 'default' };
   if (!db) return fallback;
   const rows = recentCallUsage(db, backend, role, { sinceMs: now - 30 * 86_400_000, limit: 200 });
   if (rows.length < MIN_MEASURED_CALLS) return fallback;

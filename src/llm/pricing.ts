@@ -68,9 +68,20 @@ export const CHARS_PER_TOKEN = 4;
  */
 export const CLI_OVERHEAD_TOKENS = { perform: 20_000, other: 8_000 } as const;
 
-/** The CLI overhead of one call of a role (the target performs; every other role does not). */
-export function cliOverheadTokens(role: Role): number {
-  return role === 'target' ? CLI_OVERHEAD_TOKENS.perform : CLI_OVERHEAD_TOKENS.other;
+/**
+ * Where one CLI's figure is known to differ: `claude` runs the other roles with our own system
+ * prompt, no tools and no skills (adapters/claude-code/exec.ts), measured at 461 tokens a call
+ * against its 2.1.328 binary (bench/tokens.ts); twice that, to be safe. Counted at 8,000, a first
+ * night's forecast of a hundred judge calls was ~750k tokens too high and its plan shrank for it.
+ */
+const CLI_OVERHEAD_BY_BACKEND: Readonly<Record<string, Partial<Record<keyof typeof CLI_OVERHEAD_TOKENS, number>>>> = {
+  claude: { other: 1_000 },
+};
+
+/** The CLI overhead of one call of a role (the target performs; every other role does not), for a backend when given. */
+export function cliOverheadTokens(role: Role, backend?: string): number {
+  const kind = role === 'target' ? 'perform' : 'other';
+  return (backend !== undefined ? CLI_OVERHEAD_BY_BACKEND[backend]?.[kind] : undefined) ?? CLI_OVERHEAD_TOKENS[kind];
 }
 
 /** Rough token count of text. */

@@ -77,6 +77,13 @@ describe('CLI adapters', () => {
     expect(inv.argv).not.toContain('--add-dir');
     expect(inv.argv).not.toContain('--dangerously-skip-permissions');
     expect(inv.env.DISABLE_AUTOUPDATER).toBe('1');
+    // lean requests: no MCP server of a seeded repository, no bundled skills listed beside ours
+    expect(inv.argv).toContain('--strict-mcp-config');
+    expect(inv.env.CLAUDE_CODE_DISABLE_BUNDLED_SKILLS).toBe('1');
+    // file and skill tools; no search tools where the workspace holds nothing to search
+    expect(inv.argv[inv.argv.indexOf('--tools') + 1]).toBe('Read,Write,Edit,Glob,Grep,Skill');
+    const empty = buildClaudeInvocation({ prompt: 'p', workspace: '/w', mode: 'agent', emptyWorkspace: true });
+    expect(empty.argv[empty.argv.indexOf('--tools') + 1]).toBe('Read,Write,Edit,Skill');
     const text = buildClaudeInvocation({ prompt: 'p', system: 'S', workspace: '/w', mode: 'text' });
     expect(text.argv).toEqual(expect.arrayContaining(['--tools', '', '--system-prompt', 'S']));
   });

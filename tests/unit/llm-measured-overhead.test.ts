@@ -28,6 +28,9 @@ function row(over: Partial<Parameters<typeof recordEgress>[1]>): Parameters<type
 describe('measured per-call CLI overhead', () => {
   it('is the built-in figure with no db or too few calls', () => {
     expect(measuredCallOverhead(undefined, 'claude', 'target', NOW)).toEqual({ tokens: CLI_OVERHEAD_TOKENS.perform, usdPerCall: 0, calls: 0, source: 'default' });
+    // claude's other roles run with our system prompt and no tools: its own, smaller figure; other CLIs keep the general one
+    expect(measuredCallOverhead(undefined, 'claude', 'judge', NOW).tokens).toBe(1_000);
+    expect(measuredCallOverhead(undefined, 'codex', 'judge', NOW).tokens).toBe(CLI_OVERHEAD_TOKENS.other);
     dir = makeTempDir();
     db = openDb(path.join(dir, 'l.db'));
     for (let i = 0; i < MIN_MEASURED_CALLS - 1; i++) recordEgress(db, row({}));

@@ -1,0 +1,245 @@
+/**
+ * `npm run bench -- tokens`: tokens per night with the `claude` CLI as the agent (issue 40, item 3),
+ * where they go per role and per CLI overhead, and hidden-test points per 100k tokens.
+ *
+ * Two measurements, put together:
+ *  1. Calls of the REAL `claude` binary (the npm devDependency) against a scripted Anthropic server
+ *     (tests/helpers/fake-anthropic.ts; it counts a request's tokens as its bytes / 4) that plays a
+ *     skill-following agent: a file-task replay in a seeded workspace (load the skill, read
+ *     CHANGELOG.md, edit it, answer: four requests), a text-task replay in an unseeded workspace
+ *     (load the skill, answer: two requests), and a text call of the optimizer or judge (our
+ *     system prompt, no tools: one request). Every request carries the CLI's system prompt, tool
+ *     schemas and skill listing. A call's CLI overhead is what the CLI reported minus what we sent,
+ *     as the ledger measures it (llm/ledger.ts measuredCallOverhead). Measured with this build's
+ *     invocation (adapters/claude-code/exec.ts), with turn 2's (bundled skills listed, MCP allowed,
+ *     every tool), and, as a what-if not adopted, with a short system prompt of ours for replays.
+ *  2. A night of the end-to-end world's three-job user (bench/train-e2e.ts: changelog, commit and
+ *     release jobs; transcripts → harvest → mine → night under the default budget, sim backend):
+ *     its report gives the calls per role and the tokens of what we sent and received, its staged
+ *     skills the hidden-test score against the empty skill. Its tasks are text tasks (no repository
+ *     behind the world's projects): each target call is priced as a text-task replay.
+ * Tokens per night with `claude` in every role = our own tokens + per role, its calls × that role's
+ * measured CLI overhead. (The night itself runs on the sim: a night of replays through the real
+ * binary would spend minutes of CPU on this shared machine; the per-call figures come from the
+ * binary, the plan from the product's own night.)
+ *
+ * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { buildClaudeInvocation, CLAUDE_LEAN_ENV, claudeSkillPath, parseClaudeOutput } from '../adapters/claude-code/exec.js';
+import type { ExecInvocation } from '../adapters/exec-common.js';
+import { CHARS_PER_TOKEN } from '../src/llm/pricing.js';
+import { startFakeAnthropic, type CapturedRequest, type FakeReply } from '../tests/helpers/fake-anthropic.js';
+import { runE2eSeed } from './train-e2e.js';
+import type { BenchResult } from './types.js';
+
+/** The checkout this runs from (bench/ from source, dist-bench/bench/ when built): the nearest folder with a package.json. */
+function checkoutRoot(from: string): string {
+  for (let dir = from; path.dirname(dir) !== dir; dir = path.dirname(dir)) if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+  return from;
+}
+const CLAUDE = path.join(checkoutRoot(path.dirname(fileURLToPath(import.meta.url))), 'node_modules', '.bin', 'claude');
+
+/** Turn 2's figure (issue 40): a night with the `claude` CLI as target, before this work. */
+const TURN2 = { tokens: 1_380_000, calls: 178 };
+const TARGET_TOKENS = 400_000;
+
+const flag = (args: string[], name: string, dflt: number): number => {
+  const i = args.indexOf(name);
+  const v = i >= 0 ? Number(args[i + 1]) : dflt;
+  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} takes a positive integer (got ${args[i + 1]})`);
+  return v;
+};
+
+/** The calls measured: a replay of a file task (seeded workspace), a replay of a text task (unseeded), a text call. */
+type CallKind = 'file task' | 'text task' | 'text call';
+type Arm = 'now' | 'turn 2' | 'own system prompt';
+
+const SKILLS: Record<'file task' | 'text task', { name: string; doc: string; prompt: string }> = {
+  'file task': {
+    name: 'changelog',
+    doc: '---\nname: changelog\ndescription: Use when adding changelog entries\n---\n# Changelog entries\nNewest version first, one line per PR, "Fixed:" or "Added:" first.\n',
+    prompt: 'Add a changelog entry for PR 418: the export no longer crashes on empty ledgers.',
+  },
+  'text task': {
+    name: 'release-notes',
+    doc: '---\nname: release-notes\ndescription: Use when writing release notes\n---\n# Release notes\nA title line with the version, then at most three bullets, user-facing words, the PR numbers last.\n',
+    prompt: 'Write the release notes for v1.4.0: CSV export (#401), faster sync (#407), the crash on empty ledgers fixed (#418).',
+  },
+};
+const TEXT_SYSTEM = 'You grade an agent reply against a rubric. Answer with JSON {"score": number, "why": string}.';
+const TEXT_PROMPT = `Rubric: mentions the changelog and the version.\nReply: ${'Added the 1.2.1 entry for PR 418. '.repeat(20)}`;
+/** The what-if arm: a short system prompt of ours in place of the CLI's own (measured, not adopted). */
+const OWN_SYSTEM = 'You are a coding agent working in the current directory. Use the tools to read and edit files. Load a skill with the Skill tool when its description fits the task.';
+
+/** The tool results so far in a request (the scripted agent's step). */
+function toolResults(req: CapturedRequest): number {
+  let n = 0;
+  for (const m of (req.body?.messages ?? []) as Array<{ content: unknown }>) {
+    if (Array.isArray(m.content)) for (const b of m.content as Array<{ type?: string }>) if (b.type === 'tool_result') n++;
+  }
+  return n;
+}
+
+/**
+ * A skill-following agent. A file task: load the skill, read the changelog, edit it, answer (four
+ * requests). A text task: load the skill, answer (two). A call without tools: one reply.
+ */
+function scriptedAgent(req: CapturedRequest): FakeReply {
+  const tools = ((req.body?.tools ?? []) as Array<{ name?: string }>).map((t) => t.name);
+  if (!tools.includes('Skill')) return { text: '{"score": 1, "why": "mentions both"}' };
+  const step = toolResults(req);
+  if (req.raw.includes('release notes for v1.4.0')) {
+    return step === 0 ? { text: 'Loading the release-notes skill.', toolUse: { name: 'Skill', input: { skill: 'release-notes' } } } : { text: 'v1.4.0\n- CSV export (#401)\n- Faster sync (#407)\n- Fixed: crash on empty ledgers (#418)' };
+  }
+  const cwd = /Primary working directory: (\S+)/.exec(req.raw)?.[1] ?? '.';
+  const file = path.join(cwd, 'CHANGELOG.md');
+  const steps: FakeReply[] = [
+    { text: 'Loading the changelog skill.', toolUse: { name: 'Skill', input: { skill: 'changelog' } } },
+    { text: 'Reading the changelog.', toolUse: { name: 'Read', input: { file_path: file } } },
+    { text: 'Adding the entry.', toolUse: { name: 'Edit', input: { file_path: file, old_string: '# Changelog\n', new_string: '# Changelog\n\n## 1.2.1\n- Fixed: export crash on empty ledgers (PR 418)\n' } } },
+    { text: 'Added the 1.2.1 entry for PR 418.' },
+  ];
+  return steps[Math.min(step, steps.length - 1)];
+}
+
+function runClaude(inv: ExecInvocation, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(CLAUDE, inv.argv, { cwd, env: { ...env, ...inv.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill(), 180_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(inv.stdin ?? '');
+  });
+}
+
+/** Turn 2's invocation: this one without the lean flags (MCP servers allowed, bundled skills listed, every tool). */
+function turn2(inv: ExecInvocation, fullTools: ExecInvocation): ExecInvocation {
+  const env = { ...inv.env };
+  for (const key of Object.keys(CLAUDE_LEAN_ENV)) delete env[key];
+  return { ...inv, argv: fullTools.argv.filter((a) => a !== '--strict-mcp-config'), env };
+}
+
+interface CallTokens {
+  tokensIn: number;
+  tokensOut: number;
+  requests: number;
+  /** tokens the CLI added to what we sent (reported in − sent / CHARS_PER_TOKEN) */
+  overhead: number;
+}
+
+async function measureCall(kind: CallKind, arm: Arm, serverUrl: string, requests: () => number): Promise<CallTokens> {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-tokens-'));
+  try {
+    const home = path.join(ws, '.agent-home');
+    fs.mkdirSync(home);
+    let inv: ExecInvocation;
+    let sent: number;
+    if (kind === 'text call') {
+      inv = buildClaudeInvocation({ prompt: TEXT_PROMPT, system: TEXT_SYSTEM, workspace: ws, mode: 'text' });
+      if (arm === 'turn 2') inv = turn2(inv, inv);
+      sent = TEXT_SYSTEM.length + TEXT_PROMPT.length;
+    } else {
+      const task = SKILLS[kind];
+      const rel = claudeSkillPath({ name: task.name, content: task.doc });
+      fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+      fs.writeFileSync(path.join(ws, rel), task.doc);
+      // the file task's workspace is seeded (it holds the changelog); the text task's is not
+      if (kind === 'file task') fs.writeFileSync(path.join(ws, 'CHANGELOG.md'), '# Changelog\n\n## 1.2.0\n- Added: CSV export (PR 401)\n');
+      const input = { prompt: task.prompt, workspace: ws, mode: 'agent' as const, emptyWorkspace: kind === 'text task' };
+      inv = buildClaudeInvocation(input);
+      if (arm === 'turn 2') inv = turn2(inv, buildClaudeInvocation({ ...input, emptyWorkspace: false }));
+      if (arm === 'own system prompt') inv = { ...inv, argv: [...inv.argv, '--system-prompt', OWN_SYSTEM] };
+      sent = task.prompt.length;
+    }
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: home, ANTHROPIC_BASE_URL: serverUrl, ANTHROPIC_API_KEY: 'sk-ant-bench-dummy' };
+    const before = requests();
+    const r = await runClaude(inv, ws, env);
+    const parsed = parseClaudeOutput(r.stdout);
+    if (r.status !== 0 || parsed.error) throw new Error(`claude (${kind}, ${arm}) failed: ${parsed.error ?? r.stderr.slice(0, 400)}`);
+    return { tokensIn: parsed.tokensIn, tokensOut: parsed.tokensOut, requests: requests() - before, overhead: Math.max(0, parsed.tokensIn - sent / CHARS_PER_TOKEN) };
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
+}
+
+const k = (n: number) => Math.round(n / 100) / 10;
+
+export async function run(args: string[]): Promise<BenchResult[]> {
+  if (!fs.existsSync(CLAUDE)) return [{ name: `skipped: no claude binary at ${CLAUDE} (npm devDependency @anthropic-ai/claude-code)`, value: 0, unit: '' }];
+  const seed = flag(args, '--seed', 1);
+  const perProject = flag(args, '--per-project', 8);
+  const log = (s: string) => process.stderr.write(`  tokens: ${s}\n`);
+
+  const server = await startFakeAnthropic((req) => scriptedAgent(req));
+  const calls = {} as Record<Arm, Partial<Record<CallKind, CallTokens>>>;
+  try {
+    const plan: Array<[Arm, CallKind[]]> = [
+      ['turn 2', ['file task', 'text task', 'text call']],
+      ['now', ['file task', 'text task', 'text call']],
+      ['own system prompt', ['text task']],
+    ];
+    for (const [arm, kinds] of plan) {
+      calls[arm] = {};
+      for (const kind of kinds) {
+        const c = await measureCall(kind, arm, server.url, () => server.messageRequests().length);
+        calls[arm][kind] = c;
+        log(`${arm}, ${kind}: ${c.tokensIn} in + ${c.tokensOut} out over ${c.requests} requests (CLI overhead ${Math.round(c.overhead)})`);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  const overhead = (arm: Arm, kind: CallKind) => calls[arm][kind]?.overhead ?? 0;
+  const total = (arm: Arm, kind: CallKind) => (calls[arm][kind]?.tokensIn ?? 0) + (calls[arm][kind]?.tokensOut ?? 0);
+
+  log(`night of the three-job user (seed ${seed}, ${perProject} sessions per job and project, default budget)…`);
+  const night = await runE2eSeed(seed, { perProject, hiddenPerJob: 8, budget: 'default', jobs: ['changelog', 'commit', 'release'] });
+  const points = (night.scores['night (staged skills)'] - night.scores['empty skill']) * 100;
+  const roles = Object.entries(night.calls.byRole).sort((a, b) => b[1] - a[1]);
+  const tallied = roles.reduce((n, [, c]) => n + c, 0);
+  // the budget counts the calls that went out (a cached reply is tallied by role but spends nothing):
+  // each role's share of the calls that went out is its tally scaled by that ratio
+  const outShare = tallied ? Math.min(1, night.calls.used.calls / tallied) : 0;
+  const own = night.calls.used.tokens;
+  // this world's tasks are text tasks in unseeded workspaces (no repository behind its projects)
+  const overheadOf = (arm: Arm, role: string, n: number) => n * outShare * (role === 'target' ? overhead(arm, 'text task') : overhead(arm === 'own system prompt' ? 'now' : arm, 'text call'));
+  const perNight = (arm: Arm) => own + roles.reduce((t, [role, n]) => t + overheadOf(arm, role, n), 0);
+  const now = perNight('now');
+  const before = perNight('turn 2');
+  const ownSystem = perNight('own system prompt');
+  const nightScore = night.scores['night (staged skills)'];
+  const emptyScore = night.scores['empty skill'];
+  log(`night: ${night.pipeline.nightStatus}, ${night.calls.used.calls} calls out (${roles.map(([r, n]) => `${r} ${n}`).join(', ')} tallied), ${own} tokens of our own, staged ${night.pipeline.staged.length}; hidden test ${nightScore.toFixed(3)} vs empty ${emptyScore.toFixed(3)}`);
+
+  const rows: BenchResult[] = [
+    { name: `a file-task replay (seeded; ${calls.now['file task']?.requests} requests): tokens, now`, value: total('now', 'file task'), unit: 'tokens', note: `was ${total('turn 2', 'file task')}` },
+    { name: `a text-task replay (unseeded; ${calls.now['text task']?.requests} requests): tokens, now`, value: total('now', 'text task'), unit: 'tokens', note: `was ${total('turn 2', 'text task')}` },
+    { name: '  CLI overhead per text-task replay (reported − sent), now', value: Math.round(overhead('now', 'text task')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text task'))}` },
+    { name: '  what-if, not adopted: our own system prompt for replays', value: Math.round(overhead('own system prompt', 'text task')), unit: 'tokens' },
+    { name: '  CLI overhead per text call (optimizer, judge), now', value: Math.round(overhead('now', 'text call')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text call'))}` },
+    { name: `night, three-job user: calls that went out (tallied: ${roles.map(([r, n]) => `${r} ${n}`).join(', ')})`, value: night.calls.used.calls, unit: 'calls' },
+    { name: '  our own tokens (prompts sent + replies, every role)', value: k(own), unit: 'k tokens' },
+  ];
+  for (const [role, n] of roles) rows.push({ name: `  ${role}: CLI overhead (${Math.round(n * outShare)} calls out)`, value: k(overheadOf('now', role, n)), unit: 'k tokens', note: `was ${k(overheadOf('turn 2', role, n))}k` });
+  rows.push(
+    { name: 'tokens per night, claude in every role: turn 2 flags, this night', value: k(before), unit: 'k tokens' },
+    { name: 'tokens per night, claude in every role: now', value: k(now), unit: 'k tokens', target: `<= ${TARGET_TOKENS / 1000}`, pass: now <= TARGET_TOKENS },
+    { name: `  turn 2 as measured then (issue 40: ${TURN2.calls} calls)`, value: TURN2.tokens / 1000, unit: 'k tokens' },
+    { name: '  what-if, not adopted: our own system prompt for replays', value: k(ownSystem), unit: 'k tokens' },
+    { name: `hidden-test points: night ${nightScore.toFixed(3)} − empty skill ${emptyScore.toFixed(3)} (×100)`, value: Math.round(points * 10) / 10, unit: 'points' },
+    { name: 'hidden-test points per 100k tokens: now', value: Math.round((points / (now / 1e5)) * 100) / 100, unit: 'pts/100k' },
+    { name: 'hidden-test points per 100k tokens: turn 2 flags, same night', value: Math.round((points / (before / 1e5)) * 100) / 100, unit: 'pts/100k' },
+  );
+  return rows;
+}
