@@ -1,0 +1,137 @@
+/**
+ * A throwaway PostgreSQL cluster for the team-mode tests (issue 42): `initdb` in a temp folder, started
+ * with `pg_ctl` on a free loopback port, stopped and removed after. No mock stands in for the server.
+ *
+ * `initdb` refuses to run as root, and CI runs as root: there the cluster belongs to the `postgres`
+ * user (`runuser -u postgres --`), its folder chowned to it. The superuser has a real password and TCP
+ * connections authenticate with scram-sha-256, so a URL's password is really used (and a test can grep
+ * every file a run wrote for it).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+
+export interface PgCluster {
+  /** postgres://postgres:<password>@127.0.0.1:<port>/postgres */
+  url: string;
+  /** a URL for another database of the same cluster (created by `createDatabase`) */
+  urlFor(database: string): string;
+  password: string;
+  port: number;
+  dir: string;
+  createDatabase(name: string): Promise<void>;
+  /** `pg_ctl restart -m fast`: every open connection is cut, the data stays */
+  restart(): void;
+  stop(): void;
+}
+
+const BIN_DIRS = () => {
+  const debian = '/usr/lib/postgresql';
+  const versions = fs.existsSync(debian)
+    ? fs
+        .readdirSync(debian)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+        .map((v) => path.join(debian, v, 'bin'))
+    : [];
+  return [...versions, ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean)];
+};
+
+/** The folder holding both `initdb` and `pg_ctl` (Debian keeps them off PATH), or null. */
+export function findPgBin(): string | null {
+  for (const dir of BIN_DIRS()) {
+    if (fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
+  }
+  return null;
+}
+
+/**
+ * Whether the team tests can run. Absent binaries skip them loudly on a developer's machine; under
+ * CI=true they fail instead (`.ci/run` installs Debian's postgresql package when initdb is missing).
+ */
+export function pgAvailable(): boolean {
+  if (findPgBin()) return true;
+  const msg = 'PostgreSQL (initdb/pg_ctl) is not installed: the team-mode tests against a real server are SKIPPED. Install it (Debian: apt-get install postgresql).';
+  if (process.env.CI === 'true') throw new Error(`${msg} Under CI they must run.`);
+  console.warn(`\n!!! ${msg}\n`);
+  return false;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const asRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Runs a PostgreSQL binary, as the `postgres` user when we are root. */
+function runPg(bin: string, tool: string, args: string[]): void {
+  const cmd = asRoot() ? 'runuser' : path.join(bin, tool);
+  const argv = asRoot() ? ['-u', 'postgres', '--', path.join(bin, tool), ...args] : args;
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
+}
+
+export async function startPgCluster(): Promise<PgCluster> {
+  const bin = findPgBin();
+  if (!bin) throw new Error('initdb/pg_ctl not found (install postgresql)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-pg-'));
+  const data = path.join(dir, 'data');
+  const password = `pw-${crypto.randomBytes(12).toString('hex')}`;
+  fs.writeFileSync(path.join(dir, 'pwfile'), password + '\n');
+  if (asRoot()) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
+  runPg(bin, 'initdb', ['-D', data, '-U', 'postgres', '--pwfile', path.join(dir, 'pwfile'), '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  fs.rmSync(path.join(dir, 'pwfile'));
+  let port = 0;
+  const start = () =>
+    runPg(bin, 'pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+  for (let attempt = 0; ; attempt++) {
+    port = await freePort();
+    try {
+      start();
+      break;
+    } catch (err) {
+      // another process took the port between our probe and the server's bind: try another
+      if (attempt >= 2) throw err;
+    }
+  }
+  const urlFor = (db: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${db}`;
+  const cluster: PgCluster = {
+    url: urlFor('postgres'),
+    urlFor,
+    password,
+    port,
+    dir,
+    async createDatabase(name: string) {
+      const { default: pg } = await import('pg');
+      const c = new pg.Client({ connectionString: urlFor('postgres') });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name.replace(/"/g, '')}"`);
+      } finally {
+        await c.end();
+      }
+    },
+    restart() {
+      runPg(bin, 'pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'restart']);
+    },
+    stop() {
+      try {
+        runPg(bin, 'pg_ctl', ['-D', data, '-w', '-t', '60', '-m', 'immediate', 'stop']);
+      } catch {
+        // already stopped: the folder is removed below either way
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}
