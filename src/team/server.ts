@@ -25,6 +25,8 @@ export interface TeamServerConnection extends TeamServer {
   readonly where: string;
   readonly pool: PgPool;
   schemaVersion(): Promise<number>;
+  /** a driver error as a SleepError naming the server, without the password */
+  describeError(err: unknown, doing: string): SleepError;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function openTeamServer(url: string, opts: OpenTeamServerOptions = 
   return {
     where,
     pool,
+    describeError: (err, doing) => (err instanceof SleepError ? err : serverError(err, url, opts.password ?? splitPassword(url).password, doing)),
     schemaVersion: () => run('reading the schema version', () => teamSchemaVersion(pool)),
     async pooledTasks(repoKey: RepoKey): Promise<PooledTask[]> {
       const rows = await run('reading the pooled tasks', () => repo.listPooledTasks(pool, repoKey));

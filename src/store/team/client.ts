@@ -64,12 +64,26 @@ export interface PoolOptions {
   connectTimeoutMs?: number;
 }
 
+/** The bytes this process wrote to the pool's sockets (statements, parameters, protocol), live and closed connections. */
+const wireBytes = new WeakMap<PgPool, () => number>();
+
+/** What the pool sent on the wire so far: the egress a push records in the ledger. */
+export function bytesSent(pool: PgPool): number {
+  return wireBytes.get(pool)?.() ?? 0;
+}
+
+interface WithSocket {
+  connection?: { stream?: { bytesWritten?: number } };
+}
+
 /** A pool of connections. Its idle clients' errors (a server restart) are swallowed: the next query reconnects. */
 export function openPool(url: string, opts: PoolOptions = {}): PgPool {
-  parseTeamUrl(url);
+  const u = parseTeamUrl(url);
+  // node-postgres lets the connection string's fields win over the options: the password goes into
+  // the URL it is handed (in memory only); without one, it reads PGPASSWORD or ~/.pgpass itself
+  if (opts.password && !u.password) u.password = encodeURIComponent(opts.password);
   const pool = new pg.Pool({
-    connectionString: url,
-    ...(opts.password ? { password: opts.password } : {}),
+    connectionString: u.toString(),
     max: opts.max ?? 4,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     idleTimeoutMillis: 10_000,
@@ -77,6 +91,16 @@ export function openPool(url: string, opts: PoolOptions = {}): PgPool {
   });
   // an idle connection cut by a restart must not crash the process; the next checkout opens a new one
   pool.on('error', () => {});
+  // counts the real bytes on the wire, so "an unchanged re-push sends almost nothing" is measured, not assumed
+  const live = new Set<WithSocket>();
+  let closed = 0;
+  const written = (c: WithSocket) => c.connection?.stream?.bytesWritten ?? 0;
+  pool.on('connect', (c) => live.add(c as unknown as WithSocket));
+  pool.on('remove', (c) => {
+    const s = c as unknown as WithSocket;
+    if (live.delete(s)) closed += written(s);
+  });
+  wireBytes.set(pool, () => closed + [...live].reduce((n, c) => n + written(c), 0));
   return pool;
 }
 
