@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 
 export interface PgCluster {
   /** postgres://postgres:<password>@127.0.0.1:<port>/postgres */
@@ -25,6 +25,8 @@ export interface PgCluster {
   createDatabase(name: string): Promise<void>;
   /** `pg_ctl restart -m fast`: every open connection is cut, the data stays */
   restart(): void;
+  /** the same, without blocking this process's event loop (a restart while a push is in flight) */
+  restartAsync(): Promise<void>;
   stop(): void;
 }
 
@@ -74,11 +76,25 @@ async function freePort(): Promise<number> {
 const asRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Runs a PostgreSQL binary, as the `postgres` user when we are root. */
+function pgCommand(bin: string, tool: string, args: string[]): [string, string[]] {
+  return asRoot() ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+}
+
 function runPg(bin: string, tool: string, args: string[]): void {
-  const cmd = asRoot() ? 'runuser' : path.join(bin, tool);
-  const argv = asRoot() ? ['-u', 'postgres', '--', path.join(bin, tool), ...args] : args;
+  const [cmd, argv] = pgCommand(bin, tool, args);
   const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 120_000 });
   if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
+}
+
+function runPgAsync(bin: string, tool: string, args: string[]): Promise<void> {
+  const [cmd, argv] = pgCommand(bin, tool, args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${tool} ${args.join(' ')} failed (${code}): ${err}`))));
+  });
 }
 
 export async function startPgCluster(): Promise<PgCluster> {
@@ -104,6 +120,7 @@ export async function startPgCluster(): Promise<PgCluster> {
       if (attempt >= 2) throw err;
     }
   }
+  const restartArgs = () => ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'restart'];
   const urlFor = (db: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${db}`;
   const cluster: PgCluster = {
     url: urlFor('postgres'),
@@ -122,8 +139,9 @@ export async function startPgCluster(): Promise<PgCluster> {
       }
     },
     restart() {
-      runPg(bin, 'pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'restart']);
+      runPg(bin, 'pg_ctl', restartArgs());
     },
+    restartAsync: () => runPgAsync(bin, 'pg_ctl', restartArgs()),
     stop() {
       try {
         runPg(bin, 'pg_ctl', ['-D', data, '-w', '-t', '60', '-m', 'immediate', 'stop']);

@@ -108,6 +108,12 @@ export function openPool(url: string, opts: PoolOptions = {}): PgPool {
 export async function inTransaction<T>(pool: PgPool, fn: (c: PgClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
   let broken = false;
+  // a connection cut mid-transaction (a server restart) is also emitted as an 'error' event on the
+  // client: the failing query already rejects with it, so the event must not crash the process
+  const onError = () => {
+    broken = true;
+  };
+  c.on('error', onError);
   try {
     await c.query('BEGIN');
     const out = await fn(c);
@@ -121,6 +127,7 @@ export async function inTransaction<T>(pool: PgPool, fn: (c: PgClient) => Promis
     }
     throw err;
   } finally {
+    c.removeListener('error', onError);
     c.release(broken);
   }
 }
