@@ -56,7 +56,7 @@ export interface BatchOutcome {
   inserted: number;
   /** older contents of the same tasks, replaced by these */
   replaced: number;
-  /** the bytes of the statement's one parameter (the batch as JSON) */
+  /** the bytes of the statements' parameters (the batch as JSON, then its keys) */
   bytes: number;
 }
 
@@ -66,8 +66,9 @@ export interface BatchOutcome {
  * same member are removed, so a re-mined task is pooled once.
  */
 export async function pushBatch(pool: PgPool, rows: PushRow[], now = Date.now()): Promise<BatchOutcome> {
-  const json = JSON.stringify(rows);
   if (!rows.length) return { inserted: 0, replaced: 0, bytes: 0 };
+  const json = JSON.stringify(rows);
+  const keys = JSON.stringify(rows.map((r) => ({ repo_key: r.repo_key, content_hash: r.content_hash, member_id: r.member_id, task_ref: r.task_ref })));
   return inTransaction(pool, async (c) => {
     const ins = await c.query(
       `INSERT INTO pooled_tasks (repo_key, content_hash, member_id, task_ref, session_key, task, pushed_at)
@@ -80,11 +81,12 @@ export async function pushBatch(pool: PgPool, rows: PushRow[], now = Date.now())
       `DELETE FROM pooled_tasks p
        USING jsonb_to_recordset($1::jsonb) AS x(repo_key TEXT, content_hash TEXT, member_id TEXT, task_ref TEXT)
        WHERE p.repo_key = x.repo_key AND p.member_id = x.member_id AND p.task_ref = x.task_ref AND p.content_hash <> x.content_hash`,
-      [json],
+      // the keys only: the tasks were sent once already, by the INSERT
+      [keys],
     );
     const members = [...new Set(rows.map((r) => r.member_id))];
     await c.query('UPDATE members SET last_push_at = $2 WHERE member_id = ANY($1::text[])', [members, now]);
-    return { inserted: ins.rowCount ?? 0, replaced: del.rowCount ?? 0, bytes: Buffer.byteLength(json) };
+    return { inserted: ins.rowCount ?? 0, replaced: del.rowCount ?? 0, bytes: Buffer.byteLength(json) + Buffer.byteLength(keys) };
   });
 }
 
