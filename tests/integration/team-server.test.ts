@@ -94,3 +94,36 @@ describe.skipIf(!run)('team server on a real PostgreSQL', () => {
     expect(pooled[0]!.task.occurrences).toBe(5);
   });
 });
+
+describe.skipIf(!run)('a member role with the permissions docs/TEAM.md lists', () => {
+  let cluster: PgCluster;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+    await cluster.createDatabase('skillopt');
+  }, 120_000);
+  afterAll(() => cluster?.stop());
+
+  it('joins, pushes and takes the night on a schema the owner created, without CREATE', async () => {
+    const owner = await openTeamServer(cluster.urlFor('skillopt'));
+    await owner.pool.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await owner.pool.query('CREATE ROLE skillopt_member NOLOGIN');
+    await owner.pool.query('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO skillopt_member');
+    await owner.pool.query('GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO skillopt_member');
+    await owner.pool.query("CREATE ROLE alice LOGIN PASSWORD 'alice-pw' IN ROLE skillopt_member");
+    await owner.close();
+    const alice = await openTeamServer(`postgres://alice:alice-pw@127.0.0.1:${cluster.port}/skillopt`);
+    try {
+      await optInRepo(alice.pool, 'alice-id', 'repo-a');
+      const t = makeTask({ id: 't', intent: 'x', judge: { checks: [], reference: { kind: 'rule' } }, split: 'train' });
+      expect((await pushBatch(alice.pool, [{ repo_key: 'repo-a', content_hash: 'h', member_id: 'alice-id', task_ref: 'r', session_key: 's', task: t }])).inserted).toBe(1);
+      const lease = await alice.acquireNight('repo-a', 'alice', 10_000);
+      expect(lease).not.toBeNull();
+      await alice.saveCheckpoint(lease!, { step: 1 });
+      await alice.releaseNight(lease!);
+      // and what it may not do: change the schema
+      await expect(alice.pool.query('CREATE TABLE public.nope (x int)')).rejects.toMatchObject({ code: '42501' });
+    } finally {
+      await alice.close();
+    }
+  });
+});

@@ -82,6 +82,9 @@ const MIGRATION_LOCK = 4_242_042;
 
 /** Applies the migrations the database lacks; returns the version it is at. Refuses a newer schema. */
 export async function migrateTeamSchema(pool: PgPool): Promise<number> {
+  // up to date (every join and push after the first): no DDL at all, so a member's role needs no CREATE
+  const now = await teamSchemaVersion(pool);
+  if (now >= TEAM_SCHEMA_VERSION) return now;
   return inTransaction(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await c.query('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
