@@ -147,6 +147,10 @@ describe.skipIf(!run)('team faults on a real PostgreSQL', () => {
     // and a re-push after the restart sends nothing again
     const again = await pushItems(server, { memberId: 'member-r', repoKey: 'repo-restart', items: items(N), pushedFile });
     expect(again).toMatchObject({ sent: 0, inserted: 0, unchanged: N });
+    // tasks no longer active on the member's machine leave the pool at the next push
+    const fewer = await pushItems(server, { memberId: 'member-r', repoKey: 'repo-restart', items: items(N).slice(10), pushedFile });
+    expect(fewer).toMatchObject({ sent: 0, retired: 10 });
+    expect(await poolFacts(server, 'repo-restart')).toEqual({ rows: N - 10, refs: N - 10, hashes: N - 10 });
   }, 120_000);
 
   it('kill -9 of the night holder mid-training: the lease expires, the next night resumes from the checkpoint', async () => {

@@ -36,8 +36,11 @@ export function parseTeamUrl(url: string): URL {
 /** The URL with its password removed (what the non-secret state file keeps), and the password apart. */
 export function splitPassword(url: string): { url: string; password: string | null } {
   const u = parseTeamUrl(url);
-  const password = u.password ? decodeURIComponent(u.password) : null;
+  // libpq also reads a password from the query (?password=…): kept apart the same way
+  const inQuery = u.searchParams.get('password');
+  const password = u.password ? decodeURIComponent(u.password) : inQuery;
   u.password = '';
+  u.searchParams.delete('password');
   return { url: u.toString(), password };
 }
 
