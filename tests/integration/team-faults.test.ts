@@ -3,6 +3,7 @@
  * applied twice (rows, distinct task refs and content hashes counted on the server):
  * - `kill -9` of a member process in the middle of a big push, then the push run again;
  * - a PostgreSQL restart (`pg_ctl restart -m fast`) while a push is in flight: the push retries;
+ * - three member processes starting the team night at once: exactly one takes the lease;
  * - `kill -9` of a process holding the night lease mid-"training": the lease expires, the next
  *   holder gets a new fencing token and resumes from the last checkpoint.
  */
@@ -61,6 +62,35 @@ for (let step = 1; ; step++) {
   await new Promise((r) => setTimeout(r, 40));
 }
 `;
+
+/** A member process that starts the team night: waits for the go file, then tries to take the lease. */
+const CHILD_START_NIGHT = `
+const [url, repoKey, holder, go] = process.argv.slice(1);
+const fs = await import('node:fs');
+const { openTeamServer } = await import(${JSON.stringify(path.join(DIST, 'team/server.js'))});
+const server = await openTeamServer(url);
+process.stdout.write('ready\\n');
+while (!fs.existsSync(go)) await new Promise((r) => setTimeout(r, 2));
+const lease = await server.acquireNight(repoKey, holder, 60000);
+process.stdout.write((lease ? 'won ' + lease.token : 'lost') + '\\n');
+await server.close();
+`;
+
+function runChild(script: string, args: string[], onLine: (l: string) => void = () => {}): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      for (const l of d.toString().split('\n').filter(Boolean)) {
+        lines.push(l);
+        onLine(l);
+      }
+    });
+    child.on('exit', (code) => (code === 0 ? resolve(lines) : reject(new Error(`child exited ${code}: ${err}`))));
+  });
+}
 
 /** Starts a child and resolves once a stdout line satisfies `when` (the child is then SIGKILLed). */
 function killWhen(script: string, args: string[], when: (line: string) => boolean): Promise<{ lines: string[]; signal: string | null }> {
@@ -152,6 +182,24 @@ describe.skipIf(!run)('team faults on a real PostgreSQL', () => {
     expect(fewer).toMatchObject({ sent: 0, retired: 10 });
     expect(await poolFacts(server, 'repo-restart')).toEqual({ rows: N - 10, refs: N - 10, hashes: N - 10 });
   }, 120_000);
+
+  it('two member processes starting the team night at the same moment: exactly one runs it', async () => {
+    const go = path.join(tmp, 'go');
+    let ready = 0;
+    const both = Promise.all(['alice', 'bob', 'carol'].map((h) => runChild(CHILD_START_NIGHT, [url, 'repo-race-proc', h, go], (l) => l === 'ready' && ready++)));
+    let failed: unknown;
+    both.catch((err: unknown) => (failed = err));
+    for (let waited = 0; ready < 3; waited += 10) {
+      if (failed || waited > 30_000) throw failed ?? new Error('the member processes did not start');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    fs.writeFileSync(go, '');
+    const outs = (await both).map((lines) => lines.at(-1)!);
+    expect(outs.filter((o) => o.startsWith('won '))).toHaveLength(1);
+    expect(outs.filter((o) => o === 'lost')).toHaveLength(2);
+    const holder = await server.pool.query("SELECT count(*)::int AS n FROM night_leases WHERE repo_key = 'repo-race-proc'");
+    expect(holder.rows[0].n).toBe(1);
+  }, 60_000);
 
   it('kill -9 of the night holder mid-training: the lease expires, the next night resumes from the checkpoint', async () => {
     const killed = await killWhen(CHILD_NIGHT, [url, 'repo-night'], (l) => l === 'step 5');
