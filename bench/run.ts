@@ -13,7 +13,9 @@ import { spawnSync } from 'node:child_process';
 import type { BenchResult } from './types.js';
 import { checkoutRoot, resultsDir, writeReport, type SavedResult } from './report.js';
 
-const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'budget', 'tokens', 'daemon', 'tui', 'cli'];
+const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'budget', 'tokens', 'daemon', 'tui', 'cli', 'team'];
+/** An area whose module is not named after it */
+const MODULE_OF: Record<string, string> = { team: 'team-load' };
 
 function saveRun(area: string, rows: BenchResult[], args: string[]): void {
   const root = checkoutRoot();
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const rows: Array<BenchResult & { area: string }> = [];
   for (const area of areas) {
-    const file = path.join(here, `${area}.js`);
+    const file = path.join(here, `${MODULE_OF[area] ?? area}.js`);
     if (!fs.existsSync(file)) {
       process.stderr.write(`bench: ${area}: not built (missing ${file})\n`);
       continue;

@@ -235,7 +235,10 @@ export class Daemon {
       this.o.deps
         .mine(this.db, this.o.config, { signal: this.abort.signal })
         .then(
-          () => this.log.debug('mined new sessions'),
+          async () => {
+            this.log.debug('mined new sessions');
+            await this.pushToTeam();
+          },
           (err: unknown) => {
             if (!this.abort.signal.aborted) this.log.error({ err: errorMessage(err) }, 'mining failed');
           },
@@ -246,6 +249,19 @@ export class Daemon {
           if (!this.abort.signal.aborted) this.writeHealth();
         });
     }, this.o.mineDelayMs ?? 15_000);
+  }
+
+  /** Team mode: what mining produced for the opted-in repositories goes to the team's server (a failure is retried at the next pass). */
+  private async pushToTeam(): Promise<void> {
+    if (!this.o.deps.teamPush || this.abort.signal.aborted) return;
+    try {
+      for (const r of await this.o.deps.teamPush(this.db, this.o.config)) {
+        if (r.ok) this.log.info({ team: r.line }, 'pushed to the team server');
+        else this.log.warn({ team: r.line }, 'team push failed');
+      }
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'team push failed');
+    }
   }
 
   /** After a burst (startup harvest, mining) give the memory back instead of keeping a grown heap. */

@@ -2,6 +2,7 @@
  * The production DaemonDeps: adapters (discoverRoots, isTranscriptFile), harvest (runHarvest),
  * mine (runMining) and llm (detectBackends), narrowed to the daemon's small types.
  */
+import fs from 'node:fs';
 import type { Config } from '../core/config.js';
 import type { Db } from '../store/db.js';
 import { resolvePaths } from '../core/paths.js';
@@ -11,6 +12,7 @@ import type { AgentId } from '../core/records.js';
 import { runHarvest, type HarvestSummary } from '../harvest/ingest.js';
 import { runMining } from '../mine/index.js';
 import { detectBackends, type Detection } from '../llm/detect.js';
+import { teamStateFile } from '../team/membership.js';
 import type { BackendChoice, DaemonDeps, HarvestOutcome } from './deps.js';
 
 export function harvestOutcome(s: HarvestSummary): HarvestOutcome {
@@ -46,6 +48,19 @@ export function createDefaultDeps(): DaemonDeps {
       }
     },
     detectBackend: async (config, env) => nightBackend(detectBackends(config, env)),
+    teamPush: async (db, config) => {
+      const env = process.env;
+      const paths = resolvePaths({ env });
+      // the team modules (and the PostgreSQL client) load only on a machine that joined a team
+      if (!fs.existsSync(teamStateFile(paths))) return [];
+      const { pushTeam } = await import('../team/member.js');
+      const out = await pushTeam({ paths, config, env, db }, { retry: { attempts: 3, baseMs: 500, maxMs: 2_000 } });
+      return out.reports.map((r) =>
+        r.ok && r.outcome
+          ? { ok: true, line: `${r.project}: ${r.outcome.sent} task(s) sent, ${r.outcome.unchanged} unchanged, to ${out.server}` }
+          : { ok: false, line: `${r.project}: ${r.error ?? 'failed'} (the next pass sends it again)` },
+      );
+    },
   };
 }
 

@@ -35,5 +35,10 @@ export interface DaemonDeps {
   isTranscriptFile(agent: string, file: string): boolean;
   harvest(db: Db, config: Config, opts: { files?: string[]; signal?: AbortSignal }): Promise<HarvestOutcome>;
   mine(db: Db, config: Config, opts: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Team mode (issue 42): after each mining pass, push the opted-in repositories' tasks to the team's
+   * server. One line per repository pushed ("ok: …" or the failure), [] when this machine joined no team.
+   */
+  teamPush?(db: Db, config: Config): Promise<Array<{ ok: boolean; line: string }>>;
   detectBackend(config: Config, env: NodeJS.ProcessEnv): Promise<BackendChoice>;
 }

@@ -57,7 +57,7 @@ describe('doctor order', () => {
     const groups = forward.map(group).filter((g, i, all) => g !== all[i - 1]);
     expect(groups).toEqual(['node', 'config', 'database', 'transcripts', 'backends', 'daemon']);
     expect(forward.filter((n) => n.startsWith('role '))).toEqual(['role target', 'role optimizer', 'role judge', 'role miner']);
-    expect(DOCTOR_SECTIONS.map((s) => s.name)).toEqual(['transcripts', 'backends', 'daemon']);
+    expect(DOCTOR_SECTIONS.map((s) => s.name)).toEqual(['transcripts', 'backends', 'daemon', 'team']);
   });
 
   it('a section that throws becomes one warning in its place; the sections after it still run', async () => {

@@ -13,6 +13,7 @@ import { repairDatabase, type RepairOutcome } from '../../proposals/rebuild.js';
 import * as harvestDoctor from '../../harvest/doctor-probe.js';
 import * as llmDoctor from '../../llm/doctor-probe.js';
 import * as daemonDoctor from '../../daemon/doctor-probe.js';
+import * as teamDoctor from '../../team/doctor-probe.js';
 
 /**
  * The modules' checks, in the order doctor prints them: the data flows from transcripts, through the
@@ -22,6 +23,8 @@ export const DOCTOR_SECTIONS: ReadonlyArray<DoctorSection<CliContext>> = [
   { name: 'transcripts', checks: harvestDoctor.doctorChecks },
   { name: 'backends', checks: llmDoctor.doctorChecks },
   { name: 'daemon', checks: daemonDoctor.doctorChecks },
+  // no line unless this machine has joined a team (team mode is opt-in)
+  { name: 'team', checks: teamDoctor.doctorChecks },
 ];
 
 /** The repair's one line: what the database was, where it came from, and what it holds now. */

@@ -40,6 +40,7 @@ export const COMMAND_LOADERS: ReadonlyArray<{ name: string; load: () => Promise<
   { name: 'uninstall', load: () => import('./uninstall.js') },
   { name: 'skills', load: () => import('./skills.js') },
   { name: 'history', load: () => import('./history.js') },
+  { name: 'team', load: () => import('./team.js') },
 ];
 
 /**
