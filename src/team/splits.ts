@@ -2,7 +2,9 @@
  * Train/val/test for the team night, across members as well as tasks. The personal night splits a
  * family's tasks by a stable hash (mine/splits.ts); pooled tasks add two rules:
  *  - a member's session is one unit: every task mined from it lands in the same split, so a
- *    validation task never shares a session (and its context) with a training task;
+ *    validation task never shares a session (and its context) with a training task; the same ask
+ *    from two members (word for word once normalized) joins their units, as the holdout check
+ *    (`checkSplitIntegrity`) would refuse it in two splits;
  *  - within each team job, each member's sessions are split on their own (val ≈ 30%, test ≈ 15%,
  *    `assignFamilySplits`), so every member who did the job trains it AND validates it, and
  *    validation holds other people's sessions, not only the member who wrote the most; a job seen
@@ -13,7 +15,8 @@
  * Synthetic (dream) tasks always train.
  */
 import type { Split } from '../core/records.js';
-import { assignFamilySplits, splitBucket } from '../mine/splits.js';
+import { assignFamilySplits, codeObjectsSuffix, splitBucket } from '../mine/splits.js';
+import { normalizePrompt } from '../mine/normalize.js';
 import type { PooledTask } from './contract.js';
 import type { TeamJob } from './jobs.js';
 
@@ -28,13 +31,15 @@ export function assignTeamSplits(pooled: PooledTask[], jobs: TeamJob[], seed = 1
     const tasks = job.tasks.map((h) => byHash.get(h)).filter((p): p is PooledTask => p !== undefined);
     const real = tasks.filter((p) => p.task.origin !== 'dream');
     for (const p of tasks) if (p.task.origin === 'dream') out.set(p.contentHash, 'train');
-    // the units of each member, keyed by the job too (a session that fed two jobs is split per job)
+    const unitOf = splitUnits(job.id, real);
+    // each unit counts for the member whose session keys it first (a unit spans members only through the same ask)
     const unitsByMember = new Map<string, string[]>();
     for (const p of real) {
-      const unit = `${job.id}\u0000${sessionUnit(p)}`;
-      const list = unitsByMember.get(p.memberId) ?? [];
+      const unit = unitOf.get(p.contentHash)!;
+      const owner = unit.split('\u0000')[1];
+      const list = unitsByMember.get(owner) ?? [];
       if (!list.includes(unit)) list.push(unit);
-      unitsByMember.set(p.memberId, list);
+      unitsByMember.set(owner, list);
     }
     const unitSplit = new Map<string, Split>();
     for (const units of unitsByMember.values()) {
@@ -42,9 +47,42 @@ export function assignTeamSplits(pooled: PooledTask[], jobs: TeamJob[], seed = 1
     }
     spreadValidation(unitsByMember, unitSplit, seed);
     keepOneTrainUnit(unitSplit, seed);
-    for (const p of real) out.set(p.contentHash, unitSplit.get(`${job.id}\u0000${sessionUnit(p)}`) ?? 'train');
+    for (const p of real) out.set(p.contentHash, unitSplit.get(unitOf.get(p.contentHash)!) ?? 'train');
   }
   return out;
+}
+
+/** The ask as the holdout check compares it (mine/splits.ts `checkSplitIntegrity`): its normalized key and the code objects it names. */
+function askKey(intent: string): string {
+  const key = normalizePrompt(intent).key;
+  return key ? `${key}${codeObjectsSuffix(intent)}` : '';
+}
+
+/**
+ * The units of a job (content hash → unit key): tasks of one session, and tasks with the same ask
+ * (two members asking the same thing word for word), are one unit, so neither can sit in train and
+ * in validation at once. A unit's key is its smallest `job \0 member \0 session` key.
+ */
+function splitUnits(jobId: string, tasks: PooledTask[]): Map<string, string> {
+  const keys = tasks.map((p) => `${jobId}\u0000${sessionUnit(p)}`);
+  const parent = tasks.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const union = (a: number, b: number) => {
+    const [ra, rb] = [find(a), find(b)];
+    if (ra === rb) return;
+    if (keys[ra] < keys[rb] || (keys[ra] === keys[rb] && ra < rb)) parent[rb] = ra;
+    else parent[ra] = rb;
+  };
+  const firstBy = new Map<string, number>();
+  tasks.forEach((p, i) => {
+    for (const k of [`s:${keys[i]}`, `a:${askKey(p.task.intent)}`]) {
+      if (k === 'a:') continue;
+      const j = firstBy.get(k);
+      if (j === undefined) firstBy.set(k, i);
+      else union(i, j);
+    }
+  });
+  return new Map(tasks.map((p, i) => [p.contentHash, keys[find(i)]]));
 }
 
 /** A job of several members validates on at least two of them (one more member's session moves to val). */

@@ -11,12 +11,12 @@ const ASKS = {
 };
 const OBJECTS = ['the retry fix', 'the export flag', 'the importer', 'the cache', 'the scheduler', 'node 22', 'the docs', 'the parser'];
 
-function pooled(member: string, job: keyof typeof ASKS, sessions: number, tasksPerSession = 1): PooledTask[] {
+function pooled(member: string, job: keyof typeof ASKS, sessions: number, tasksPerSession = 1, offset = 0): PooledTask[] {
   const out: PooledTask[] = [];
   for (let s = 0; s < sessions; s++) {
     for (let k = 0; k < tasksPerSession; k++) {
       const id = `${member}-${job}-${s}-${k}`;
-      const intent = ASKS[job][(s + k) % ASKS[job].length].replace('{x}', OBJECTS[(s * 3 + k) % OBJECTS.length]);
+      const intent = ASKS[job][(s + k) % ASKS[job].length].replace('{x}', OBJECTS[(s * 3 + k + offset) % OBJECTS.length]);
       out.push({ repoKey: 'r', memberId: member, sessionKey: `${member}-s${s}`, contentHash: `h-${id}`, task: makeTask({ id, intent, judge: { checks: [], reference: { kind: 'rule' } }, split: 'train', family: `${member}-fam-${job}` }) });
     }
   }
@@ -70,12 +70,18 @@ describe('member-aware splits', () => {
   it('spreads validation to a second member when the hashes put only one there', () => {
     // two members with two sessions each: the hash alone often validates on one member only
     for (let seed = 1; seed <= 20; seed++) {
-      const small = [...pooled('a', 'commit', 2), ...pooled('b', 'commit', 2)];
+      const small = [...pooled('a', 'commit', 2), ...pooled('b', 'commit', 2, 1, 1)];
       const s = assignTeamSplits(small, teamJobs(small, 0.5), seed);
       const prov = splitProvenance(small, s);
       expect(prov.find((p) => p.split === 'train')!.tasks).toBeGreaterThan(0);
       expect(prov.find((p) => p.split === 'val')!.members).toBe(2);
     }
+  });
+
+  it('puts the same ask from two members in one split (the holdout check would refuse it in two)', () => {
+    const same = [...pooled('a', 'commit', 3), ...pooled('b', 'commit', 3)];
+    const s = assignTeamSplits(same, teamJobs(same, 0.5), 1);
+    for (let i = 0; i < 3; i++) expect(s.get(`h-a-commit-${i}-0`)).toBe(s.get(`h-b-commit-${i}-0`));
   });
 
   it('always trains synthetic (dream) tasks', () => {
