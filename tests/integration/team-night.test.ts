@@ -10,7 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../helpers/sandbox.js';
+import { makeSandbox, runCli, type Sandbox } from '../helpers/sandbox.js';
+import { shapeProblems } from '../helpers/json-docs.js';
 import { gitIn } from '../helpers/user-repo.js';
 import { markProjectSeen } from '../helpers/seen-project.js';
 import { InMemoryTeamServerDouble } from '../helpers/memory-team-server.js';
@@ -181,5 +182,33 @@ describe('team night', () => {
     expect(skill.resumedAtStep).toBe(saved.current.state.lastCompletedStep);
     expect(second.status).toBe('staged');
     expect(gitIn(repo, ['rev-list', '--count', `HEAD..${skill.branch}`])).toBe('1');
+  }, 240_000);
+
+  it('lists the team proposal beside personal ones with its branch; apply refuses to write the file and prints the merge command', async () => {
+    const r = await runTeamNight(server, { path: repo, key: REPO_KEY }, sim(7), { db, paths, env: sb.env, memberId: MEMBERS[0] });
+    const skill = r.skills.find((s) => s.status === 'staged')!;
+    db.close();
+    try {
+      const list = runCli(['proposals', 'list', '--json'], sb.env);
+      expect(list.status, list.stderr).toBe(0);
+      const listed = JSON.parse(list.stdout);
+      expect(shapeProblems(listed, 'proposals')).toEqual([]);
+      expect(listed.proposals[0].team).toMatchObject({ kind: 'team', branch: skill.branch, members: 3 });
+      const line = runCli(['proposals', 'list'], sb.env);
+      expect(line.stdout).toContain(`team: branch ${skill.branch}`);
+      const show = runCli(['proposals', 'show', skill.proposalId!, '--json'], sb.env);
+      const shown = JSON.parse(show.stdout);
+      expect(shapeProblems(shown, 'proposal')).toEqual([]);
+      expect(shown.team.merge).toBe(`git -C ${repo} merge ${skill.branch}`);
+      expect(fs.existsSync(shown.team.pullRequest)).toBe(true);
+      const live = fs.readFileSync(path.join(repo, '.claude/skills/team-conventions/SKILL.md'), 'utf8');
+      const apply = runCli(['apply', skill.proposalId!], sb.env);
+      expect(apply.status).not.toBe(0);
+      expect(apply.stderr).toContain('is a team proposal');
+      expect(apply.stderr).toContain(`git -C ${repo} merge ${skill.branch}`);
+      expect(fs.readFileSync(path.join(repo, '.claude/skills/team-conventions/SKILL.md'), 'utf8')).toBe(live);
+    } finally {
+      db = openDb(paths.database);
+    }
   }, 240_000);
 });
