@@ -406,13 +406,24 @@ async function trainCommittedSkill(server: TeamServer, lease: NightLease, repo: 
   return stageAsBranch(repo, ctx, a, result, base, report, counts);
 }
 
-/** Provenance of each added line: the members and sessions of the tasks its edits cite (the skill's own pool when none is cited). */
+const norm = (t: string) => t.replace(/^\s*(?:[-*+]|\d+\.)\s+/, '').replace(/[\s.!;:]+$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * Provenance of each added rule (a list item of the candidate that the committed text lacks): the
+ * members and sessions whose tasks carry it — a correction or a judge check saying it — else the
+ * tasks the accepted edits that wrote it cite, else the skill's whole pool. Headings and markers
+ * are structure, not rules.
+ */
 function ruleProvenance(base: string, candidate: string, result: TrainResult, a: SkillArgs, whole: { members: number; sessions: number; who: string[] }, showMembers: boolean): RuleProvenance[] {
   const before = new Set(base.split('\n').map((l) => l.trim()));
-  const added = [...new Set(candidate.split('\n').map((l) => l.trim()).filter((l) => l && !before.has(l) && !/^-{3}$/.test(l)))];
+  const added = [...new Set(candidate.split('\n').map((l) => l.trim()).filter((l) => /^(?:[-*+]|\d+\.)\s+\S/.test(l) && !before.has(l)))];
   const accepted = fromStart(result).edits.filter((e) => e.status === 'accepted');
+  const pool = [...a.sets.train, ...a.sets.val, ...a.sets.test];
+  const said = new Map(pool.map((t) => [t.id, [...t.corrections, ...t.judge.checks.map((c) => c.description ?? '')].map(norm).filter((x) => x.length >= 8)]));
   return added.map((line) => {
-    const cited = accepted.filter((e) => e.content.includes(line)).flatMap((e) => e.evidence);
+    const rule = norm(line);
+    const saying = pool.filter((t) => said.get(t.id)!.some((x) => x === rule || (rule.length >= 12 && (x.includes(rule) || rule.includes(x)))));
+    const cited = saying.length ? saying.map((t) => t.id) : accepted.filter((e) => e.content.includes(line)).flatMap((e) => e.evidence);
     const tasks = cited.map((id) => a.byTaskId.get(id)).filter((p): p is PooledTask => p !== undefined);
     const c = tasks.length ? { members: new Set(tasks.map((p) => p.memberId)).size, sessions: new Set(tasks.map(sessionUnit)).size, who: [...new Set(tasks.map((p) => p.memberId))].sort() } : whole;
     return { line: line.slice(0, 200), members: c.members, sessions: c.sessions, ...(showMembers ? { who: c.who } : {}) };

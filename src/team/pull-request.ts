@@ -56,7 +56,7 @@ export function renderPullRequest(p: PullRequestInput): string {
   if (p.personalJobsLeftOut) lines.push('', `${plural(p.personalJobsLeftOut, 'job')} seen from one member only ${p.personalJobsLeftOut === 1 ? 'was' : 'were'} left out: one person's habit stays in their personal skill.`);
   lines.push('', '## Rules added, and who they come from', '');
   if (!p.rules.length) lines.push('_No line was added (the change removes or rewrites text)._');
-  for (const r of p.rules) lines.push(`- ${r.line.trim()} — ${plural(r.members, 'member')}, ${plural(r.sessions, 'session')}${r.who?.length ? ` (${r.who.join(', ')})` : ''}`);
+  for (const r of p.rules) lines.push(`- ${r.line.trim().replace(/^(?:[-*+]|\d+\.)\s+/, "")} — ${plural(r.members, 'member')}, ${plural(r.sessions, 'session')}${r.who?.length ? ` (${r.who.join(', ')})` : ''}`);
   lines.push('', '## Evidence: the gate, step by step', '');
   if (!p.steps.length) lines.push('_The start draft (the team\'s corrections) won the gate on its own._');
   for (const s of p.steps) lines.push(`- step ${s.step}: ${s.action}, val ${f2(s.valBefore)} → ${f2(s.valAfter)}${s.reason ? ` — ${s.reason}` : ''}`);
