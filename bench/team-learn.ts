@@ -12,7 +12,8 @@
  *  - each is scored on the OTHER members' hidden instances of the shared jobs (other wording,
  *    other objects, strict verifiers of every convention; the sim target reads only its prompt).
  * Team − personal is paired by seed, per member and averaged, with a paired bootstrap 95% CI.
- * Habit leak: seeds whose team skill holds a word only a member's habit rules use (must be 0).
+ * Habit leak: seeds whose team skill holds a word only a member's habit rules use (must be 0);
+ * beside it the control, the same night admitting the jobs of one member (minMembersPerJob 1).
  * Flags: --seeds N (default 10), --per-job N sessions per member and job (default 8).
  */
 import fs from 'node:fs';
@@ -85,6 +86,8 @@ export interface TeamSeedOutcome {
   personalStaged: number;
   /** habits whose words appear in the team skill (must be none) */
   habitLeaks: string[];
+  /** the same, for the control night that admits one member's jobs (minMembersPerJob 1) */
+  controlLeaks: string[];
   /** members whose personal skill learned their own habit (a sanity figure: the habit is real) */
   habitsInPersonal: number;
   cpuMs: number;
@@ -116,6 +119,12 @@ export async function runTeamSeed(seed: number, perJob: number): Promise<TeamSee
       const night = await runTeamNight(pool, { path: repo, key: REPO_KEY }, config, { db, paths, env, memberId: MEMBERS[0].id });
       const staged = night.skills.find((s) => s.file === 'AGENTS.md' && s.status === 'staged');
       const teamSkill = staged?.branch ? git(repo, ['show', `${staged.branch}:AGENTS.md`]) : AGENTS_MD;
+      // the control: the same night with every job admitted (minMembersPerJob 1), on a fresh pool and lease
+      const open = new BenchTeamPool();
+      for (const p of memberPools) open.push(p);
+      const control = await runTeamNight(open, { path: repo, key: REPO_KEY }, config, { db, paths, env, memberId: MEMBERS[0].id, minMembersPerJob: 1 });
+      const controlStaged = control.skills.find((s) => s.file === 'AGENTS.md' && s.status === 'staged');
+      const controlSkill = controlStaged?.branch ? git(repo, ['show', `${controlStaged.branch}:AGENTS.md`]) : AGENTS_MD;
 
       const personalSkills: string[] = [];
       let personalStaged = 0;
@@ -146,10 +155,11 @@ export async function runTeamSeed(seed: number, perJob: number): Promise<TeamSee
         personal.push(await score(others, personalSkills[i]));
         base.push(await score(others, AGENTS_MD));
       }
-      const habitLeaks = MEMBERS.filter((m) => HABIT_MARKERS[m.habit]?.test(teamSkill.replace(AGENTS_MD, ''))).map((m) => m.habit);
+      const leaksOf = (skill: string) => MEMBERS.filter((m) => HABIT_MARKERS[m.habit]?.test(skill.replace(AGENTS_MD, ''))).map((m) => m.habit);
+      const habitLeaks = leaksOf(teamSkill);
       const habitsInPersonal = MEMBERS.filter((m, i) => HABIT_MARKERS[m.habit]?.test(personalSkills[i])).length;
       const cpu = process.cpuUsage(cpu0);
-      return { seed, team, personal, base, teamStatus: night.status === 'staged' ? 'staged' : `${night.status}: ${night.skills.map((s) => `${s.file} ${s.status}${s.reason ? ` (${s.reason})` : ''}`).join('; ')}`, personalStaged, habitLeaks, habitsInPersonal, cpuMs: (cpu.user + cpu.system) / 1000 };
+      return { seed, team, personal, base, teamStatus: night.status === 'staged' ? 'staged' : `${night.status}: ${night.skills.map((s) => `${s.file} ${s.status}${s.reason ? ` (${s.reason})` : ''}`).join('; ')}`, personalStaged, habitLeaks, controlLeaks: leaksOf(controlSkill), habitsInPersonal, cpuMs: (cpu.user + cpu.system) / 1000 };
     } finally {
       db.close();
     }
@@ -169,6 +179,7 @@ export interface TeamLearnReport {
   /** team − member i's personal, paired by seed */
   perMember: PairedCI[];
   habitLeakSeeds: number;
+  controlLeakSeeds: number;
 }
 
 export async function runTeamLearn(seeds: number[], perJob: number, onSeed?: (seed: number) => void): Promise<TeamLearnReport> {
@@ -187,6 +198,7 @@ export async function runTeamLearn(seeds: number[], perJob: number, onSeed?: (se
     overall: pairedBootstrap(col((o) => mean(o.team)), col((o) => mean(o.personal))),
     perMember: MEMBERS.map((_, i) => pairedBootstrap(col((o) => o.team[i]), col((o) => o.personal[i]))),
     habitLeakSeeds: outcomes.filter((o) => o.habitLeaks.length > 0).length,
+    controlLeakSeeds: outcomes.filter((o) => o.controlLeaks.length > 0).length,
   };
 }
 
@@ -199,6 +211,7 @@ export function printTeamLearn(r: TeamLearnReport, perJob: number, out: NodeJS.W
   out.write(`  team − personal (mean over members): ${ci(r.overall)}   (target ≥ +${DONE_MARGIN.toFixed(2)}, CI above 0)\n`);
   r.perMember.forEach((c, i) => out.write(`    team − ${MEMBERS[i].id}'s personal: ${ci(c)}\n`));
   out.write(`  habit leaks into the team skill: ${r.habitLeakSeeds} of ${r.outcomes.length} seeds (target 0); members whose personal skill learned their habit: ${r.outcomes.reduce((n, o) => n + o.habitsInPersonal, 0)} of ${r.outcomes.length * MEMBERS.length}\n`);
+  out.write(`  control, the same night admitting one member's jobs (minMembersPerJob 1): habits in the team skill in ${r.controlLeakSeeds} of ${r.outcomes.length} seeds (${r.outcomes.reduce((n, o) => n + o.controlLeaks.length, 0)} habits in all): what the one-member filter keeps out\n`);
   out.write(`  team nights staged: ${r.outcomes.filter((o) => o.teamStatus === 'staged').length} of ${r.outcomes.length}; personal skills staged: ${r.outcomes.reduce((n, o) => n + o.personalStaged, 0)} of ${r.outcomes.length * MEMBERS.length}; CPU ${(mean(r.outcomes.map((o) => o.cpuMs)) / 1000).toFixed(1)} s per seed (load ${os.loadavg()[0]!.toFixed(1)})\n`);
   out.write(`  per seed (team | personal): ${r.outcomes.map((o) => `${f3(mean(o.team))}|${f3(mean(o.personal))}`).join(' ')}\n`);
   const odd = r.outcomes.filter((o) => o.teamStatus !== 'staged' || o.habitLeaks.length);
@@ -225,6 +238,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'team-learn: team − personal, CI low', value: r.overall.lo, unit: 'score', target: '> 0', pass: r.overall.lo > 0 },
     { name: 'team-learn: team − worst member\'s personal, CI low', value: worst.lo, unit: 'score', target: '> 0', pass: worst.lo > 0 },
     { name: 'team-learn: seeds with a habit in the team skill', value: r.habitLeakSeeds, unit: 'seeds', target: '0', pass: r.habitLeakSeeds === 0 },
+    { name: 'team-learn: control (jobs of one member admitted): seeds with a habit', value: r.controlLeakSeeds, unit: 'seeds' },
     { name: 'team-learn: wall time', value: (Date.now() - t0) / 1000, unit: 's' },
   ];
 }
