@@ -191,18 +191,29 @@ export async function runTeamNight(server: TeamServer, repo: { path: string; key
   const heartbeat = setInterval(() => void renew(), Math.max(1000, Math.floor(ttl / 3)));
   heartbeat.unref();
   const signal = opts.signal ? AbortSignal.any([opts.signal, lost.signal]) : lost.signal;
+  // before anything leaves the night (a branch, a proposal), the lease must still be ours
+  const assertLease = async () => {
+    await renew();
+    if (leaseLost) throw new SleepError('ABORTED', `team night lease lost: ${errorMessage(lost.signal.reason)}`);
+  };
 
   const nightId = newId('teamnight');
   const dir = path.join(opts.paths.runsDir, nightId);
   createRun(opts.db, { id: nightId, kind: 'team-night', dir, record: { repo: repo.path, repoKey: repo.key, status: 'running' }, startedAt: clock.now() });
   try {
-    await trainPool(server, lease, repo, config, { ...opts, env, progress, signal, clock }, nightId, result);
+    await trainPool(server, lease, repo, config, { ...opts, env, progress, signal, clock, assertLease }, nightId, result);
     result.status = result.skills.some((s) => s.status === 'staged') ? 'staged' : result.skills.some((s) => s.status === 'failed') ? 'failed' : 'no_gain';
   } catch (err) {
     result.status = 'failed';
-    result.reason = leaseLost ? `stopped: ${errorMessage(lost.signal.reason)}; nothing more is staged (the next night resumes from the checkpoint)` : errorMessage(err);
+    result.reason = errorMessage(err);
   } finally {
     clearInterval(heartbeat);
+  }
+  // a night that lost its lease records nothing: the holder that took it owns the repository's night now
+  if (!leaseLost && !(await server.renewNight(lease, ttl).catch(() => false))) leaseLost = true;
+  if (leaseLost) {
+    result.status = 'failed';
+    result.reason = `stopped: the lease was lost (${errorMessage(lost.signal.reason ?? 'expired and taken')}); nothing more is staged, nothing recorded (the holder that took it owns the night and resumes from the checkpoint)`;
   }
   const summary: TeamNightSummary = {
     repoKey: repo.key,
@@ -218,15 +229,17 @@ export async function runTeamNight(server: TeamServer, repo: { path: string; key
   updateRun(opts.db, nightId, { status: result.status === 'failed' ? 'failed' : 'done', endedAt: clock.now(), record: { repo: repo.path, ...result } });
   ensurePrivateDir(dir);
   writeFileAtomic(path.join(dir, 'team-night.json'), JSON.stringify(result, null, 2) + '\n', { mode: 0o600 });
-  if (!leaseLost) {
-    // a night that lost its lease records nothing: the holder that took it owns the repository's night now
+  if (leaseLost) return result;
+  try {
     await server.recordNight(lease, summary);
     await server.releaseNight(lease);
+  } catch (err) {
+    result.notes.push(`could not record the night on the server: ${errorMessage(err)} (the lease expires on its own)`);
   }
   return result;
 }
 
-type Ctx = Required<Pick<TeamNightOptions, 'env' | 'progress' | 'clock'>> & TeamNightOptions & { signal: AbortSignal };
+type Ctx = Required<Pick<TeamNightOptions, 'env' | 'progress' | 'clock'>> & TeamNightOptions & { signal: AbortSignal; assertLease: () => Promise<void> };
 
 async function trainPool(server: TeamServer, lease: NightLease, repo: { path: string; key: RepoKey }, config: Config, ctx: Ctx, nightId: string, result: TeamNightResult): Promise<void> {
   const pooled = (await server.pooledTasks(repo.key)).filter((p) => p.task.status === 'active' && p.repoKey === repo.key);
@@ -376,6 +389,7 @@ async function trainCommittedSkill(server: TeamServer, lease: NightLease, repo: 
   } catch (err) {
     await saving.catch(() => {});
     if (isSleepError(err) && err.code === 'ABORTED') throw err;
+    await ctx.assertLease();
     report.status = isSleepError(err) && err.code === 'BUDGET_EXCEEDED' ? 'stopped' : 'failed';
     report.reason = `training failed: ${errorMessage(err)}`;
     return report;
@@ -390,7 +404,7 @@ async function trainCommittedSkill(server: TeamServer, lease: NightLease, repo: 
     return report;
   }
   // a lease lost meanwhile: the proposal belongs to no night (the holder that took it trains again)
-  if (!(await server.renewNight(lease, ctx.leaseTtlMs ?? TEAM_NIGHT_LEASE_TTL_MS))) throw new SleepError('ABORTED', 'the team night lease was lost before staging');
+  await ctx.assertLease();
   report.audit = { tasks: audit.length, before: null, after: null };
   if (audit.length) {
     // a failure here costs the audit figure, never the proposal (as in the personal night)

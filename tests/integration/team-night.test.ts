@@ -21,7 +21,7 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { defaultConfig, type Config } from '../../src/core/config.js';
 import { runTeamNight } from '../../src/team/night.js';
 import type { PooledTask } from '../../src/team/contract.js';
-import { getProposal } from '../../src/store/repos/proposals.js';
+import { getProposal, listProposals } from '../../src/store/repos/proposals.js';
 import { PULL_REQUEST_FILE, readTeamProposal } from '../../src/proposals/team-proposal.js';
 
 const MEMBERS = ['member-aa11', 'member-bb22', 'member-cc33'];
@@ -166,6 +166,26 @@ describe('team night', () => {
     expect(server.nights).toEqual([]);
     expect(server.leases.get(REPO_KEY)!.holder).toBe('other-member:1');
   });
+
+  it('stops when its lease is lost mid-training (expired and taken): no branch, no proposal, nothing recorded', async () => {
+    let stolen = false;
+    const steal = () => {
+      if (stolen) return;
+      stolen = true;
+      // the lease expired (a stalled machine) and another member's night took it
+      server.leases.set(REPO_KEY, { repoKey: REPO_KEY, holder: 'thief:1', token: 'thief-token', expiresAt: Date.now() + 60_000 });
+    };
+    const progress = { start() {}, tick() {}, done() {}, log: (line: string) => (/\[epoch 1 step 1\//.test(line) ? steal() : undefined) };
+    const r = await runTeamNight(server, { path: repo, key: REPO_KEY }, sim(7), { db, paths, env: sb.env, memberId: MEMBERS[0], progress });
+    expect(stolen).toBe(true);
+    expect(r.status).toBe('failed');
+    expect(r.reason).toMatch(/lease was lost/);
+    expect(r.skills.filter((s) => s.status === 'staged')).toEqual([]);
+    expect(gitIn(repo, ['for-each-ref', 'refs/heads/skillopt'])).toBe('');
+    expect(listProposals(db)).toEqual([]);
+    expect(server.nights).toEqual([]);
+    expect(server.leases.get(REPO_KEY)!.holder).toBe('thief:1');
+  }, 240_000);
 
   it('resumes from the server checkpoint after a night stopped mid-training', async () => {
     const stop = new AbortController();
