@@ -37,6 +37,7 @@ import { trainSkill, trainOptionsFromConfig, type TrainResult } from '../trainer
 import { auditSlice, auditSlot } from '../mine/splits.js';
 import { auditJudge, scoreSkill } from '../replay/index.js';
 import { capTasks, checkItem, countTasks, type TaskSets } from '../night/plan.js';
+import { InfraGuard } from '../night/infra-guard.js';
 import { fromStart, stageTrainResult, trainingImproved } from '../proposals/stage-train.js';
 import { writeTeamProposal } from '../proposals/team-proposal.js';
 import type { NightLease, PooledTask, RepoKey, TeamNightSummary, TeamServer } from './contract.js';
@@ -239,7 +240,7 @@ export async function runTeamNight(server: TeamServer, repo: { path: string; key
   return result;
 }
 
-type Ctx = Required<Pick<TeamNightOptions, 'env' | 'progress' | 'clock'>> & TeamNightOptions & { signal: AbortSignal; assertLease: () => Promise<void> };
+type Ctx = Required<Pick<TeamNightOptions, 'env' | 'progress' | 'clock'>> & TeamNightOptions & { signal: AbortSignal; assertLease: () => Promise<void>; callHealth?: () => string | null };
 
 async function trainPool(server: TeamServer, lease: NightLease, repo: { path: string; key: RepoKey }, config: Config, ctx: Ctx, nightId: string, result: TeamNightResult): Promise<void> {
   const pooled = (await server.pooledTasks(repo.key)).filter((p) => p.task.status === 'active' && p.repoKey === repo.key);
@@ -266,7 +267,10 @@ async function trainPool(server: TeamServer, lease: NightLease, repo: { path: st
   const routed = routeTasks(tasks, skills);
   const poolHash = hashOf(pool.map((p) => `${p.contentHash}:${splits.get(p.contentHash)}`));
   const checkpoint: TeamCheckpoint = asCheckpoint(await server.loadCheckpoint(repo.key), poolHash) ?? { version: 1, poolHash, done: {}, current: null };
-  const backends = ctx.backends ?? createRoleBackends(config, { db: ctx.db, runId: nightId, budget: budgetFromConfig(config.budget, ctx.clock), env: ctx.env, simAllowed: Object.values(config.roles).some((r) => r.backend === 'sim') });
+  // the personal night's guard: a night whose calls mostly fail stops, and its gate results are not staged
+  const guard = new InfraGuard(ctx.signal);
+  const backends = guard.wrap(ctx.backends ?? createRoleBackends(config, { db: ctx.db, runId: nightId, budget: budgetFromConfig(config.budget, ctx.clock), env: ctx.env, simAllowed: Object.values(config.roles).some((r) => r.backend === 'sim') }));
+  const guarded: Ctx = { ...ctx, signal: guard.signal, callHealth: () => guard.failedShareReason() };
   for (const skill of skills) {
     const earlier = checkpoint.done[skill.rel];
     if (earlier) {
@@ -275,7 +279,14 @@ async function trainPool(server: TeamServer, lease: NightLease, repo: { path: st
       continue;
     }
     const sets = capTasks(splitSets(routed.get(skill.rel) ?? []), config.budget.maxTasks, config.training.minValTasks);
-    const report = await trainCommittedSkill(server, lease, repo, config, ctx, { skill, sets, byTaskId, backends, checkpoint, nightId, splits, pool, jobs: teamJobList, personalLeftOut: result.jobs.personalLeftOut });
+    let report: TeamSkillReport;
+    try {
+      report = await trainCommittedSkill(server, lease, repo, config, guarded, { skill, sets, byTaskId, backends, checkpoint, nightId, splits, pool, jobs: teamJobList, personalLeftOut: result.jobs.personalLeftOut });
+    } catch (err) {
+      // the guard stopped the night: say what failed, not "aborted"
+      if (guard.failure) throw new SleepError('BACKEND_UNAVAILABLE', `the team night stopped: ${guard.failure.reason}`);
+      throw err;
+    }
     result.skills.push(report);
     checkpoint.done[skill.rel] = report;
     checkpoint.current = null;
@@ -401,6 +412,13 @@ async function trainCommittedSkill(server: TeamServer, lease: NightLease, repo: 
   if (!trainingImproved(result)) {
     report.status = 'not_improved';
     report.reason = `no candidate beat the committed skill on validation (${start.baseline.val.toFixed(2)})`;
+    return report;
+  }
+  // the gate compared scores that failed calls made (a failed rollout scores 0): not a proposal
+  const broken = ctx.callHealth?.() ?? null;
+  if (broken) {
+    report.status = 'failed';
+    report.reason = `not staged: ${broken}`;
     return report;
   }
   // a lease lost meanwhile: the proposal belongs to no night (the holder that took it trains again)
