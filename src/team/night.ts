@@ -442,22 +442,38 @@ const norm = (t: string) => t.replace(/^\s*(?:[-*+]|\d+\.)\s+/, '').replace(/[\s
 
 /**
  * Provenance of each added rule (a list item of the candidate that the committed text lacks): the
- * members and sessions whose tasks carry it — a correction or a judge check saying it — else the
- * tasks the accepted edits that wrote it cite, else the skill's whole pool. Headings and markers
- * are structure, not rules.
+ * members and sessions behind it — the tasks whose corrections or judge checks say it (a correction
+ * counts the session it was said in, when the miner recorded it, else the task's session) — else
+ * the tasks the accepted edits that wrote it cite, else the skill's whole pool. Headings and
+ * markers are structure, not rules.
  */
 function ruleProvenance(base: string, candidate: string, result: TrainResult, a: SkillArgs, whole: { members: number; sessions: number; who: string[] }, showMembers: boolean): RuleProvenance[] {
   const before = new Set(base.split('\n').map((l) => l.trim()));
   const added = [...new Set(candidate.split('\n').map((l) => l.trim()).filter((l) => /^(?:[-*+]|\d+\.)\s+\S/.test(l) && !before.has(l)))];
   const accepted = fromStart(result).edits.filter((e) => e.status === 'accepted');
   const pool = [...a.sets.train, ...a.sets.val, ...a.sets.test];
-  const said = new Map(pool.map((t) => [t.id, [...t.corrections, ...t.judge.checks.map((c) => c.description ?? '')].map(norm).filter((x) => x.length >= 8)]));
+  const says = (x: string, rule: string) => x.length >= 8 && (x === rule || (rule.length >= 12 && (x.includes(rule) || rule.includes(x))));
   return added.map((line) => {
     const rule = norm(line);
-    const saying = pool.filter((t) => said.get(t.id)!.some((x) => x === rule || (rule.length >= 12 && (x.includes(rule) || rule.includes(x)))));
-    const cited = saying.length ? saying.map((t) => t.id) : accepted.filter((e) => e.content.includes(line)).flatMap((e) => e.evidence);
-    const tasks = cited.map((id) => a.byTaskId.get(id)).filter((p): p is PooledTask => p !== undefined);
-    const c = tasks.length ? { members: new Set(tasks.map((p) => p.memberId)).size, sessions: new Set(tasks.map(sessionUnit)).size, who: [...new Set(tasks.map((p) => p.memberId))].sort() } : whole;
+    const members = new Set<string>();
+    const sessions = new Set<string>();
+    for (const t of pool) {
+      const p = a.byTaskId.get(t.id);
+      if (!p) continue;
+      const saidIn = t.corrections.flatMap((c, i) => (says(norm(c), rule) ? [t.correctionSources?.[i]?.session ?? null] : []));
+      if (!saidIn.length && !t.judge.checks.some((c) => says(norm(c.description ?? ''), rule))) continue;
+      members.add(p.memberId);
+      for (const s of saidIn.length ? saidIn : [null]) sessions.add(s ? `${p.memberId}\u0000${s}` : sessionUnit(p));
+    }
+    if (!members.size) {
+      for (const id of accepted.filter((e) => e.content.includes(line)).flatMap((e) => e.evidence)) {
+        const p = a.byTaskId.get(id);
+        if (!p) continue;
+        members.add(p.memberId);
+        sessions.add(sessionUnit(p));
+      }
+    }
+    const c = members.size ? { members: members.size, sessions: sessions.size, who: [...members].sort() } : whole;
     return { line: line.slice(0, 200), members: c.members, sessions: c.sessions, ...(showMembers ? { who: c.who } : {}) };
   });
 }
