@@ -180,16 +180,18 @@ export async function runTeamNight(server: TeamServer, repo: { path: string; key
   // the lease is renewed while the night works; losing it (expired and taken) stops the night
   const lost = new AbortController();
   let leaseLost = false;
+  let renewedAt = clock.now();
   const renew = async () => {
     if (leaseLost) return;
     try {
-      if (!(await server.renewNight(lease, ttl))) throw new Error('the lease was taken by another holder');
+      if (!(await server.renewNight(lease, ttl))) throw new Error('the lease expired or was taken by another holder');
+      renewedAt = clock.now();
     } catch (err) {
       leaseLost = true;
       lost.abort(new SleepError('ABORTED', `team night lease lost: ${errorMessage(err)}`));
     }
   };
-  const heartbeat = setInterval(() => void renew(), Math.max(1000, Math.floor(ttl / 3)));
+  const heartbeat = setInterval(() => void renew(), Math.max(250, Math.floor(ttl / 3)));
   heartbeat.unref();
   const signal = opts.signal ? AbortSignal.any([opts.signal, lost.signal]) : lost.signal;
   // before anything leaves the night (a branch, a proposal), the lease must still be ours
@@ -197,12 +199,17 @@ export async function runTeamNight(server: TeamServer, repo: { path: string; key
     await renew();
     if (leaseLost) throw new SleepError('ABORTED', `team night lease lost: ${errorMessage(lost.signal.reason)}`);
   };
+  // after every training step too, when a third of its time-to-live has passed: a step's own work may
+  // keep the event loop from the heartbeat's timer (a local backend that never waits for I/O)
+  const keepLease = async () => {
+    if (clock.now() - renewedAt >= ttl / 3) await assertLease();
+  };
 
   const nightId = newId('teamnight');
   const dir = path.join(opts.paths.runsDir, nightId);
   createRun(opts.db, { id: nightId, kind: 'team-night', dir, record: { repo: repo.path, repoKey: repo.key, status: 'running' }, startedAt: clock.now() });
   try {
-    await trainPool(server, lease, repo, config, { ...opts, env, progress, signal, clock, assertLease }, nightId, result);
+    await trainPool(server, lease, repo, config, { ...opts, env, progress, signal, clock, assertLease, keepLease }, nightId, result);
     result.status = result.skills.some((s) => s.status === 'staged') ? 'staged' : result.skills.some((s) => s.status === 'failed') ? 'failed' : 'no_gain';
   } catch (err) {
     result.status = 'failed';
@@ -240,7 +247,7 @@ export async function runTeamNight(server: TeamServer, repo: { path: string; key
   return result;
 }
 
-type Ctx = Required<Pick<TeamNightOptions, 'env' | 'progress' | 'clock'>> & TeamNightOptions & { signal: AbortSignal; assertLease: () => Promise<void>; callHealth?: () => string | null };
+type Ctx = Required<Pick<TeamNightOptions, 'env' | 'progress' | 'clock'>> & TeamNightOptions & { signal: AbortSignal; assertLease: () => Promise<void>; keepLease: () => Promise<void>; callHealth?: () => string | null };
 
 async function trainPool(server: TeamServer, lease: NightLease, repo: { path: string; key: RepoKey }, config: Config, ctx: Ctx, nightId: string, result: TeamNightResult): Promise<void> {
   const pooled = (await server.pooledTasks(repo.key)).filter((p) => p.task.status === 'active' && p.repoKey === repo.key);
@@ -376,7 +383,10 @@ async function trainCommittedSkill(server: TeamServer, lease: NightLease, repo: 
     if (!state) return;
     a.checkpoint.current = { file: skill.rel, runId, state, config: readJson(path.join(runDir, 'config.json')) };
     const snapshot = JSON.parse(JSON.stringify(a.checkpoint)) as TeamCheckpoint;
-    saving = saving.then(() => server.saveCheckpoint(lease, snapshot));
+    saving = saving.then(async () => {
+      await ctx.keepLease();
+      await server.saveCheckpoint(lease, snapshot);
+    });
   };
   let result: TrainResult;
   try {

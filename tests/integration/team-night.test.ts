@@ -155,6 +155,29 @@ describe('team night', () => {
     expect(server.checkpointLog.length).toBeGreaterThanOrEqual(2);
   }, 240_000);
 
+  it('renews its lease while it trains: a night longer than the lease time-to-live keeps it and stages', async () => {
+    // a virtual clock: every training step takes 600 ms of a 1000 ms lease, so without renewals it expires at step 2
+    let now = Date.now();
+    const clock = { now: () => now };
+    const timed = new InMemoryTeamServerDouble(clock.now);
+    timed.push(pool());
+    const renewals: number[] = [];
+    const renew = timed.renewNight.bind(timed);
+    timed.renewNight = async (lease, ttl) => {
+      renewals.push(now);
+      return renew(lease, ttl);
+    };
+    let steps = 0;
+    const progress = { start() {}, tick() {}, done() {}, log: (line: string) => (/\[epoch \d+ step \d+\//.test(line) ? ((now += 600), steps++) : undefined) };
+    const t0 = now;
+    const r = await runTeamNight(timed, { path: repo, key: REPO_KEY }, sim(7), { db, paths, env: sb.env, memberId: MEMBERS[0], leaseTtlMs: 1000, clock, progress });
+    expect(steps).toBeGreaterThanOrEqual(2);
+    expect(now - t0).toBeGreaterThan(1000);
+    expect(r.status, r.reason).toBe('staged');
+    expect(renewals.length).toBeGreaterThanOrEqual(steps);
+    expect(timed.nights).toHaveLength(1);
+  }, 240_000);
+
   it('runs one night per repository: a second member starting it meanwhile gets "busy" and changes nothing', async () => {
     const held = await server.acquireNight(REPO_KEY, 'other-member:1', 60_000);
     expect(held).not.toBeNull();
