@@ -71,6 +71,9 @@ export function readAtHead(repo: string, rel: string): string | null {
 
 /** Paths tracked at HEAD (repository-relative, forward slashes). */
 export function trackedAtHead(repo: string): Set<string> {
+  if (!gitOk(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])) {
+    throw new SleepError('INVALID_INPUT', `${repo} is not a git repository with a commit: a team night trains the skills committed there`, { hint: 'run the team night in the repository\'s clone (`git log` must show a commit)' });
+  }
   return new Set(git(repo, ['ls-tree', '-r', '--name-only', '-z', 'HEAD']).split('\0').filter(Boolean));
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/sandbox.js';
 import { gitIn, makeUserRepo, hashTree } from '../helpers/user-repo.js';
-import { commitOnNewBranch, pushBranch, readAtHead, teamBranchName } from '../../src/team/branch.js';
+import { commitOnNewBranch, pushBranch, readAtHead, teamBranchName, trackedAtHead } from '../../src/team/branch.js';
 import { mergeCommandOf } from '../../src/proposals/team-proposal.js';
 
 /** The work tree's files (content hashes) plus git's index and HEAD files: what a user would see change. */
@@ -56,6 +56,14 @@ describe('team proposal branch', () => {
     const b = commitOnNewBranch(repo, { wanted: 'skillopt/team-x', files: [{ rel: 'AGENTS.md', content: 'two\n' }], message: 'b' });
     expect(b.branch).toBe('skillopt/team-x-2');
     expect(gitIn(repo, ['rev-parse', 'skillopt/team-x'])).toBe(a.commit);
+  });
+
+  it('says so when the folder is not a repository with a commit', () => {
+    const bare = path.join(root, 'not-a-repo');
+    fs.mkdirSync(bare);
+    expect(() => trackedAtHead(bare)).toThrow(/not a git repository with a commit/);
+    expect(trackedAtHead(repo).has('AGENTS.md')).toBe(true);
+    expect(trackedAtHead(repo).has('UNCOMMITTED.txt')).toBe(false);
   });
 
   it('refuses a path that leaves the repository', () => {
