@@ -23,6 +23,7 @@ import type { SleepPaths } from '../core/paths.js';
 import type { AgentId, Proposal } from '../core/records.js';
 import { SleepError } from '../core/errors.js';
 import { assertConfinedWrite, assertDerivedTarget, confinementProject } from './targets.js';
+import { mergeCommandOf, readTeamProposal } from './team-proposal.js';
 import { describeRisk } from './risk-lint.js';
 import { assessRisk } from './provenance.js';
 import { ensurePrivateDir, makeDirsTracked, missingDirs, readIfExists, removeEmptyDirs, sha256, writeFileAtomic } from '../core/fsutil.js';
@@ -118,6 +119,11 @@ export function applyProposal(db: Db, paths: SleepPaths, id: string, opts: Apply
       throw new SleepError('INVALID_INPUT', `proposal ${p.id} was superseded by a newer proposal for ${p.skillTarget.path}`, {
         hint: newer ? `review \`skillopt-sleep proposals show ${newer}\` instead` : 'see `skillopt-sleep proposals list --status staged`',
       });
+    }
+    // a team proposal's text is a commit on its own branch: applying it is merging that branch
+    const team = readTeamProposal(p.dir);
+    if (team) {
+      throw new SleepError('INVALID_INPUT', `proposal ${p.id} is a team proposal (branch ${team.branch}): it is applied by merging its branch, not by writing ${p.skillTarget.path}`, { hint: mergeCommandOf(team) });
     }
     const file = p.skillTarget.path;
     const project = p.skillTarget.project;

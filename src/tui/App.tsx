@@ -75,8 +75,8 @@ export function App({ services, initialId, size }: AppProps): React.ReactElement
 
   const { staleness, risks } = useWaitingFacts(proposals, services);
   const items: ListItem[] = useMemo(
-    () => proposals.map((p) => ({ proposal: p, status: p.status === 'staged' && staleness.get(p.id)?.stale ? 'stale' : p.status, risky: (risks.get(p.id)?.length ?? 0) > 0 })),
-    [proposals, staleness, risks],
+    () => proposals.map((p) => ({ proposal: p, status: p.status === 'staged' && staleness.get(p.id)?.stale ? 'stale' : p.status, risky: (risks.get(p.id)?.length ?? 0) > 0, team: services.team?.(p)?.branch })),
+    [proposals, staleness, risks, services],
   );
   const shown = useMemo(() => items.filter((i) => matchesQuery(i, state.listQuery)), [items, state.listQuery]);
 

@@ -157,6 +157,9 @@ export function createDecisions(services: ReviewServices, ui: DecisionUi) {
   /** `included` = the edit ids chosen for a partial apply (all accepted edits = a full apply). */
   function apply(p: Proposal, included: ReadonlySet<string>, force = false): void {
     if (refuseDecided(p)) return;
+    // a team proposal is applied by merging its branch (the committed file is the repository's, not ours to write)
+    const team = services.team?.(p);
+    if (team) return ui.say(`to apply this team proposal, merge its branch: ${team.merge}`, 'info');
     if (!force && services.staleness(p).stale) return explainStale(p, () => apply(p, included, true));
     const all = acceptedEdits(p);
     const chosen = all.filter((e) => included.has(e.id));

@@ -12,6 +12,8 @@ export interface ListItem {
   status: ProposalStatus;
   /** the risk lint flags lines this proposal would write (a red ! before the name) */
   risky?: boolean;
+  /** a team proposal's branch (issue 42): the row reads `team <skill>` */
+  team?: string;
 }
 
 export type ColumnId = 'skill' | 'readers' | 'project' | 'night' | 'val' | 'test' | 'edits' | 'status';
@@ -53,7 +55,7 @@ export function cellText(item: ListItem, id: ColumnId, now: number): string {
   const p = item.proposal;
   switch (id) {
     case 'skill':
-      return oneLine(p.skillTarget.name);
+      return oneLine(item.team ? `team ${p.skillTarget.name}` : p.skillTarget.name);
     case 'readers':
       return readersLabel(p, true);
     case 'project':
@@ -88,6 +90,7 @@ export function matchesQuery(item: ListItem, query: string): boolean {
     readersLabel(p),
     readersLabel(p, true),
     item.status,
+    ...(item.team ? ['team', item.team] : []),
     ...p.edits.map((e) => e.rationale),
   ]
     .join('\n')

@@ -118,5 +118,7 @@ export interface ReviewServices {
   editText(text: string, fileName: string): Promise<string | null>;
   /** re-runs training for a proposal's skill (UI suspended); returns a one-line summary */
   rerun(p: Proposal): Promise<DecisionOutcome>;
+  /** a team proposal's branch and the command that applies it (merging the branch); null for a personal proposal */
+  team?(p: Proposal): { branch: string; merge: string } | null;
   now(): number;
 }

@@ -13,6 +13,7 @@ import type { SleepPaths } from '../core/paths.js';
 import type { Config } from '../core/config.js';
 import type { Proposal } from '../core/records.js';
 import { listProposals } from '../store/repos/proposals.js';
+import { mergeCommandOf, readTeamProposal } from '../proposals/team-proposal.js';
 import { applyProposal, rejectProposal, revertProposal } from '../proposals/apply.js';
 import { liveHash } from '../proposals/journal.js';
 import { lintEdit } from '../proposals/risk-lint.js';
@@ -67,6 +68,10 @@ export function createStoreServices(input: StoreServicesInput): ReviewServices {
   return {
     now,
     listProposals: () => listProposals(db),
+    team(p: Proposal) {
+      const t = readTeamProposal(p.dir);
+      return t ? { branch: t.branch, merge: mergeCommandOf(t) } : null;
+    },
     staleness(p: Proposal) {
       const missing = !fs.existsSync(p.skillTarget.path);
       const live = liveHash(p.skillTarget.path);

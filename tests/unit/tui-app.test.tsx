@@ -210,6 +210,18 @@ describe('decisions', () => {
     await see(r, /changelog .* applied/);
   });
 
+  it('a team proposal reads `team` in the list, and a shows the git merge that applies it instead of writing the file', async () => {
+    const { services, rec } = makeServices(twoProposals());
+    const team = { ...services, team: (p: { id: string }) => (p.id === 'p-new' ? { branch: 'skillopt/team-2026-12-05-changelog', merge: 'git -C /repo merge skillopt/team-2026-12-05-changelog' } : null) };
+    const r = render(<App services={team} size={{ columns: 120, rows: 30 }} />);
+    await settle(r);
+    expect(frame(r)).toMatch(/❯ team changelog/);
+    await press(r, 'a');
+    await see(r, 'to apply this team proposal, merge its branch: git -C /repo merge skillopt/team-2026-12-05-changelog');
+    await settle(r);
+    expect(rec.applied).toEqual([]);
+  });
+
   it('does nothing when the dialog is answered No or Esc', async () => {
     const { services, rec } = makeServices(twoProposals());
     const r = render(<App services={services} size={{ columns: 100, rows: 30 }} />);

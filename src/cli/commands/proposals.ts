@@ -15,6 +15,7 @@ import { lintEdit, type RiskFlag } from '../../proposals/risk-lint.js';
 import { terminalSafe } from '../../core/terminal-text.js';
 import { agentsInProject } from '../../store/repos/sessions.js';
 import { paintDiffLine, type StyleName } from '../style.js';
+import { mergeCommandOf, PULL_REQUEST_FILE, readTeamProposal } from '../../proposals/team-proposal.js';
 
 export const agentsLabel = (ids: string[]): string => (ids.length ? ids.map(agentDisplayName).join(', ') : 'no agent detected');
 
@@ -27,7 +28,8 @@ export function proposalLine(p: Proposal): string {
   const a = (p.status === 'applied' || p.status === 'reverted') && p.applied ? p.applied : null;
   const val = a && !a.edited && a.editIds.length !== a.of ? `${fmtScore(p.baselineScore)}→${a.valAfter === null ? 'not re-scored' : fmtScore(a.valAfter)}` : `${fmtScore(p.baselineScore)}→${fmtScore(p.candidateScore)}`;
   const edits = a ? (a.edited ? 'your edited text' : a.editIds.length === a.of ? `${a.of} edit${a.of === 1 ? '' : 's'}` : `${a.editIds.length} of ${a.of} edits`) : `${accepted} edit${accepted === 1 ? '' : 's'}`;
-  return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${val}${test}  ${edits}  ${when}`;
+  const team = readTeamProposal(p.dir);
+  return `${p.id}  ${p.status.padEnd(10)} ${p.skillTarget.name}  val ${val}${test}  ${edits}  ${when}${team ? `  team: branch ${team.branch}` : ''}`;
 }
 
 const STATUS_PAINT: Record<string, StyleName> = { staged: 'cyan', applied: 'green', rejected: 'red', stale: 'magenta', reverted: 'yellow', superseded: 'dim' };
@@ -57,7 +59,8 @@ function show(ctx: CliContext, id: string): void {
   // agents used in the project that read none of the files this proposal writes
   const readers = new Set([...p.skillTarget.readBy, ...(p.skillTarget.mirrors ?? []).flatMap((m) => m.readBy)]);
   const missed = p.skillTarget.project ? agentsInProject(ctx.db, p.skillTarget.project).filter((a) => !readers.has(a)) : [];
-  ctx.emit('proposal', { proposal: p, receipts, risk, noGain: noGainBanner({ before: p.testBefore, after: p.testAfter }), notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
+  const team = readTeamProposal(p.dir);
+  ctx.emit('proposal', { proposal: p, team: team ? { ...team, merge: mergeCommandOf(team), pullRequest: path.join(p.dir, PULL_REQUEST_FILE) } : null, receipts, risk, noGain: noGainBanner({ before: p.testBefore, after: p.testAfter }), notReadBy: missed, files: { dir: p.dir, report: path.join(p.dir, 'report.md'), diff: path.join(p.dir, 'changes.diff') } }, () => {
     const paint = ctx.paint;
     const safe = (t: string) => terminalSafe(t);
     const noGain = noGainBanner({ before: p.testBefore, after: p.testAfter });
@@ -72,6 +75,11 @@ function show(ctx: CliContext, id: string): void {
     }
     if (missed.length) ctx.printWrapped('not read by: ', `${agentsLabel(missed)}, though you use ${missed.length === 1 ? 'it' : 'them'} in this project`, 'yellow');
     if (p.reason) ctx.printWrapped('reason:  ', safe(p.reason));
+    if (team) {
+      ctx.printWrapped('team:    ', `one commit on branch ${team.branch} (on ${team.parent.slice(0, 12)}), learned from ${team.members} members and ${team.sessions} sessions${team.pushed ? `; ${team.pushed}` : '; not pushed'}`);
+      ctx.printWrapped('apply:   ', `merge the branch: ${mergeCommandOf(team)}`);
+      ctx.printWrapped('PR body: ', path.join(p.dir, PULL_REQUEST_FILE));
+    }
     if (risk.length) {
       ctx.print('');
       ctx.print(paint.red(paint.bold(`⚠ risk lint: ${risk.length} flagged line${risk.length === 1 ? '' : 's'}; \`skillopt-sleep apply ${p.id}\` refuses without --force-risky`)));
@@ -125,7 +133,7 @@ export function register(program: Command): void {
           throw new UsageError(`unknown status "${opts.status}"`, `use one of ${ProposalStatus.options.join(', ')}`);
         }
         const list = listProposals(ctx.db, { status: opts.status as ProposalStatus | undefined, project: opts.project ? resolveProjectOption(ctx.db, opts.project, { mustExist: true }) : undefined });
-        ctx.emit('proposals', { proposals: list.map(({ candidate: _c, diff: _d, ...rest }) => rest) }, () => {
+        ctx.emit('proposals', { proposals: list.map(({ candidate: _c, diff: _d, ...rest }) => ({ ...rest, team: readTeamProposal(rest.dir) })) }, () => {
           if (list.length === 0) ctx.print('no proposals yet: a night stages them (`skillopt-sleep night`, or wait for the scheduled one)');
           for (const p of list) ctx.print(proposalLine(p));
         });
