@@ -138,6 +138,27 @@ describe.skipIf(!run)('team mode from the CLI, on a real PostgreSQL', () => {
     expect(d.stdout).toMatch(/team lease\s+.*free/);
   });
 
+  it('night --team runs the repository\'s team night under the lease and records it; a job seen from one member stays personal', () => {
+    type TeamNightJson = { status: string; pool: { tasks: number; members: number }; jobs: { team: number; personalLeftOut: number }; skills: unknown[]; notes: string[] };
+    const r = json<TeamNightJson>(['night', '--team', '--project', shared]);
+    expect(r.status).not.toBe('failed');
+    expect(r.status).not.toBe('busy');
+    // one member's jobs are that member's habits: the team skill never learns them, so nothing is pooled to train
+    expect(r.jobs.team).toBe(0);
+    expect(r.jobs.personalLeftOut).toBeGreaterThan(0);
+    expect(r.pool.tasks).toBe(0);
+    expect(r.status).toBe('no_gain');
+    expect(r.notes.join('\n')).toMatch(/seen from fewer than 2 members left out/);
+    const s = json<{ repos: Array<{ project: string; lease: { live: boolean } | null; lastNight: { status: string } | null }> }>(['team', 'status']);
+    const repo = s.repos.find((x) => x.project === shared)!;
+    expect(repo.lease?.live ?? false).toBe(false);
+    expect(repo.lastNight?.status).toBe(r.status);
+    // --push without --team is refused before anything runs
+    const bad = cli(['night', '--push', 'origin']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--push goes with --team/);
+  }, 300_000);
+
   it('leave --wipe deletes every row of the member; nothing of the password was written anywhere', async () => {
     const out = json(['team', 'leave', '--project', shared, '--wipe']);
     expect(shapeProblems(out, 'team-leave')).toEqual([]);

@@ -6,6 +6,7 @@ import type { CliContext } from '../context.js';
 import { BackendName } from '../../core/config.js';
 import { SleepError, UsageError } from '../../core/errors.js';
 import { isSkillPathSpec, resolveSkillTarget } from '../../../adapters/skills-registry.js';
+import { findRepoRoot } from '../../../adapters/skills-common.js';
 import { runNight } from '../../night/night.js';
 import { describeBudgetPlan, describeCliOverhead, type NightReport } from '../../night/report.js';
 import { describeReplayWorkspaces } from '../../replay/index.js';
@@ -18,6 +19,31 @@ export interface NightCliOptions {
   skill?: string;
   backend?: string;
   now?: boolean;
+  team?: boolean;
+  push?: string;
+}
+
+/** `night --team`: the team night of one opted-in repository, in this terminal (src/team/member-night.ts). */
+async function teamNight(ctx: CliContext, opts: NightCliOptions): Promise<number> {
+  if (opts.now || opts.dryRun || opts.skill || opts.backend) {
+    throw new UsageError('--team runs the whole team night of one repository; it takes only --project and --push', 'drop --now, --dry-run, --skill and --backend (the team night trains every committed skill with the configured backends)');
+  }
+  const start = path.resolve(opts.project ?? process.cwd());
+  const project = findRepoRoot(start);
+  if (!project) throw new SleepError('INVALID_INPUT', `${start} is not inside a git repository`, { hint: 'a team night works on one opted-in repository: pass --project with its folder' });
+  const { runTeamNightAsMember } = await import('../../team/member-night.js');
+  const r = await runTeamNightAsMember(ctx, project, { pushRemote: opts.push, progress: ctx.progress() });
+  ctx.emit('night-team', r, () => {
+    ctx.print(`team night of ${project} on ${r.server}: ${r.status}${r.reason ? ` (${r.reason})` : ''}`);
+    ctx.print(`pool: ${r.pool.tasks} task(s) from ${r.pool.members} member(s), ${r.pool.sessions} session(s); ${r.jobs.team} team job(s), ${r.jobs.personalLeftOut} left personal (seen from one member)`);
+    for (const s of r.skills) {
+      const val = s.val ? `, val ${fmtScore(s.val.before)} → ${fmtScore(s.val.after)}` : '';
+      ctx.print(`  ${s.file}: ${s.status}${s.reason ? ` (${s.reason})` : ''}${val}${s.branch ? `; branch ${s.branch}${s.pushed ? ` pushed to ${s.pushed}` : ' (local, not pushed)'}` : ''}`);
+    }
+    for (const n of r.notes) ctx.print(`note: ${n}`);
+    if (r.skills.some((s) => s.branch)) ctx.print('review it with `skillopt-sleep review`; applying a team proposal means merging its branch');
+  });
+  return r.status === 'failed' ? 1 : 0;
 }
 
 /**
@@ -81,11 +107,15 @@ export function register(program: Command): void {
     .option('--skill <name|path>', 'only this skill (a name from your skill folders, or a path)')
     .option('--backend <name>', `use this backend for every role (${BackendName.options.join('|')})`)
     .option('--now', 'ask the running daemon to start its night immediately (waits for it and prints the report)')
+    .option('--team', "run the team night of this repository (--project, or the current folder's) on the pooled tasks of every member; one per repository at a time (docs/TEAM-NIGHT.md)")
+    .option('--push <remote>', 'with --team: push the proposal branch to this remote (never pushed otherwise)')
     .action(
     action(async (ctx, opts: NightCliOptions) => {
       if (opts.backend && !BackendName.safeParse(opts.backend).success) {
         throw new UsageError(`unknown backend "${opts.backend}"`, `use one of ${BackendName.options.join(', ')}`);
       }
+      if (opts.team) return teamNight(ctx, opts);
+      if (opts.push) throw new UsageError('--push goes with --team', 'a personal night never pushes anything; add --team to run the repository\'s team night');
       if (opts.now) {
         const delegated = await nightThroughDaemon(ctx, opts);
         ctx.emit('night', delegated, () => renderNightText(ctx, delegated, ctx.paths.runsDir));
