@@ -45,7 +45,7 @@ export const opencode: AgentRecord = {
   shortName: 'opencode',
   aliases: ['open-code'],
   configKey: 'opencode',
-  homeEnv: [OPENCODE_DB_ENV],
+  homeEnv: [OPENCODE_DB_ENV, 'XDG_DATA_HOME'],
   homes: opencodeHomes,
   harvest: opencodeAdapter,
   skills: {

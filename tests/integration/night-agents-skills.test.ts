@@ -65,7 +65,7 @@ describe('a night into the shared .agents/skills folder', () => {
     expect(data.proposals).toHaveLength(1);
     const live = path.join(project, '.agents/skills/skillopt-sleep-learned/SKILL.md');
     const item = data.items.find((i: { target: { path: string } }) => i.target.path === live);
-    expect(item.target.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    expect(item.target.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
     const id = data.proposals[0];
     const candidate = fs.readFileSync(path.join(resolvePaths({ env }).proposalsDir, id, 'SKILL.md'), 'utf8');
 
@@ -74,7 +74,7 @@ describe('a night into the shared .agents/skills folder', () => {
     expect(fs.readFileSync(live, 'utf8')).toBe(candidate);
     // one file serves both agents: no copy anywhere else
     expect(a.data.copies ?? []).toEqual([]);
-    expect(a.data.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    expect(a.data.readBy).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
 
     const listed = json(['skills', '--project', project]);
     expect(listed.r.status, listed.r.stderr).toBe(0);

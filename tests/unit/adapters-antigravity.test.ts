@@ -178,7 +178,7 @@ describe('Antigravity CLI skill folders (migration guide)', () => {
     const readers = (f: string) => found.find((t) => t.path === f)?.readBy;
     expect(readers(own)).toEqual(['antigravity']);
     expect(readers(shared)).toEqual(['gemini', 'antigravity']);
-    expect(readers(inProject)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'opencode', 'antigravity']);
+    expect(readers(inProject)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
     // one row per file: a skill two agents read is one target
     expect(found.filter((t) => t.path === inProject)).toHaveLength(1);
   });

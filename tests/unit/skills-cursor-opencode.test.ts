@@ -46,7 +46,7 @@ describe('Cursor Agent and OpenCode skill locations', () => {
   it('the cross-agent folders count both as readers; each has its own folder', () => {
     const w = world();
     const p = (rel: string) => path.join(w.project, rel);
-    expect(readBy(p('.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode']);
+    expect(readBy(p('.agents/skills/x/SKILL.md'), w.ctx)).toEqual(['codex', 'copilot', 'gemini', 'pi', 'cursor', 'opencode', 'antigravity']);
     expect(readBy(p('.claude/skills/x/SKILL.md'), w.ctx)).toEqual(expect.arrayContaining(['claude-code', 'cursor', 'opencode']));
     expect(readBy(p('.cursor/skills/x/SKILL.md'), w.ctx)).toEqual(['cursor']);
     expect(readBy(p('.codex/skills/x/SKILL.md'), w.ctx)).toEqual(['cursor']);
