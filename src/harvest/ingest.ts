@@ -25,6 +25,8 @@ import { chooseWorkers, runTasks, startWorkers, stopWorkers } from './pool.js';
 import type { FileResult, FileTask } from './process-file.js';
 import { listCandidates, storeStamps } from './listing.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
+import { agentNotices } from './agent-moves.js';
+import { storeAgentNotices } from './agent-notices-stored.js';
 import { statMany } from './stat-many.js';
 import { projectMatcher, type ProjectMatcher } from '../core/project-glob.js';
 import { storedSessionFolders, wipeProject } from '../store/repos/privacy.js';
@@ -304,6 +306,8 @@ async function harvestPass(db: Db, config: Config, opts: HarvestOptions, early: 
   }
   // (an interrupted pass leaves the old version recorded: the next full pass reads everything again)
   if (storedFormat < HARVEST_FORMAT_VERSION && !opts.signal?.aborted) kvSet(db, KV_FORMAT_VERSION, HARVEST_FORMAT_VERSION);
+  // what `status` says about agents that went quiet or keep unreadable stores, as of this full pass
+  if (!opts.signal?.aborted && !opts.files) storeAgentNotices(db, agentNotices(db, config, opts.env ?? process.env));
   for (const kind of touched.values()) summary.sessionsByKind[kind]++;
   summary.sessions = touched.size;
   summary.durationMs = Date.now() - started;

@@ -45,6 +45,10 @@ describe('status and the night report on an agent that went quiet', () => {
     upsertSession(db!, session('gemini', 'g1', Date.now() - 40 * DAY));
     db!.close();
     db = null;
+    // status shows what the last full harvest pass found (computing it loads every agent record)
+    expect(runCli(['status', '--json'], sb!.env).stdout).toContain('"agentNotices": []');
+    const h = runCli(['harvest'], sb!.env);
+    expect(h.status, h.stderr).toBe(0);
     const r = runCli(['status', '--json'], sb!.env);
     expect(r.status, r.stderr).toBe(0);
     const notices = (JSON.parse(r.stdout) as { agentNotices: Array<{ kind: string; agent: string; movedTo?: string; location?: string; detail: string }> }).agentNotices;

@@ -121,7 +121,7 @@ describe('decisions through the CLI', () => {
     const out = JSON.parse(a.stdout);
     expect(fs.readFileSync(target.path, 'utf8')).toBe('# new\n- rule\n');
     expect(fs.readFileSync(out.backup, 'utf8')).toBe('# old\n');
-    expect(out.readBy).toEqual(['claude-code', 'copilot']);
+    expect(out.readBy).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
     const list = JSON.parse(runCli(['proposals', 'list', '--json', '--status', 'applied'], sb.env).stdout);
     expect(list.proposals.map((x: { id: string }) => x.id)).toContain(p.id);
     const r = runCli(['revert', p.id], sb.env);

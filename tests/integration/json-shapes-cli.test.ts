@@ -157,6 +157,7 @@ describe('--json outputs match docs/json on a seeded store', () => {
     uninstall: 'tests/integration/privacy-cli.test.ts checks its shape',
     'schedule-install': 'would enable a real systemd/launchd unit or crontab entry',
     'schedule-remove': 'would disable a real systemd/launchd unit or crontab entry',
+    ...Object.fromEntries(['team-join', 'team-push', 'team-status', 'team-leave', 'night-team'].map((t) => [t, 'tests/integration/team-cli.test.ts checks its shape against a real PostgreSQL'])),
   };
 
   it('every tag the source prints was checked here or is named with a reason', () => {

@@ -141,6 +141,7 @@ describe.skipIf(!run)('team mode from the CLI, on a real PostgreSQL', () => {
   it('night --team runs the repository\'s team night under the lease and records it; a job seen from one member stays personal', () => {
     type TeamNightJson = { status: string; pool: { tasks: number; members: number }; jobs: { team: number; personalLeftOut: number }; skills: unknown[]; notes: string[] };
     const r = json<TeamNightJson>(['night', '--team', '--project', shared]);
+    expect(shapeProblems(r, 'night-team')).toEqual([]);
     expect(r.status).not.toBe('failed');
     expect(r.status).not.toBe('busy');
     // one member's jobs are that member's habits: the team skill never learns them, so nothing is pooled to train

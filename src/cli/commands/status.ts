@@ -4,7 +4,7 @@ import { collectStatus, fmtDuration, fmtTime, sessionsLabel } from '../../daemon
 import { packageVersion } from '../../core/version.js';
 import { retentionChecks, retentionStatus } from '../../harvest/retention-status.js';
 import { describeProblem, transcriptProblems } from '../../harvest/transcript-problems.js';
-import { agentNotices } from '../../harvest/agent-moves.js';
+import { storedAgentNotices } from '../../harvest/agent-notices-stored.js';
 
 export function register(program: Command): void {
   program
@@ -15,8 +15,8 @@ export function register(program: Command): void {
         const collected = await collectStatus(ctx.paths, ctx.db, ctx.config);
         // agents that delete their own transcripts: their window and what our store keeps (for scripts too)
         // transcript files whose last read failed or lost lines (what `doctor` warns about too)
-        // an agent that went quiet because its users moved to another, and stores that cannot be read
-        const s = { ...collected, retention: retentionStatus(ctx), transcriptProblems: transcriptProblems(ctx.db), agentNotices: agentNotices(ctx.db, ctx.config, ctx.env) };
+        // an agent that went quiet because its users moved to another, and stores that cannot be read (as of the last harvest)
+        const s = { ...collected, retention: retentionStatus(ctx), transcriptProblems: transcriptProblems(ctx.db), agentNotices: storedAgentNotices(ctx.db) };
         ctx.emit('status', s, () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
