@@ -1,0 +1,306 @@
+/**
+ * The wording lint (issue 41): a skill reads like one a person wrote, not like the user's complaints
+ * pasted back. Three rules, each checked line by line on the rules (bullets) of a skill:
+ *   - no duplicate rule: the same directive said twice, in one section or in a job's section and in
+ *     the section for every job ("Put entries under `## [Unreleased]`" and "For changelog entries:
+ *     entries go under an [Unreleased] header"). Two rules are the same directive when they carry the
+ *     same operative value (a literal, a heading, a trailer, a length bound) with the same polarity,
+ *     or say the same words;
+ *   - no complaint phrasing: "you forgot …", "way too long - …", "no, …", "too thin", "I said",
+ *     "again", the second person in the past tense ("you used …");
+ *   - within a token budget: DEFAULT_SKILL_TOKEN_BUDGET per skill (config `training.skillTokenBudget`).
+ * `fixWording` turns a failing text into a passing one: a complaint becomes the imperative it carried
+ * ("way too long - keep it at most 500 characters" → "Keep it at most 500 characters"), or goes when
+ * it carried none; of two duplicates one goes; over budget, the last rules go. Lines the caller marks
+ * as the user's own (`keep`) are never touched. Pure: no I/O.
+ */
+
+/**
+ * Tokens per skill, at most. Basis: the issue's seed artifacts (the skills a person wrote by hand)
+ * are 300–2,000 tokens; 1,200 sits inside that range and leaves room for the rules of 6–8 jobs at
+ * ~150 tokens each. An assumption, not a measurement: a model's compliance per rule falls as the
+ * skill grows (the sim's `dilution`), and where it starts to fall for a real model is not measured here.
+ */
+export const DEFAULT_SKILL_TOKEN_BUDGET = 1200;
+
+/**
+ * Tokens of a text, estimated: one per 4 characters. Basis: the common rule of thumb for English
+ * text under BPE tokenizers (OpenAI's and Anthropic's docs both quote ~4 characters per token);
+ * the product has no tokenizer dependency, and a budget needs only the order of magnitude.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export type WordingProblem = 'duplicate' | 'complaint' | 'over-budget';
+
+export interface WordingIssue {
+  kind: WordingProblem;
+  /** the line as written (for over-budget: the whole text's size) */
+  line: string;
+  /** the heading of the line's section, or null before the first heading */
+  section: string | null;
+  why: string;
+}
+
+export interface WordingLintResult {
+  ok: boolean;
+  issues: WordingIssue[];
+  tokens: number;
+  budget: number;
+}
+
+export interface WordingOptions {
+  /** tokens per skill (default DEFAULT_SKILL_TOKEN_BUDGET) */
+  tokenBudget?: number;
+  /** lines (trimmed) the fix must leave as they are: the user's own text */
+  keep?: ReadonlySet<string>;
+}
+
+/** The complaint shapes: each names what it is, for the lint's message. */
+const COMPLAINTS: Array<{ re: RegExp; what: string }> = [
+  { re: /^\s*(?:no|nope|nah|wrong|not like that|ugh)\b\s*[,.!:;–—-]/i, what: 'a conversational "no," opener' },
+  { re: /\byou (?:forgot|missed|keep|kept|always|never|again|still)\b/i, what: 'a reproach ("you forgot …")' },
+  { re: /\byou (?:didn't|did not|haven't|have not|weren't|wasn't)\b/i, what: 'a reproach ("you didn\'t …")' },
+  { re: /(?<!\b(?:if|when|once|after|before|where|unless|what) )\byou(?:'ve| have)? (?!should\b|must\b|need\b|can\b|may\b|want\b)[a-z]+ed\b/i, what: 'the second person in the past tense ("you used …")' },
+  { re: /\b(?:way |much |far |still )?too (?:long|short|thin|verbose|wordy|terse|vague|much|little)\b(?=\s*[-–—:,.!]|\s*$)/i, what: 'a complaint about the last reply ("too long -")' },
+  { re: /\bI (?:said|told you|asked(?: you)?|already said|meant)\b/i, what: 'reported speech ("I said")' },
+  { re: /\bagain\b/i, what: '"again" (a rule holds every time, not again)' },
+  { re: /\b(?:that's|that is|this is) (?:wrong|not what|not right)\b/i, what: 'a verdict on the last reply' },
+];
+
+/** Why `text` reads as a complaint rather than a rule, or null. */
+export function complaintIn(text: string): string | null {
+  return COMPLAINTS.find((c) => c.re.test(text))?.what ?? null;
+}
+
+/** "it should be at least 600 characters" → "Make it at least 600 characters": a statement about the reply as an imperative. */
+function imperativeOf(text: string): string {
+  const t = text.trim();
+  const should = /^(?:it|this|that|they|the (?:reply|entry|message|notes?|summary|body|description))\s+(?:should|must|needs? to|has to|have to)\s+(?:always\s+)?(be|have|include|end|start|go|use|list|mention)\b\s*(.*)$/i.exec(t);
+  if (should) {
+    const [, verb, rest] = should;
+    const v = verb.toLowerCase();
+    if (v === 'be') return `Make it ${rest}`;
+    if (v === 'have') return `Give it ${rest}`;
+    if (v === 'go') return `Put it ${rest}`;
+    return `${v[0].toUpperCase()}${v.slice(1)} ${rest}`;
+  }
+  return t ? t[0].toUpperCase() + t.slice(1) : t;
+}
+
+/**
+ * The rule a complaint carried, in the imperative, or null when it carried none. "you forgot the
+ * trailer: end with X" → "End with X"; "way too long - keep it under 500 characters" → "Keep it
+ * under 500 characters"; "No, apply X" → "Apply X"; "you used jest again" → null.
+ */
+export function ruleOfComplaint(text: string): string | null {
+  let t = text.trim().replace(/^(?:(?:no|nope|nah|wrong|not like that|ugh|hmm+|actually)\b\s*[,.!:;–—-]+\s*)+/i, '');
+  for (let i = 0; i < 3 && complaintIn(t); i++) {
+    // the complaint is a clause before a separator; what follows is the rule
+    const cut = /^[^:;–—]*?(?:\s[-–—]+\s|:\s|;\s|\.\s|,\s)(.+)$/.exec(t);
+    if (!cut) return null;
+    t = cut[1].trim();
+  }
+  t = t.replace(/\s+again\b/gi, '').replace(/\s{2,}/g, ' ').trim();
+  if (!t || complaintIn(t) || t.split(/\s+/).length < 3) return null;
+  return imperativeOf(t).replace(/[\s.]*$/, '.');
+}
+
+// ---------------------------------------------------------------- duplicates
+
+const STOP = new Set('a an the and or of to in on for with at by it its is be are as this that these those each every any all from into your you use when after before under over than then them they their so do does not no never always only just also e g i make sure remember keep'.split(' '));
+
+/** A rule's operative values: literals, headings, trailers, length bounds, lower-cased and without markup. */
+export function operativeValues(text: string): Set<string> {
+  const out = new Set<string>();
+  const norm = (s: string) => s.toLowerCase().replace(/^#+\s*/, '').replace(/[[\]`"'*]/g, '').replace(/\s+/g, ' ').trim();
+  for (const m of text.matchAll(/`([^`]+)`|"([^"]{1,80})"/g)) {
+    const v = norm(m[1] ?? m[2]);
+    if (v) out.add(`lit:${v}`);
+  }
+  for (const m of text.matchAll(/(?:^|\s)(#{2,6}\s*\[?[A-Za-z][\w' .-]{0,40}?\]?)(?=\s+(?:in|section|heading|header|subheading|or|and|with|then|even|entries|for)\b|[,.;:)]|\s*$)/g)) out.add(`lit:${norm(m[1])}`);
+  for (const m of text.matchAll(/\[([A-Z][\w ]{1,30})\]/g)) out.add(`lit:${norm(m[1])}`);
+  for (const m of text.matchAll(/\b([A-Za-z]+(?:-[A-Za-z]+)+:)/g)) out.add(`lit:${norm(m[1])}`);
+  for (const m of text.matchAll(/\b(\d{2,6})\s*(characters|chars|words|lines|tokens)\b/gi)) out.add(`len:${m[1]}${m[2].toLowerCase().startsWith('char') ? 'c' : m[2][0].toLowerCase()}`);
+  return out;
+}
+
+const NEGATION = /\b(?:never|don't|do not|avoid|no longer|without|not)\b/i;
+
+/** The content words of a rule (no stop words, no scope label), for "says the same words". */
+function contentWords(text: string): Set<string> {
+  return new Set(
+    scopeless(text)
+      .toLowerCase()
+      .replace(/`[^`]*`/g, ' ')
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((w) => w.length > 2 && !STOP.has(w))
+      .map((w) => w.replace(/(?:ies|es|s)$/, '')),
+  );
+}
+
+/** "For changelog entries: X" → "X" (the label the optimizer puts before a rule it scopes). */
+function scopeless(text: string): string {
+  return text.replace(/^\s*[-*+]\s+/, '').replace(/^(?:for|in|when writing)\s+[^,:]{3,60}:\s*/i, '');
+}
+
+const UNIT: Record<string, string> = { c: 'characters', w: 'words', l: 'lines', t: 'tokens' };
+const showValue = (v: string): string => v.replace(/^lit:/, '').replace(/^len:(\d+)(\w)$/, (_m, n: string, u: string) => `${n} ${UNIT[u]}`);
+
+/**
+ * Why `a` and `b` are the same rule, or null: same polarity, and the operative values of one are
+ * all among the other's (the other says the same and maybe more), or they say the same words.
+ */
+export function sameRule(a: string, b: string): string | null {
+  if (NEGATION.test(scopeless(a)) !== NEGATION.test(scopeless(b))) return null;
+  const va = operativeValues(a);
+  const vb = operativeValues(b);
+  const [small, big] = va.size <= vb.size ? [va, vb] : [vb, va];
+  if (small.size && [...small].every((v) => big.has(v))) return `both state ${[...small].map(showValue).join(', ')}`;
+  const wa = contentWords(a);
+  const wb = contentWords(b);
+  const inter = [...wa].filter((w) => wb.has(w)).length;
+  const smaller = Math.min(wa.size, wb.size);
+  // different values on the same words ("at most 500" / "at most 300") are a contradiction, not a copy
+  if (smaller >= 3 && inter / smaller >= 0.8 && !(va.size && vb.size)) return 'it says the same words';
+  return null;
+}
+
+// ---------------------------------------------------------------- the lint
+
+const BULLET = /^\s*[-*+]\s+\S/;
+const HEADING = /^\s*(#{1,6})\s+(.*)$/;
+const FENCE = /^\s*(```|~~~)/;
+/** the section a rule for every job lives in (as the start draft names it) */
+const GENERAL = /^rules for every job$/i;
+
+interface RuleLine {
+  index: number;
+  line: string;
+  section: string | null;
+}
+
+function ruleLines(text: string): RuleLine[] {
+  const out: RuleLine[] = [];
+  let section: string | null = null;
+  let inFence = false;
+  let inFront = false;
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (index === 0 && line.trim() === '---') {
+      inFront = true;
+      return;
+    }
+    if (inFront) {
+      if (line.trim() === '---') inFront = false;
+      return;
+    }
+    if (FENCE.test(line)) inFence = !inFence;
+    if (inFence) return;
+    const h = HEADING.exec(line);
+    if (h && h[1].length >= 2) section = h[2].trim();
+    else if (BULLET.test(line)) out.push({ index, line, section });
+  });
+  return out;
+}
+
+/** Two rules are compared when they share a section, or one of them is in the section for every job. */
+function comparable(a: RuleLine, b: RuleLine): boolean {
+  return a.section === b.section || GENERAL.test(a.section ?? '') || GENERAL.test(b.section ?? '');
+}
+
+export function lintWording(text: string, opts: WordingOptions = {}): WordingLintResult {
+  const budget = opts.tokenBudget ?? DEFAULT_SKILL_TOKEN_BUDGET;
+  const rules = ruleLines(text);
+  const issues: WordingIssue[] = [];
+  for (const r of rules) {
+    const what = complaintIn(r.line.replace(/^\s*[-*+]\s+/, ''));
+    if (what) issues.push({ kind: 'complaint', line: r.line, section: r.section, why: `complaint phrasing: ${what}` });
+  }
+  for (let j = 0; j < rules.length; j++) {
+    for (let i = 0; i < j; i++) {
+      if (!comparable(rules[i], rules[j])) continue;
+      const why = sameRule(rules[i].line, rules[j].line);
+      if (why) {
+        issues.push({ kind: 'duplicate', line: rules[j].line, section: rules[j].section, why: `repeats "${rules[i].line.trim().slice(0, 60)}" (${why})` });
+        break;
+      }
+    }
+  }
+  const tokens = estimateTokens(text);
+  if (tokens > budget) issues.push({ kind: 'over-budget', line: `${tokens} tokens`, section: null, why: `${tokens} tokens, over the budget of ${budget}` });
+  return { ok: issues.length === 0, issues, tokens, budget };
+}
+
+// ---------------------------------------------------------------- the fix
+
+export interface WordingChange {
+  line: string;
+  /** the line it became, or null when it went */
+  to: string | null;
+  kind: WordingProblem;
+  why: string;
+}
+
+/**
+ * Of two copies of one rule, whether `a` is the one that goes: the copy in the section for every job
+ * before the job's own; then the one that states fewer values (the other says it all); then the later.
+ */
+function goesBefore(a: RuleLine, b: RuleLine): boolean {
+  const ag = GENERAL.test(a.section ?? '');
+  if (ag !== GENERAL.test(b.section ?? '')) return ag;
+  const na = operativeValues(a.line).size;
+  const nb = operativeValues(b.line).size;
+  if (na !== nb) return na < nb;
+  return a.index > b.index;
+}
+
+/**
+ * A text that passes the lint, and what changed: complaints rewritten as the rule they carried (or
+ * dropped), the later of two duplicates dropped (of a job's rule and its copy in the section for
+ * every job, the copy), then the last rules the user does not hold dropped until within budget.
+ * Lines in `keep` stay; when they alone break a rule, the result still says so (`lint`).
+ */
+export function fixWording(text: string, opts: WordingOptions = {}): { content: string; changes: WordingChange[]; lint: WordingLintResult } {
+  const keep = opts.keep ?? new Set<string>();
+  const lines = text.split(/\r?\n/);
+  const changes: WordingChange[] = [];
+  const gone = new Set<number>();
+  for (const r of ruleLines(text)) {
+    if (keep.has(r.line.trim())) continue;
+    const m = /^(\s*[-*+]\s+)(.*)$/.exec(r.line)!;
+    const what = complaintIn(m[2]);
+    if (!what) continue;
+    const rule = ruleOfComplaint(m[2]);
+    if (rule) {
+      lines[r.index] = m[1] + rule;
+      changes.push({ line: r.line, to: lines[r.index], kind: 'complaint', why: `complaint phrasing (${what}) rewritten as the rule it carried` });
+    } else {
+      gone.add(r.index);
+      changes.push({ line: r.line, to: null, kind: 'complaint', why: `complaint phrasing (${what}) with no rule in it` });
+    }
+  }
+  const rewritten = lines.map((l, i) => (gone.has(i) ? '' : l)).join('\n');
+  const rules = ruleLines(rewritten);
+  for (let j = 0; j < rules.length; j++) {
+    if (gone.has(rules[j].index)) continue;
+    for (let i = 0; i < rules.length; i++) {
+      if (i === j || gone.has(rules[i].index) || !comparable(rules[i], rules[j])) continue;
+      const why = sameRule(rules[i].line, rules[j].line);
+      if (!why || !goesBefore(rules[j], rules[i]) || keep.has(rules[j].line.trim())) continue;
+      gone.add(rules[j].index);
+      changes.push({ line: rules[j].line, to: null, kind: 'duplicate', why: `repeats "${rules[i].line.trim().slice(0, 60)}" (${why})` });
+      break;
+    }
+  }
+  const budget = opts.tokenBudget ?? DEFAULT_SKILL_TOKEN_BUDGET;
+  const text2 = (): string => lines.filter((_, i) => !gone.has(i)).join('\n');
+  const droppable = ruleLines(rewritten).filter((r) => !gone.has(r.index) && !keep.has(r.line.trim()));
+  while (estimateTokens(text2()) > budget && droppable.length) {
+    const r = droppable.pop()!;
+    gone.add(r.index);
+    changes.push({ line: r.line, to: null, kind: 'over-budget', why: `the skill was over its budget of ${budget} tokens` });
+  }
+  const content = text2();
+  return { content, changes, lint: lintWording(content, opts) };
+}
