@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SleepError } from '../core/errors.js';
 import { GUIDANCE_END, GUIDANCE_START, isFrontMatterValid, parseFrontMatter, splitFrontMatter } from '../skilldoc/document.js';
-import { fixWording } from '../skilldoc/wording-lint.js';
+import { fixWording, isInstanceSpecific } from '../skilldoc/wording-lint.js';
 
 export type GuardReason = 'run-note' | 'cut-text' | 'padding' | 'one-off' | 'empty-section' | 'not-staged' | 'complaint' | 'duplicate' | 'over-budget';
 
@@ -64,18 +64,8 @@ export interface GuardOptions {
 }
 
 /** A rule's text compared loosely: lower case, no bullet, no "No," opener, punctuation as spaces. */
-/**
- * Whether a correction speaks of the one output in front of the user ("for this one, mention the
- * CVE", "also call out that this changes output"), not of the job. Said once, such a remark is a
- * one-off; a plainly general correction said once ("end with the Signed-off-by line") is a real
- * preference the user had no reason to repeat, and stays (the e2e bench lost 0.02 on hidden
- * tests, up to 0.1 on a seed, when every correction said once was cut).
- */
-const INSTANCE_WORDING = /^\s*(also|and also|plus)\b|\b(this one|this time|for this|just this|only this|for now|in this (one|case|release|pr|change|commit|version))\b|\bthis (release|pr|pull request|change|commit|version|entry|ticket|bug|fix|migration) (is|was|has|changes|needs|fixes|breaks|adds|removes)\b|\bthis changes\b/i;
-
-export function isInstanceSpecific(text: string): boolean {
-  return INSTANCE_WORDING.test(text);
-}
+/** (said of the one output in front of the user: skilldoc/wording-lint.ts, shared with the start draft's composer) */
+export { isInstanceSpecific };
 
 export function normalizeRule(text: string): string {
   return text
