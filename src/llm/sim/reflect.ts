@@ -14,7 +14,7 @@ import { addressStrength, guidanceLines, requirementOfText } from './guidance.js
 import { parseHeadings } from '../../core/markdown.js';
 import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './jobs.js';
 import { induceFromOutcomes } from './kept-diff.js';
-import { complaintIn } from '../../skilldoc/wording-lint.js';
+import { complaintIn, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
 
 /** An issue to write a rule for: from feedback, or induced from outcome evidence (`verbatim`: its statement is the rule). */
 type ReflectIssue = Issue & { verbatim?: boolean; basis?: string };
@@ -265,7 +265,13 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
 
   // what the kept versions and the failed commands show (issue 41), before what the feedback says
   const induced: ReflectIssue[] = induceFromOutcomes(payload.rollouts).map((r) => ({ key: r.key, statement: r.rule, example: null, negative: /^Never\b/.test(r.rule), taskIds: r.taskIds, verbatim: true, basis: r.basis }));
-  const all: ReflectIssue[] = [...induced, ...collectIssues(payload.rollouts, rng)];
+  // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
+  const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
+    if (!complaintIn(i.statement)) return [i];
+    const rule = ruleOfComplaint(i.statement);
+    return rule ? [{ ...i, statement: rule }] : [];
+  });
+  const all: ReflectIssue[] = [...induced, ...restated];
   const covered = (i: ReflectIssue): boolean => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i));
   const issues = all.filter((i) => !covered(i));
   const intentOf = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));

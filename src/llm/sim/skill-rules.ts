@@ -24,7 +24,7 @@ function purposeOf(text: string, command: string): CommandPurpose | null {
 }
 
 /** Verbs a rule in the imperative opens with (after an optional scope label). */
-const IMPERATIVE = /^(?:always |never |do not |don't |please )?(?:use|put|start|begin|end|finish|keep|make|add|write|include|file|run|wrap|reference|name|mention|list|avoid|place|cover|give|link|prefix|open|close|state|say|describe|group|import|call|set|follow|format|limit|separate|note|prefer|cite|sign|tag|split|explain|leave|omit|skip|test|check|lead|title|never|always)\b/i;
+const IMPERATIVE = /^(?:always |never |do not |don't |please |remember to |be sure to |make sure to |ensure (?:that )?)?(?:use|put|start|begin|end|finish|keep|make|add|write|include|file|run|wrap|reference|name|mention|list|avoid|place|cover|give|link|prefix|open|close|state|say|describe|group|import|call|set|follow|format|limit|separate|note|prefer|cite|sign|tag|split|explain|leave|omit|skip|test|check|lead|title|never|always)\b/i;
 
 /**
  * How a line is worded: a complaint ("way too long - …", "you forgot …"); precise (an imperative
