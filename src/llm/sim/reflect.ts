@@ -14,7 +14,7 @@ import { addressStrength, guidanceLines, requirementOfText } from './guidance.js
 import { parseHeadings } from '../../core/markdown.js';
 import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './jobs.js';
 import { induceFromOutcomes } from './kept-diff.js';
-import { complaintIn, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
+import { complaintIn, operativeValues, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
 
 /** An issue to write a rule for: from feedback, or induced from outcome evidence (`verbatim`: its statement is the rule). */
 type ReflectIssue = Issue & { verbatim?: boolean; basis?: string };
@@ -415,7 +415,10 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number): 
     const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
     if (!precise || normalizeLine(precise) === normalizeLine(text)) continue;
     const vague = complaintIn(text) !== null || !/`[^`]+`/.test(text);
-    if (!vague) continue;
+    // a line that says more than this rule (another heading, another value) would lose it: left alone
+    const mine = operativeValues(precise);
+    const saysMore = [...operativeValues(text)].some((v) => !mine.has(v)) || /;\s|(?<=[.!?])\s+[A-Z]|, then\b/.test(text);
+    if (!vague || saysMore) continue;
     done.add(line);
     out.push({ op: 'replace', anchor: text, content: precise, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule; rewritten more specific, with an example`, evidence: [...issue.taskIds] });
   }
