@@ -95,4 +95,10 @@ describe('the sim optimizer learns from what the user kept', () => {
     expect(edits.filter((e) => e.op === 'add' && /Refs:/.test(e.content))).toEqual([]);
     expect(labelFailures(p, new Rng('l', 1)).map((l) => l.kind)).toEqual(['defect', 'defect']);
   });
+
+  it('never rewrites a line that says more than the failing rule: the rest would be lost', () => {
+    const skill = '## When writing a commit message\n\n- you forgot the trailer again: `Refs: #<number>`, then sign off with `Signed-off-by: Name <email>`\n';
+    const edits = reflect(payload(skill, rollouts), { harmfulEditRate: 0, irrelevantEditRate: 0 }, new Rng('r', 3));
+    expect(edits.filter((e) => e.op === 'replace')).toEqual([]);
+  });
 });

@@ -132,10 +132,11 @@ function rulesFromPairs(pairs: Pair[], job: string | null, label: string): Induc
 
   // a length bound the kept versions keep and the agent's break
   const longest = Math.max(...pairs.map((p) => p.kept.trim().length));
-  const over = agreed(pairs, (p) => p.agent.trim().length > longest * 1.2);
+  // a bound a reader would see: the agent's versions half again as long as the longest kept one
+  const over = agreed(pairs, (p) => p.agent.trim().length > longest * 1.5);
   if (over && longest >= 20) add('max', `Keep ${label} at most ${roundUp(longest, 50)} characters.`, over, `the kept versions are at most ${longest} characters where the agent's were longer`);
   const shortest = Math.min(...pairs.map((p) => p.kept.trim().length));
-  const under = agreed(pairs, (p) => p.agent.trim().length * 1.2 < shortest);
+  const under = agreed(pairs, (p) => p.agent.trim().length * 1.5 < shortest);
   if (under && shortest >= 40) add('min', `Make ${label} at least ${Math.floor(shortest / 50) * 50} characters.`, under, `the kept versions are at least ${shortest} characters where the agent's were shorter`);
   return out;
 }

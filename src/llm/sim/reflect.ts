@@ -229,6 +229,8 @@ function alreadyCovered(skill: string, issue: Issue): boolean {
 function contradictingLine(skill: string, issue: Issue): string | null {
   const req = requirementOfText(issue.key, `${issue.statement} ${issue.example ?? ''}`, '');
   for (const raw of unprotectedLines(skill)) {
+    // a heading names a job; it never says the opposite of a rule (replacing it would drop the section)
+    if (/^\s*#{1,6}\s/.test(raw)) continue;
     const lines = guidanceLines(raw);
     if (lines.some((l) => l.negated !== issue.negative && addressStrength(req, l) >= 0.5)) return raw;
   }
