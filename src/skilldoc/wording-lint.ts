@@ -163,6 +163,9 @@ export function isInstanceSpecific(text: string): boolean {
 
 const STOP = new Set('a an the and or of to in on for with at by it its is be are as this that these those each every any all from into your you use when after before under over than then them they their so do does not no never always only just also e g i make sure remember keep'.split(' '));
 
+/** All-caps words that name a format or a file, not a marker a rule forbids or asks for. */
+const CAPS_WORDS = new Set(['JSON', 'YAML', 'HTML', 'README', 'CHANGELOG', 'API', 'URL', 'CLI', 'DCO', 'CSS', 'SQL', 'PR', 'CI', 'ESM']);
+
 /** A rule's operative values: literals, headings, trailers, length bounds, lower-cased and without markup. */
 export function operativeValues(text: string): Set<string> {
   const out = new Set<string>();
@@ -174,6 +177,10 @@ export function operativeValues(text: string): Set<string> {
   }
   for (const m of text.matchAll(/(?:^|\s)(#{2,6}\s*\[?[A-Za-z][\w' .-]{0,40}?\]?)(?=\s+(?:in|section|heading|header|subheading|or|and|with|then|even|entries|for)\b|[,.;:)]|\s*$)/g)) out.add(`lit:${norm(m[1])}`);
   for (const m of text.matchAll(/(\[[A-Z][\w ]{1,30}\])/g)) out.add(`lit:${norm(m[1])}`);
+  // a heading named in words ("a Risk section") is the heading `## Risk` names
+  for (const m of text.replace(/`[^`]*`/g, ' ').matchAll(/\b(?:an?|the)\s+([A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*){0,3})\s+(?:heading|section|header|subheading)\b/g)) out.add(`lit:${norm(m[1])}`);
+  // an all-caps marker ("WIP", "TODO") is a literal however it is quoted
+  for (const m of text.matchAll(/\b([A-Z]{3,})\b/g)) if (!CAPS_WORDS.has(m[1])) out.add(`lit:${m[1].toLowerCase()}`);
   for (const m of text.matchAll(/\b([A-Za-z]+(?:-[A-Za-z]+)+:)/g)) out.add(`lit:${norm(m[1])}`);
   for (const m of text.matchAll(/\b(\d{2,6})\s*(characters|chars|words|lines|tokens)\b/gi)) out.add(`len:${m[1]}${m[2].toLowerCase().startsWith('char') ? 'c' : m[2][0].toLowerCase()}`);
   return out;

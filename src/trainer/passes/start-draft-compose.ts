@@ -12,7 +12,7 @@
  * kept (`Task.kept`, `Task.procedures`): those are the loop's to learn. Pure.
  */
 import type { Task } from '../../core/records.js';
-import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, ruleOfComplaint, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
+import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, ruleOfComplaint, ruleSlots, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
 
 /** One correction as the user said it, with where and when. */
 export interface SaidCorrection {
@@ -52,6 +52,9 @@ export function saidCorrections(t: Task, corrections: string[]): SaidCorrection[
   return corrections.map((text, i) => ({ text, at: sources?.[i]?.at ?? t.lastSeen ?? null, session: sources?.[i]?.session ?? `task:${t.id}` }));
 }
 
+/** How much a wording of a rule says: its values, the slots of the reply it fills (opening, trailer, bound…). */
+const specificity = (rule: string): number => operativeValues(rule).size * 2 + ruleSlots(rule).size + (/`[^`]+`/.test(rule) ? 1 : 0);
+
 const key = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 /**
@@ -83,8 +86,9 @@ export function composeRules(rules: Array<{ rule: string; n: number; at: number 
     const survivors: ComposedRule[] = [];
     for (const e of out) {
       if (sameRule(e.text, next.text)) {
-        // one rule said twice: the wording that states more values (the other says it all), else the newer
-        const keepOld = operativeValues(e.text).size > operativeValues(next.text).size;
+        // one rule said twice: the more specific wording (more values, more slots of the reply, an
+        // imperative), else the newer; "start with a `# Release vX.Y.Z` title line" over "make the title line …"
+        const keepOld = specificity(e.text) > specificity(next.text);
         next = { text: keepOld ? e.text : next.text, support: e.support + next.support, at: next.at, replaced: [...e.replaced, ...next.replaced] };
       } else if (contradicts(e.text, next.text)) {
         next.replaced.push(e.text);
