@@ -131,6 +131,7 @@ export const ConfigSchema = z
         noRegression: z.boolean().default(false).describe('Reject candidates that lower any validation task.'),
         margin: z.number().min(0).default(0).describe('Minimum validation improvement to accept.'),
         minValTasks: z.number().int().min(1).default(3).describe('Below this many validation tasks a night stages nothing.'),
+        skillTokenBudget: z.number().int().min(100).default(1200).describe("The wording lint's budget per staged skill, in tokens (~4 characters each): past it the staging guard leaves the night's last new rules out. 1200 sits in the 300–2,000 tokens of hand-written skills (an assumption, not a measurement)."),
         maxJudgeDisagreement: z.number().min(0).max(1).default(0.2).describe("The judge's audit before a night trains a skill: past this share of disagreeing re-grades (or grades against the tasks' rule checks) nothing is trained or staged for it; 1 = never refuse."),
         fullDocument: z.boolean().default(false).describe('Allow edits outside the learned region of hand-written skills.'),
         seed: z.number().int().default(1).describe('Seed for batch order and split hashing (reproducible runs).'),
