@@ -107,6 +107,22 @@ describe('the corrections draft (the notepad as a floor)', () => {
     expect(draftJobs(checked, { withChecks: false })[0].checks).toBeUndefined();
   });
 
+  it('never drafts a check grounded in outcomes: what the user kept or the command that worked is the loop\'s to learn', () => {
+    const judge = (grounded?: 'kept' | 'procedure'): Task['judge'] => ({
+      checks: [
+        { id: 'said', op: 'contains', value: '## Risk', weight: 1, sealed: false, description: 'Add a `## Risk` section to PR descriptions' },
+        { id: 'kept', op: 'regex', value: '^fix\\(', weight: 1, sealed: false, grounded, description: 'Start the commit message with `fix(<scope>):` (kept in 4 of 5 commits)' },
+      ],
+      reference: { kind: 'rule' },
+    });
+    const asks = ['Describe pull request #12 for the reviewers.', 'Describe pull request #40 for the reviewers.'];
+    const list = (grounded?: 'kept' | 'procedure') => asks.map((intent, i) => makeTask({ id: `g${i}`, family: 'fg', intent, split: 'train', corrections: [], judge: judge(grounded) }));
+    expect(draftJobs(list('kept'))[0].checks).toEqual(['Add a `## Risk` section to PR descriptions.']);
+    expect(draftJobs(list('procedure'))[0].checks).toEqual(['Add a `## Risk` section to PR descriptions.']);
+    // the same description, said by the user (not grounded), is drafted
+    expect(draftJobs(list())[0].checks).toContain('Start the commit message with `fix(<scope>):` (kept in 4 of 5 commits).');
+  });
+
   it('names a job by what all its asks say alike, and keeps instance values out of rules', () => {
     const withPlaceholders = (rule: string, list: Task[]): string => withAskPlaceholders(rule, askValues(list));
     expect(commonAsk(['Fix the bug reported in issue #12: the importer is broken.', 'Fix the bug reported in issue #40: the watcher is broken.'])).toBe('Fix the bug reported in issue');

@@ -76,13 +76,17 @@ export function commonAsk(intents: string[]): string | null {
   return out.length >= MIN_COMMON_WORDS ? out.join(' ') : null;
 }
 
-/** The descriptions of a family's visible checks, most often carried first (sealed checks never). */
+/**
+ * The descriptions of a family's visible checks, most often carried first. Sealed checks never; nor
+ * checks grounded in outcomes (what the user kept in git, the command that worked): the draft is
+ * what the user SAID, and what they never said is the loop's to learn from rollouts (issue 41).
+ */
 function visibleCheckRules(list: Task[]): string[] {
   const values = askValues(list);
   const counts = new Map<string, { text: string; n: number }>();
   for (const t of list) {
     for (const c of t.judge.checks) {
-      if (c.sealed || !c.description?.trim()) continue;
+      if (c.sealed || c.grounded || !c.description?.trim()) continue;
       const text = withAskPlaceholders(c.description.trim().replace(/\s+/g, ' ').replace(/[.\s]*$/, '.'), values);
       const n = normalized(text);
       counts.set(n, { text, n: (counts.get(n)?.n ?? 0) + 1 });
@@ -243,7 +247,7 @@ export function correctionsDraft(start: string, tasks: Task[], scope: EditScope,
   const jobs = draftJobs(tasks, opts);
   if (!jobs.length) return null;
   // the review lists the draft as edits, and a partial apply can keep or drop them like any other
-  const evidence = tasks.filter((t) => taskCorrections(t).length || t.judge.checks.some((c) => !c.sealed && c.description)).map((t) => t.id);
+  const evidence = tasks.filter((t) => taskCorrections(t).length || t.judge.checks.some((c) => !c.sealed && !c.grounded && c.description)).map((t) => t.id);
   const edits = draftEdits(start, jobs, evidence);
   if (!edits.length) return null;
   const { content, results } = applyEdits(start, edits, { scope });
