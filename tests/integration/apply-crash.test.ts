@@ -66,7 +66,8 @@ function killAfter(args: string[], ms: number): Promise<number | null> {
 
 describe('apply under SIGKILL', () => {
   it('never leaves a partial skill file; recovery makes the store agree with the file', async () => {
-    const big = (tag: string) => `---\nname: crash\ndescription: crash test\n---\n${`- ${tag} rule line that makes the file large enough to take a while to write\n`.repeat(60_000)}`;
+    // prose, not rules: the staging guard's wording lint would fold 60,000 copies of one rule into one (and cut past its token budget)
+    const big = (tag: string) => `---\nname: crash\ndescription: crash test\n---\n${`${tag}: a line of prose that makes the file large enough to take a while to write\n`.repeat(60_000)}`;
     const iterations = Number(process.env.CRASH_ITERATIONS ?? 16);
     const outcomes = { old: 0, new: 0 };
     const recovered = new Set<string>();

@@ -151,8 +151,14 @@ describe('night', () => {
 
     const live = path.join(project, '.claude/skills/skillopt-sleep-learned/SKILL.md');
     expect(fs.existsSync(live)).toBe(false); // the night never writes a live skill
-    const a = json(['apply', id]);
-    expect(a.r.status, a.r.stderr).toBe(0);
+    let a = json(['apply', id]);
+    if (a.r.status !== 0 && /flagged by the risk lint/.test(a.r.stdout)) {
+      // whether an edit repeats a literal only the replies carried depends on the sim's draws: then the
+      // risk lint refuses a plain apply, names the line, and the user has to say --force-risky
+      expect(fs.existsSync(live)).toBe(false);
+      a = json(['apply', id, '--force-risky']);
+    }
+    expect(a.r.status, a.r.stderr + a.r.stdout).toBe(0);
     expect(fs.readFileSync(live, 'utf8')).toBe(candidate);
     // this project's transcripts come from Claude Code and Codex: Codex gets a copy in its own folder
     const copy = path.join(project, '.agents/skills/skillopt-sleep-learned/SKILL.md');
