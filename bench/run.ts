@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import type { BenchResult } from './types.js';
 import { checkoutRoot, resultsDir, writeReport, type SavedResult } from './report.js';
 
-const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'budget', 'daemon', 'tui', 'cli'];
+const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'outcomes', 'budget', 'daemon', 'tui', 'cli'];
 
 function saveRun(area: string, rows: BenchResult[], args: string[]): void {
   const root = checkoutRoot();

@@ -5,4 +5,7 @@ export interface BenchResult {
   unit: string;
   target?: string;
   pass?: boolean;
+  /** a 95% interval (paired bootstrap over seeds) for a difference row */
+  ci?: [number, number];
+  note?: string;
 }
