@@ -435,7 +435,7 @@ function agentWork(job: OutcomeJobKey, s: Subject, cwd: string, r: Rand, k: Outc
         procedure = true;
         tools.push({ name: 'Bash', input: { command: 'npm test' }, output: `Exit code 1\n\n> tallybook@1.4.0 test\n> jest\n\nsh: 1: jest: not found`, isError: true });
       }
-      tools.push({ name: 'Bash', input: { command: 'pnpm vitest run' }, output: ` RUN  v3.2.4 ${cwd}\n\n ✓ ${file} (2 tests) 4ms\n\n Test Files  1 passed (1)\n      Tests  2 passed (2)`, isError: false });
+      tools.push({ name: 'Bash', input: { command: 'pnpm vitest run' }, output: ` RUN  v2.1.9 ${cwd}\n\n ✓ ${file} (2 tests) 4ms\n\n Test Files  1 passed (1)\n      Tests  2 passed (2)`, isError: false });
       return { reply: `Here are tests for \`${s.fn}\`:\n\n\`\`\`ts\n${agentTestFile(s).trimEnd()}\n\`\`\``, tools, procedure };
     }
     case 'release':
@@ -447,11 +447,11 @@ function agentWork(job: OutcomeJobKey, s: Subject, cwd: string, r: Rand, k: Outc
 
 /**
  * Sessions of a job per project: a job of one project is that project's daily work, so it comes up
- * half as often again there (as in the e2e world; assumption), which also gives its skill enough
+ * twice as often there (assumption; the e2e world uses 1.5×), which also gives its skill enough
  * validation tasks to train (training.minValTasks).
  */
 export function sessionsOf(job: OutcomeJob, k: OutcomeKnobs): number {
-  return job.projects.length === 1 ? Math.round(k.perJob * 1.5) : k.perJob;
+  return job.projects.length === 1 ? k.perJob * 2 : k.perJob;
 }
 
 /**
