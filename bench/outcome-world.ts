@@ -324,7 +324,9 @@ export function agentCommitMessage(s: Subject, wip: boolean): string {
 
 /** The commit message that landed: the stated fixes (no WIP), and, when the user edited it, the silent ones. */
 export function keptCommitMessage(s: Subject, edited: boolean): string {
-  return edited ? `${typeOf(s.change)}(${s.scope}): ${s.change}\n\nRefs: #${s.pr}` : `Update: ${s.change}`;
+  // (a body line either way: people explain a change in their own words; it keeps the kept message's length the agent's)
+  const body = `${cap(s.change)} in src/${s.file}.ts, with its tests.`;
+  return edited ? `${typeOf(s.change)}(${s.scope}): ${s.change}\n\n${body}\n\nRefs: #${s.pr}` : `Update: ${s.change}\n\n${body}`;
 }
 
 export interface ChangelogItem {
@@ -332,21 +334,23 @@ export interface ChangelogItem {
   pr: number;
 }
 
-/** CHANGELOG.md as the agent wrote it: its `## Upcoming` heading and a celebratory emoji over the kept history. */
-export function agentChangelog(s: Subject, history: string): string {
-  return `# Changelog\n\n## Upcoming\n- ${cap(s.change)} 🎉\n${history ? `\n${history}` : ''}`;
+/**
+ * CHANGELOG.md as the agent wrote it: its `## Upcoming` heading and a celebratory emoji. The project
+ * releases after every change (the user moves the unreleased entries into the release notes), so
+ * the file holds only the unreleased section: the agent's file and the kept one compare whole.
+ */
+export function agentChangelog(s: Subject): string {
+  return `# Changelog\n\n## Upcoming\n- ${cap(s.change)} 🎉\n`;
 }
 
-/** CHANGELOG.md as merged: the heading the user wanted at that time, `### Changed`, no emoji, the PR ref. */
-export function keptChangelog(items: ChangelogItem[], heading: string, edited: boolean): { file: string; history: string } {
-  const lines = items.map((i) => `- ${cap(i.change)} (#${i.pr})${edited ? '' : ' 🎉'}`);
-  const history = `${heading}\n${edited ? '### Changed\n' : ''}${lines.join('\n')}\n`;
-  return { file: `# Changelog\n\n${history}`, history };
+/** CHANGELOG.md as merged: the heading the user wanted at that time, the PR ref, and (edited by hand) `### Changed`, no emoji. */
+export function keptChangelog(item: ChangelogItem, heading: string, edited: boolean): string {
+  return `# Changelog\n\n${heading}\n${edited ? '### Changed\n' : ''}- ${cap(item.change)} (#${item.pr})${edited ? '' : ' 🎉'}\n`;
 }
 
 /** The test file as the agent wrote it (jest habits; the sim target's habit too). */
 export function agentTestFile(s: Subject): string {
-  return `import { ${s.fn} } from '../src/${s.file}';\n\ntest('${s.fn} works', () => {\n  const spy = jest.fn();\n  expect(${s.fn}(spy)).toBeDefined();\n});\n`;
+  return `import { jest } from '@jest/globals';\nimport { ${s.fn} } from '../src/${s.file}';\n\ntest('${s.fn} works', () => {\n  const spy = jest.fn();\n  expect(${s.fn}(spy)).toBeDefined();\n});\n`;
 }
 
 /** The test file as committed: vitest, `describe` after the function, `it.each`, `vi.fn` (silent: no jest). */
@@ -410,7 +414,7 @@ function revisedReply(job: OutcomeJob, s: Subject, fixed: string[]): string {
 }
 
 /** The agent's first answer and its tool calls, per job. */
-function agentWork(job: OutcomeJobKey, s: Subject, cwd: string, r: Rand, k: OutcomeKnobs, history: { changelog: string }): { reply: string; tools: ToolCall[]; procedure: boolean } {
+function agentWork(job: OutcomeJobKey, s: Subject, cwd: string, r: Rand, k: OutcomeKnobs): { reply: string; tools: ToolCall[]; procedure: boolean } {
   const tools: ToolCall[] = [{ name: 'Bash', input: { command: 'git status --short' }, output: ` M src/${s.file}.ts`, isError: false }];
   let procedure = false;
   switch (job) {
@@ -424,7 +428,7 @@ function agentWork(job: OutcomeJobKey, s: Subject, cwd: string, r: Rand, k: Outc
       return { reply: `Here is the commit message:\n\n\`\`\`\n${message}\n\`\`\``, tools, procedure };
     }
     case 'changelog': {
-      const content = agentChangelog(s, history.changelog);
+      const content = agentChangelog(s);
       tools.push({ name: 'Write', input: { file_path: `${cwd}/CHANGELOG.md`, content }, output: `The file ${cwd}/CHANGELOG.md has been updated successfully.`, isError: false });
       return { reply: `Here is the changelog entry:\n\n## Upcoming\n- ${cap(s.change)} 🎉`, tools, procedure };
     }
@@ -477,8 +481,6 @@ export function outcomeSessions(seed: number, k: OutcomeKnobs, now: number, proj
   for (const job of OUTCOME_JOBS) for (const project of job.projects) for (let i = 0; i < sessionsOf(job, k); i++) plans.push({ job, project, at: slotTime(order[next++]) });
   plans.sort((a, b) => a.at - b.at);
 
-  const history = new Map<string, ChangelogItem[]>();
-  const changelogHistory = new Map<string, string>();
   const nthOfJob = new Map<string, number>();
   let oneOffsLeft = k.oneOffs;
   for (const plan of plans) {
@@ -489,7 +491,7 @@ export function outcomeSessions(seed: number, k: OutcomeKnobs, now: number, proj
     const changedAt = Math.floor(sessionsOf(job, k) * k.changedMindAt);
     const newer = n >= changedAt;
     const s = subject(r, false);
-    const work = agentWork(job.key, s, projectDir(project), r, k, { changelog: changelogHistory.get(project) ?? '' });
+    const work = agentWork(job.key, s, projectDir(project), r, k);
     const turns: OutcomeTurn[] = [{ prompt: fill(pick(r, job.asks), s), reply: work.reply, label: { kind: 'ask', job: job.key }, tools: work.tools }];
     const fixed: string[] = [];
     const correct = (prompt: string, label: OutcomeTurn['label'], id: string) => {
@@ -521,12 +523,8 @@ export function outcomeSessions(seed: number, k: OutcomeKnobs, now: number, proj
     if (job.key === 'commit') {
       commit = { message: keptCommitMessage(s, edited), files: { [`src/${s.file}.ts`]: `// ${s.change}\nexport const touched${at} = true;\n` }, afterMinutes: 25 };
     } else if (job.key === 'changelog') {
-      const items = [{ change: s.change, pr: s.pr }, ...(history.get(project) ?? [])];
-      history.set(project, items);
       const heading = newer ? '## [Unreleased]' : '## Unreleased';
-      const kept = keptChangelog(items, heading, edited);
-      changelogHistory.set(project, kept.history);
-      commit = { message: `docs(changelog): add the entry for #${s.pr}\n\nRefs: #${s.pr}`, files: { 'CHANGELOG.md': kept.file }, afterMinutes: 20 };
+      commit = { message: `docs(changelog): add the entry for #${s.pr}\n\nRefs: #${s.pr}`, files: { 'CHANGELOG.md': keptChangelog({ change: s.change, pr: s.pr }, heading, edited) }, afterMinutes: 20 };
     } else if (job.key === 'tests') {
       commit = { message: `test(${s.file}): cover ${s.fn}`, files: { [`tests/${s.file}.test.ts`]: keptTestFile(s, edited) }, afterMinutes: 30 };
     }
