@@ -191,7 +191,7 @@ export const OUTCOME_JOBS: OutcomeJob[] = [
       {
         id: 'release-length',
         kind: 'changed-mind',
-        earlier: { said: ['too thin - release notes should be at least 500 characters', 'release notes must be at least 500 characters'], inSkill: /\b500\s*(?:char|characters)\b/i },
+        earlier: { said: ['too thin - release notes should be at least 500 characters', 'release notes must be at least 500 characters'], inSkill: /\b(?:at least|no fewer than|minimum of)\s+500\s*char/i },
         said: ['release notes can be longer now: at least 1000 characters', 'make release notes at least 1000 characters from now on, 500 is too thin'],
         rule: 'Make release notes detailed: at least 1000 characters.',
         strict: () => ({ kind: 'text', check: { op: 'min_chars', value: 1000 } }),

@@ -49,6 +49,8 @@ export const OUTCOME_ARMS: OutcomeArm[] = ['empty skill', 'corrections verbatim'
 export interface ArmScore {
   overall: number;
   perKind: Record<PrefKind, number>;
+  /** per preference id: the share of hidden instances that passed its verifier (for diagnosis) */
+  perPref: Record<string, number>;
 }
 
 export interface OutcomeSeed {
@@ -91,13 +93,21 @@ function verify(v: Verifier, text: string, toolsCalled: string[], commandsRun: s
 export async function scoreOutcomeArm(hidden: OutcomeHidden[], skillFor: (project: string) => string, tester: Backend): Promise<ArmScore> {
   const perInstance: number[] = [];
   const byKind = new Map<PrefKind, number[]>(PREF_KINDS.map((k) => [k, []]));
+  const byPref = new Map<string, number[]>();
   for (const h of hidden) {
     const reply = await tester.complete(buildPerformRequest(h.task, { name: 'learned', content: skillFor(h.project) }, 0));
     const passed = h.verifiers.map((v) => verify(v.verifier, reply.text, reply.toolsCalled ?? [], reply.commandsRun ?? []));
     perInstance.push(mean(passed.map((p) => (p ? 1 : 0))));
-    h.verifiers.forEach((v, i) => byKind.get(v.kind)!.push(passed[i] ? 1 : 0));
+    h.verifiers.forEach((v, i) => {
+      byKind.get(v.kind)!.push(passed[i] ? 1 : 0);
+      byPref.set(v.pref, [...(byPref.get(v.pref) ?? []), passed[i] ? 1 : 0]);
+    });
   }
-  return { overall: mean(perInstance), perKind: Object.fromEntries(PREF_KINDS.map((k) => [k, mean(byKind.get(k)!)])) as Record<PrefKind, number> };
+  return {
+    overall: mean(perInstance),
+    perKind: Object.fromEntries(PREF_KINDS.map((k) => [k, mean(byKind.get(k)!)])) as Record<PrefKind, number>,
+    perPref: Object.fromEntries([...byPref].map(([id, xs]) => [id, mean(xs)])),
+  };
 }
 
 interface PipelineOutcome {
@@ -248,7 +258,12 @@ export async function runOutcomes(seeds: number[], knobs: OutcomeKnobs, onSeed?:
     outcomes.push(await runOutcomeSeed(seed, knobs));
   }
   const col = (arm: OutcomeArm, kind?: PrefKind) => outcomes.map((o) => (kind ? o.scores[arm].perKind[kind] : o.scores[arm].overall));
-  const avg = (arm: OutcomeArm): ArmScore => ({ overall: mean(col(arm)), perKind: Object.fromEntries(PREF_KINDS.map((k) => [k, mean(col(arm, k))])) as Record<PrefKind, number> });
+  const prefIds = OUTCOME_JOBS.flatMap((j) => j.prefs.map((p) => p.id));
+  const avg = (arm: OutcomeArm): ArmScore => ({
+    overall: mean(col(arm)),
+    perKind: Object.fromEntries(PREF_KINDS.map((k) => [k, mean(col(arm, k))])) as Record<PrefKind, number>,
+    perPref: Object.fromEntries(prefIds.map((id) => [id, mean(outcomes.map((o) => o.scores[arm].perPref[id] ?? 0))])),
+  });
   return {
     seeds,
     knobs,
@@ -284,6 +299,9 @@ export function printOutcomes(r: OutcomeReport, out: NodeJS.WritableStream = pro
   for (const arm of OUTCOME_ARMS) out.write(`  ${arm.padEnd(w)} ${f3(r.mean[arm].overall).padStart(6)}  ${PREF_KINDS.map((x) => f3(r.mean[arm].perKind[x]).padStart(12)).join(' ')}\n`);
   for (const [name, c] of Object.entries(r.diffs)) out.write(`  ${name.padEnd(46)} ${ci(c)}\n`);
   out.write(`  night − notepad per kind: ${PREF_KINDS.map((x) => `${x} ${ci(r.perKindVsNotepad[x])}`).join('; ')}\n`);
+  const shown: OutcomeArm[] = ['empty skill', 'scoped notepad (night start)', 'night', 'night, gate off', 'oracle'];
+  out.write(`  per preference (${shown.join(' | ')}):\n`);
+  for (const job of OUTCOME_JOBS) for (const p of job.prefs) out.write(`    ${`${p.id} (${p.kind})`.padEnd(44)} ${shown.map((a) => f3(r.mean[a].perPref[p.id] ?? 0)).join(' | ')}\n`);
   const n = r.outcomes.length;
   const count = (arm: keyof OutcomeSeed['stale'], what: 'superseded' | 'oneOff') => r.outcomes.filter((o) => (what === 'oneOff' ? o.stale[arm].oneOff : o.stale[arm].superseded.length > 0)).length;
   out.write(`  superseded values in shipped skills: night ${count('night', 'superseded')} of ${n}, notepad ${count('scoped notepad (night start)', 'superseded')} of ${n}, verbatim ${count('corrections verbatim', 'superseded')} of ${n}\n`);

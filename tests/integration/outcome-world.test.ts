@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OUTCOME_DEFAULTS, OUTCOME_PROJECTS, hiddenOnlyValues, outcomeHidden, outcomeOracleSkill, outcomeSessions, type OutcomeKnobs } from '../../bench/outcome-world.js';
+import { OUTCOME_DEFAULTS, OUTCOME_PROJECTS, hiddenOnlyValues, outcomeHidden, outcomeOracleSkill, outcomeSessions, outcomeVerbatimSkill, staleContent, type OutcomeKnobs } from '../../bench/outcome-world.js';
 import { buildOutcomeRepos, outcomeProjectDir, writeOutcomeTranscripts } from '../../bench/outcome-transcripts.js';
 import { scoreOutcomeArm } from '../../bench/train-outcomes.js';
 import { createSimBackend } from '../../src/llm/sim/index.js';
@@ -128,5 +128,15 @@ describe('the outcome world', () => {
     expect(empty.perKind.silent).toBe(0);
     expect(oracle.perKind.silent).toBeGreaterThanOrEqual(0.8);
     expect(oracle.overall).toBeGreaterThan(empty.overall + 0.5);
+  });
+
+  it('finds a superseded value or a one-off in a skill, and nothing in the oracle', () => {
+    expect(staleContent(outcomeOracleSkill())).toEqual({ superseded: [], oneOff: false });
+    // a PR bound of 500 characters is no release-notes minimum of 500
+    expect(staleContent('## PR descriptions\n- Keep it under 500 characters.').superseded).toEqual([]);
+    expect(staleContent('- Release notes must be at least 500 characters.\n- Put it under `## Unreleased`.').superseded).toEqual(['changelog-heading', 'release-length']);
+    // the note-taker keeps both sides of each changed mind and the one-off
+    const verbatim = outcomeVerbatimSkill(sessions, 'ledgerline');
+    expect(staleContent(verbatim)).toEqual({ superseded: ['changelog-heading', 'release-length'], oneOff: true });
   });
 });
