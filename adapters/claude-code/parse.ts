@@ -51,6 +51,8 @@ const SIDE_CHANNEL = new Set([
 
 /** uuids remembered for de-duplication (a few hundred KB of state at most) */
 const SEEN_CAP = 5000;
+/** How much of a Write tool's content is handed to the builder (it redacts, then caps at TEXT_CAP.wrote). */
+const WROTE_PRECUT = 8192;
 
 const HEADLESS_ENTRYPOINTS = new Set(['sdk-cli', 'sdk-ts', 'sdk-py', 'sdk']);
 
@@ -285,7 +287,10 @@ export class ClaudeParser implements LineParser {
       } else if (block.type === 'tool_use') {
         const name = str(block.name) ?? 'unknown';
         const skill = (CLAUDE_SKILL_TOOLS as readonly string[]).includes(name) ? skillFromToolInput(block.input) : null;
-        this.b.toolCall(name, str(block.id), summarizeInput(block.input), ts, skill ? { skill } : undefined);
+        // a whole-file write keeps its content (redacted and capped by the builder): outcome evidence, issue 41
+        const wrote = name === 'Write' && isObj(block.input) ? str(block.input.content)?.slice(0, WROTE_PRECUT) : undefined;
+        const meta = { ...(skill ? { skill } : {}), ...(wrote ? { wrote } : {}) };
+        this.b.toolCall(name, str(block.id), summarizeInput(block.input), ts, Object.keys(meta).length ? meta : undefined);
       }
     }
     if (typeof msg.stop_reason === 'string' && messageId) this.b.endMessage(messageId);

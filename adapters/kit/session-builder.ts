@@ -17,7 +17,13 @@ import { storableEpochMs } from '../../src/core/timestamps.js';
  * needs to show what happened. Tool output is ~80% of transcript text: the lower cap for successes
  * cut the store's event text by ~45% and the cold harvest's write time with it.
  */
-export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 320, toolError: 800 } as const;
+export const TEXT_CAP = { prompt: 32_000, text: 32_000, toolCall: 600, toolResult: 320, toolError: 800, commitCall: 4000, wrote: 4000 } as const;
+
+/**
+ * A `git commit` command keeps its message (issue 41: the message the agent used is set beside the
+ * one that landed in git), so it is capped at `commitCall`, not `toolCall`.
+ */
+const GIT_COMMIT_RE = /\bgit\s+(?:-\S+\s+(?:\S+\s+)?)*commit\b/;
 
 /**
  * Every event text is redacted here, once, on the whole text and before any cut: a secret cut in
@@ -280,9 +286,16 @@ export class SessionBuilder {
     this.redactions.kinds[held.held] = (this.redactions.kinds[held.held] ?? 0) + 1;
   }
 
+  /**
+   * A tool call. `meta.wrote` (a whole-file write's content, raw) is redacted and capped like the
+   * text: it is the agent's version of a file that outcome mining compares with the kept one.
+   */
   toolCall(name: string, callId: string | undefined, input: string, ts: number | null, meta?: Record<string, unknown>): void {
     if (callId) this.st.pending[callId] = name;
-    this.emit({ role: 'assistant', kind: 'tool_call', toolName: name, text: input, max: TEXT_CAP.toolCall, ts, meta: { ...meta, ...(callId ? { callId } : {}) } });
+    const m: Record<string, unknown> = { ...meta, ...(callId ? { callId } : {}) };
+    if (typeof m.wrote === 'string') m.wrote = this.clean(m.wrote, TEXT_CAP.wrote);
+    const max = GIT_COMMIT_RE.test(input) ? TEXT_CAP.commitCall : TEXT_CAP.toolCall;
+    this.emit({ role: 'assistant', kind: 'tool_call', toolName: name, text: input, max, ts, meta: m });
   }
 
   toolResult(callId: string | undefined, output: string, isError: boolean, ts: number | null, meta?: Record<string, unknown>, nameHint?: string): void {

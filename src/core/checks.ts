@@ -43,6 +43,9 @@ export function validateCheck(check: Check): void {
     case 'tool_called':
       text('tool name');
       return;
+    case 'ran_command':
+      if (!normalizeCommand(text('command'))) fail('command is empty');
+      return;
     case 'section_present':
       if (!normalizeHeading(text('section heading'))) fail('section heading is empty');
       return;
@@ -83,9 +86,9 @@ export function validateCheck(check: Check): void {
  * `response` is the text the check's target names (the reply, a changed file, the diff);
  * `subject` names it in feedback.
  */
-export function evaluateCheck(check: Check, response: string, toolsCalled: string[], subject = 'the response'): CheckResult {
+export function evaluateCheck(check: Check, response: string, toolsCalled: string[], subject = 'the response', commandsRun: readonly string[] = []): CheckResult {
   validateCheck(check);
-  const outcome = runOp(check, response, toolsCalled);
+  const outcome = runOp(check, response, toolsCalled, commandsRun);
   const sealed = check.sealed === true;
   return {
     checkId: check.id,
@@ -97,8 +100,13 @@ export function evaluateCheck(check: Check, response: string, toolsCalled: strin
 }
 
 /** Evaluates every check of a judge; results in the same order. */
-export function evaluateChecks(checks: Check[], response: string, toolsCalled: string[]): CheckResult[] {
-  return checks.map((c) => evaluateCheck(c, response, toolsCalled));
+export function evaluateChecks(checks: Check[], response: string, toolsCalled: string[], commandsRun: readonly string[] = []): CheckResult[] {
+  return checks.map((c) => evaluateCheck(c, response, toolsCalled, 'the response', commandsRun));
+}
+
+/** A command line compared as a user reads it: whitespace runs folded, ends trimmed. */
+export function normalizeCommand(command: string): string {
+  return command.trim().replace(/\s+/g, ' ');
 }
 
 /** A short human statement of what the check requires (used in feedback and by the sim). */
@@ -127,6 +135,8 @@ export function describeCheck(check: Check): string {
       return 'do the task instead of refusing';
     case 'tool_called':
       return `use the ${String(v)} tool`;
+    case 'ran_command':
+      return `run \`${String(v)}\``;
   }
 }
 
@@ -136,7 +146,7 @@ interface OpOutcome {
   why: string;
 }
 
-function runOp(check: Check, response: string, toolsCalled: string[]): OpOutcome {
+function runOp(check: Check, response: string, toolsCalled: string[], commandsRun: readonly string[]): OpOutcome {
   const cs = check.caseSensitive === true;
   const fold = (s: string): string => (cs ? s : s.toLowerCase());
   const value = check.value;
@@ -194,6 +204,13 @@ function runOp(check: Check, response: string, toolsCalled: string[]): OpOutcome
       const ok = toolsCalled.some((t) => t.toLowerCase() === want || (command && isCommandTool(t)));
       const used = toolsCalled.length ? toolsCalled.join(', ') : 'none';
       return { passed: ok, why: `tools used: ${used}` };
+    }
+    case 'ran_command': {
+      // a substring of any command run (`pnpm vitest run` is run by `cd app && pnpm vitest run --reporter dot`), whitespace folded
+      const want = fold(normalizeCommand(String(value)));
+      const ok = commandsRun.some((c) => fold(normalizeCommand(c)).includes(want));
+      const ran = commandsRun.length ? commandsRun.slice(0, 5).map((c) => `\`${normalizeCommand(c).slice(0, 80)}\``).join(', ') : 'none';
+      return { passed: ok, why: `commands run: ${ran}` };
     }
   }
 }

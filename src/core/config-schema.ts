@@ -130,6 +130,7 @@ export const ConfigSchema = z
         noRegression: z.boolean().default(false).describe('Reject candidates that lower any validation task.'),
         margin: z.number().min(0).default(0).describe('Minimum validation improvement to accept.'),
         minValTasks: z.number().int().min(1).default(3).describe('Below this many validation tasks a night stages nothing.'),
+        skillTokenBudget: z.number().int().min(100).default(1200).describe("The wording lint's budget per staged skill, in tokens (~4 characters each): past it the staging guard leaves the night's last new rules out. 1200 sits in the 300–2,000 tokens of hand-written skills (an assumption, not a measurement)."),
         maxJudgeDisagreement: z.number().min(0).max(1).default(0.2).describe("The judge's audit before a night trains a skill: past this share of disagreeing re-grades (or grades against the tasks' rule checks) nothing is trained or staged for it; 1 = never refuse."),
         fullDocument: z.boolean().default(false).describe('Allow edits outside the learned region of hand-written skills.'),
         seed: z.number().int().default(1).describe('Seed for batch order and split hashing (reproducible runs).'),
@@ -150,6 +151,12 @@ export const ConfigSchema = z
         minSessions: z.number().int().min(1).default(2).describe('A cluster is recurring when seen in at least this many sessions.'),
         threshold: z.number().min(0).max(1).default(0.5).describe('Similarity threshold for clustering prompts.'),
         useLlm: z.boolean().default(false).describe('Use the miner role to write intents and judges.'),
+        outcomeEvidence: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Mine outcome evidence: what you kept of the agent's work (the commit message that landed, each file it wrote as next committed, read-only from the project's git history) and the commands that failed before another worked; they ground the judges' checks. Off: tasks carry neither.",
+          ),
       })
       .strict()
       .prefault({}),

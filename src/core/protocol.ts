@@ -43,6 +43,14 @@ export interface RolloutDigest {
   /** tools the target called and files it changed, in short form */
   toolsCalled?: string[];
   changedFiles?: string[];
+  /**
+   * Failing attempts only (issue 41): what the user kept of this job's earlier occurrences — the
+   * agent's version beside the one that landed in git, with the commit and its date. The
+   * differences are the user's silent corrections.
+   */
+  kept?: Array<{ kind: 'commit_message' | 'file'; file?: string; agent: string; kept: string; commit: string; at: number }>;
+  /** failing attempts only: commands that failed in this job's sessions and the one that then worked */
+  procedures?: Array<{ failed: string; worked: string; purpose?: string; sessions: number }>;
 }
 
 export interface RejectedEditDigest {

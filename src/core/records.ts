@@ -63,6 +63,7 @@ export const CheckOp = z.enum([
   'starts_with',
   'no_refusal',
   'tool_called',
+  'ran_command',
 ]);
 export type CheckOp = z.infer<typeof CheckOp>;
 
@@ -88,6 +89,12 @@ export const CheckSchema = z.object({
     .string()
     .regex(/^(reply|diff|file:.+)$/, 'target is reply, diff or file:<path>')
     .optional(),
+  /**
+   * Where a check comes from when it is grounded in outcome evidence (issue 41): `kept` a property
+   * the user's kept versions have and the agent's did not; `procedure` the command that worked
+   * where another failed. Review cites the evidence of such checks.
+   */
+  grounded: z.enum(['kept', 'procedure']).optional(),
 });
 export type Check = z.infer<typeof CheckSchema>;
 
@@ -237,6 +244,8 @@ export const RolloutSchema = z.object({
   model: z.string(),
   response: z.string(),
   toolsCalled: z.array(z.string()).default([]),
+  /** the shell commands the target ran, in order (LlmReply.commandsRun), what `ran_command` checks read; absent when none */
+  commandsRun: z.array(z.string()).optional(),
   /** files the target wrote or changed in its workspace (relative paths), when the replay knows them */
   changedFiles: z.array(z.string()).optional(),
   hardScore: z.number().min(0).max(1), // 1 if every check passed
@@ -330,6 +339,21 @@ export const ProposalSchema = z.object({
   applied: z
     .object({ editIds: z.array(z.string()), of: z.number().int(), valAfter: z.number().nullable(), edited: z.boolean().optional() })
     .nullable()
+    .optional(),
+  /**
+   * The outcome evidence behind each rule of the candidate (issue 41), computed at staging from the
+   * kept outcomes and procedures of the tasks of the families it was scored on: rules without any
+   * are left out; absent on proposals staged before it was recorded (or with no outcome evidence).
+   */
+  ruleEvidence: z
+    .array(
+      z.object({
+        rule: z.string(),
+        evidence: z.array(
+          z.object({ text: z.string(), kind: z.string(), literal: z.string(), changed: z.number().int(), of: z.number().int(), commits: z.array(z.string()) }),
+        ),
+      }),
+    )
     .optional(),
 });
 export type Proposal = z.infer<typeof ProposalSchema>;

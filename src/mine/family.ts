@@ -25,6 +25,9 @@ import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
 import { assignFamilySplits, type FamilyMember } from './splits.js';
 import { memoizeText } from './memo.js';
+import { askKey, type AskEvidence } from './kept/evidence.js';
+import { groundedChecks } from './kept/grounded-judge.js';
+import { mergeProcedures } from './kept/procedures.js';
 
 const MAX_CONTEXT = 1500;
 
@@ -113,6 +116,8 @@ export interface FamilyFacts {
   definition?: FamilyDefinition;
   /** the replay target can run shell commands (`backendRunsCommands`): command checks may be made */
   targetRunsCommands?: boolean;
+  /** outcome evidence per ask (`askKey`): what the user kept and the procedures (kept/evidence.ts); absent when `mining.outcomeEvidence` is off */
+  evidence?: Map<string, AskEvidence>;
 }
 
 export interface InstanceWrite {
@@ -251,7 +256,18 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   const isTest = (id: string) => splits.get(id) === 'test';
   const seen = instances.filter((i) => !isTest(i.id)).flatMap((i) => i.members);
   const base = familyJudge(seen.length ? seen : f.members, { targetRunsCommands: f.targetRunsCommands });
-  const checks = f.definition?.checks.length ? f.definition.checks : base.checks;
+  // checks grounded in what the user kept and the commands that worked, from the same train/val asks
+  const evidenceOf = (ms: StoredMember[]) => {
+    const per = ms.map((m) => ({ session: m.sessionId, ev: f.evidence?.get(askKey(m)) }));
+    return {
+      kept: per.flatMap((p) => p.ev?.kept ?? []),
+      procedures: mergeProcedures(per.map((p) => ({ session: p.session, pairs: p.ev?.procedures ?? [] }))),
+    };
+  };
+  const familyEvidence = evidenceOf(seen.length ? seen : f.members);
+  const grounded = f.evidence ? groundedChecks(familyEvidence.kept, familyEvidence.procedures, { targetRunsCommands: f.targetRunsCommands }) : [];
+  const definitionChecks = f.definition?.checks.length ? f.definition.checks : base.checks;
+  const checks = [...definitionChecks, ...grounded.filter((g) => !definitionChecks.some((c) => c.id === g.id))];
 
   const out: InstanceWrite[] = instances.map((inst) => {
     const ms = inst.members;
@@ -282,9 +298,13 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       corrections,
       agents,
     };
+    const outcomes = evidenceOf(ms);
+    if (outcomes.kept.length) fresh.kept = outcomes.kept;
+    if (outcomes.procedures.length) fresh.procedures = outcomes.procedures;
     const existing = f.existing.get(inst.id);
     // (the split computed above already honours the stored one; it only ever moves a task to train)
-    const merged = { ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split };
+    // outcome evidence is always the fresh one (a curated task keeps its definition, not stale evidence)
+    const merged = { ...mergeTask(existing, fresh), family: f.clusterId, split: fresh.split, kept: fresh.kept, procedures: fresh.procedures };
     // most instances of a big family are unchanged by a night's few new asks: when the merged
     // record is the stored one (same JSON), the stored (already valid) task stands and the schema
     // is not run again — validating thousands of unchanged tasks was most of an incremental run

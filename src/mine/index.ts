@@ -16,6 +16,9 @@ import { silentProgress, type Progress } from '../core/progress.js';
 import { errorMessage, throwIfAborted } from '../core/errors.js';
 import { acquireLease, releaseLease } from '../store/repos/leases.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
+import { familyEvidence } from './kept/evidence.js';
+import { GitHistory } from './kept/git-read.js';
+import { getSession } from '../store/repos/sessions.js';
 import { backendRunsCommands } from '../core/tool-kinds.js';
 import { addOccurrences, deleteTask, syncOccurrences, upsertTask } from '../store/repos/tasks.js';
 import {
@@ -90,9 +93,9 @@ const MAX_LLM_CALLS = 40;
 /**
  * Bump when what an ask's outcome records changes (2: the skills its turn used). A store mined by
  * an older version re-reads every session once, so existing families get the new evidence (their
- * skill hints, for one; 3: what the agent did, work.ts) instead of only the families that happen to see new sessions.
+ * skill hints, for one; 3: what the agent did, work.ts; 4: what it produced, kept/artifacts.ts) instead of only the families that happen to see new sessions.
  */
-export const OUTCOME_VERSION = 3;
+export const OUTCOME_VERSION = 4;
 const KV_OUTCOME_VERSION = 'mine.outcomeVersion';
 const LEASE_TTL_MS = 15 * 60_000;
 
@@ -247,6 +250,12 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   }
   for (const id of absorbers) touched.add(id);
   const minerOf = clusterMinerReader(db);
+  // outcome evidence reads each session's repository (read-only, kept/git-read.ts), each opened once per run
+  const repos = new Map<string, GitHistory | null>();
+  const cwdOf = (sessionId: string) => {
+    const s = getSession(db, sessionId);
+    return s?.cwd ?? s?.project ?? null;
+  };
   const writes: Array<{ clusterId: string; miner: string; instances: InstanceWrite[]; superseded: string[]; newKeys: Set<string> }> = [];
   const recurring = [...touched].map((id) => clusterer.get(id)).filter((c): c is ClusterState => !!c && c.sessionCount >= config.mining.minSessions);
   if (recurring.length) progress.log(`${recurring.length} recurring ask${recurring.length === 1 ? '' : 's'} to (re)write as tasks`);
@@ -280,7 +289,8 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
       const prior = [...existing.values()].find((t) => !t.reviewed && t.origin !== 'imported');
       if (prior) definition = { checks: prior.judge.checks, context: '' };
     }
-    const fam = synthesizeFamily({ clusterId: c.id, members: all, existing, seed: config.training.seed, definition, targetRunsCommands });
+    const evidence = config.mining.outcomeEvidence ? familyEvidence(all, cwdOf, repos) : undefined;
+    const fam = synthesizeFamily({ clusterId: c.id, members: all, existing, seed: config.training.seed, definition, targetRunsCommands, evidence });
     for (const w of fam.instances) validateJudge(w.task.judge);
     writes.push({ clusterId: c.id, miner, instances: fam.instances, superseded: fam.superseded, newKeys: newMembersByCluster.get(c.id) ?? new Set() });
   }
@@ -349,8 +359,10 @@ function skillLoadsOf(members: MemberRow[]): MineSummary['skillLoads'] {
 }
 
 function toEvent(r: MinedEventTuple): MinedEvent {
-  const [seq, ts, role, kind, toolName, isError, text, final, interrupted, skill] = r;
+  const [seq, ts, role, kind, toolName, isError, text, final, interrupted, skill, callId, wrote] = r;
   const meta: Record<string, unknown> = {};
+  if (typeof callId === 'string') meta.callId = callId;
+  if (typeof wrote === 'string') meta.wrote = wrote;
   if (final === 1 || final === true) meta.final = true;
   if (interrupted === 1 || interrupted === true) meta.interrupted = true;
   if (typeof skill === 'string') meta.skill = parseSkillMeta(skill);

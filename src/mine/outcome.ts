@@ -9,6 +9,7 @@ import { matchConcepts } from './vocabulary.js';
 import { contentWords, isWeakWord, stem } from './features.js';
 import { verifyKindsOfCall, type VerifyKind } from '../core/tool-kinds.js';
 import { addWorkSigns, workSignsOfCall } from './work.js';
+import { ArtifactCollector, type AgentArtifacts } from './kept/artifacts.js';
 
 export type ReactionKind = 'correction' | 'refinement' | 'retry' | 'interruption' | 'praise' | 'next_task';
 
@@ -34,6 +35,8 @@ export interface Outcome {
   verified?: VerifyKind[];
   /** what the agent did in the ask's turn, as work signs (work.ts: "wrote CHANGELOG.md", "ran git commit"); absent when nothing (or mined before they were recorded) */
   work?: string[];
+  /** what the agent produced in the ask's turn: files written, the commit message, commands run and whether they failed (kept/artifacts.ts); absent when nothing (or mined before they were recorded) */
+  artifacts?: AgentArtifacts;
 }
 
 export interface MinedEvent {
@@ -321,6 +324,8 @@ export function extractIntents(events: MinedEvent[], project?: string | null): I
   const intents: IntentPrompt[] = [];
   let current: IntentPrompt | null = null;
   let currentAsk: AskContext | null = null;
+  const collectors = new Map<IntentPrompt, ArtifactCollector>();
+  let collector: ArtifactCollector | null = null;
   for (const ev of events) {
     if (ev.kind === 'prompt' && ev.role === 'user') {
       if (isInterruption(ev.text, ev.meta)) {
@@ -354,6 +359,8 @@ export function extractIntents(events: MinedEvent[], project?: string | null): I
         },
       };
       intents.push(current);
+      collector = new ArtifactCollector();
+      collectors.set(current, collector);
       currentAsk = askContext(norm.clean, norm.key);
       addSkills(current.outcome, ev);
       continue;
@@ -369,14 +376,21 @@ export function extractIntents(events: MinedEvent[], project?: string | null): I
       }
       const signs = workSignsOfCall(ev.toolName, ev.text, project);
       if (signs.length) addWorkSigns((current.outcome.work ??= []), signs);
+      collector?.toolCall(ev.toolName, ev.text, ev.ts, ev.meta);
     } else if (ev.kind === 'tool_result') {
       if (ev.isError) current.outcome.toolErrors++;
+      collector?.toolResult(ev.isError, ev.text, ev.meta);
       if (isInterruption(ev.text, ev.meta)) current.outcome.reactions.push({ kind: 'interruption', seq: ev.seq });
     } else if (ev.kind === 'text' && ev.role === 'assistant') {
       if (ev.meta.final === true || !current.outcome.final) current.outcome.final = ev.text.slice(0, MAX_FINAL);
+      if (ev.meta.final === true) collector?.finalReply(ev.text);
     }
   }
-  for (const i of intents) i.outcome.label = outcomeLabel(i.outcome);
+  for (const i of intents) {
+    i.outcome.label = outcomeLabel(i.outcome);
+    const artifacts = collectors.get(i)?.result();
+    if (artifacts) i.outcome.artifacts = artifacts;
+  }
   return intents;
 }
 

@@ -206,7 +206,7 @@ export function exportJsonl(tasks: Task[]): string {
 
 const jsString = (s: string) => JSON.stringify(s);
 
-/** One promptfoo assertion per check (tool_called has no promptfoo equivalent and is skipped). */
+/** One promptfoo assertion per check (tool_called and ran_command have no promptfoo equivalent and are skipped). */
 function promptfooAssert(c: Check): Record<string, unknown> | null {
   const v = c.value === undefined ? '' : String(c.value);
   const ci = c.caseSensitive !== true;
@@ -233,6 +233,7 @@ function promptfooAssert(c: Check): Record<string, unknown> | null {
     case 'section_contains':
       return { ...base, type: 'icontains', value: c.needle ?? '' };
     case 'tool_called':
+    case 'ran_command':
       return null;
   }
 }

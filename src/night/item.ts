@@ -175,6 +175,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
       editScope: item.target.kind === 'managed' || a.config.training.fullDocument ? 'document' : 'learned',
       nightId: a.nightId,
       backends: a.backends,
+      tokenBudget: a.config.training.skillTokenBudget,
       plan: { routedBy: item.routedBy, tasks: { ...ir.tasks.ids, test: open.map((t) => t.id) }, corrections: [...item.tasks.train, ...item.tasks.val].flatMap((t) => t.corrections.map((c) => ({ taskId: t.id, correction: c }))) },
     });
   } catch (err) {

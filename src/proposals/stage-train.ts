@@ -65,6 +65,8 @@ export function stageTrainResult(
     env?: NodeJS.ProcessEnv;
     /** the caller's plan, first in the evidence log (the night: how the skill was routed, its tasks, the corrections) */
     plan?: Record<string, unknown>;
+    /** the wording lint's token budget per skill (config `training.skillTokenBudget`) */
+    tokenBudget?: number;
   },
 ): Proposal | null {
   const { result } = input;
@@ -76,6 +78,7 @@ export function stageTrainResult(
     ...(input.env ? { env: input.env } : {}),
     baseContent: input.baseContent,
     startContent: start.startContent,
+    ...(input.tokenBudget ? { tokenBudget: input.tokenBudget } : {}),
     candidate: result.bestSkill,
     editScope: input.editScope,
     result: {

@@ -12,6 +12,9 @@
  *   - a one-off correction (said in one session only) turned into a rule, when the caller says which;
  *   - a heading left with nothing under it (the draft's "## Rules for every job" after a partial apply);
  * and drops the conversational "No," a correction opened with ("No, apply X" → "Apply X").
+ * Then the wording lint (skilldoc/wording-lint.ts): a complaint is rewritten as the rule it carried
+ * or goes, a rule said twice keeps one copy, and past the token budget the last new rules go, so no
+ * staged skill fails the lint on lines the night wrote (the user's own lines are never touched).
  * The front matter is never rewritten: a candidate that lost or broke the start's is refused.
  * A line the start document already held is the user's (or a decision they already made) and stays,
  * except run notes, which are never the user's.
@@ -20,12 +23,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SleepError } from '../core/errors.js';
 import { GUIDANCE_END, GUIDANCE_START, isFrontMatterValid, parseFrontMatter, splitFrontMatter } from '../skilldoc/document.js';
+import { fixWording, isInstanceSpecific } from '../skilldoc/wording-lint.js';
 
-export type GuardReason = 'run-note' | 'cut-text' | 'padding' | 'one-off' | 'empty-section' | 'not-staged';
+export type GuardReason = 'run-note' | 'cut-text' | 'padding' | 'one-off' | 'empty-section' | 'not-staged' | 'complaint' | 'duplicate' | 'over-budget';
 
 export interface GuardRemoval {
   line: string;
   why: GuardReason;
+  /** for the wording lint's removals: what the line repeated, or the budget it broke */
+  detail?: string;
+}
+
+/** A line the wording lint rewrote (a complaint turned into the rule it carried). */
+export interface GuardRewrite {
+  line: string;
+  to: string;
+  why: string;
 }
 
 export interface GuardResult {
@@ -35,6 +48,8 @@ export interface GuardResult {
   removed: GuardRemoval[];
   /** the run notes found in the text (the guidance block's inside), for the run's files */
   runNotes: string[];
+  /** lines the wording lint rewrote in place */
+  rewrites: GuardRewrite[];
 }
 
 export interface GuardOptions {
@@ -44,21 +59,13 @@ export interface GuardOptions {
   oneOffCorrections?: ReadonlySet<string>;
   /** normalized texts of rules the guard already took out of the staged candidate */
   notStaged?: ReadonlySet<string>;
+  /** the wording lint's token budget per skill (default DEFAULT_SKILL_TOKEN_BUDGET, config `training.skillTokenBudget`) */
+  tokenBudget?: number;
 }
 
 /** A rule's text compared loosely: lower case, no bullet, no "No," opener, punctuation as spaces. */
-/**
- * Whether a correction speaks of the one output in front of the user ("for this one, mention the
- * CVE", "also call out that this changes output"), not of the job. Said once, such a remark is a
- * one-off; a plainly general correction said once ("end with the Signed-off-by line") is a real
- * preference the user had no reason to repeat, and stays (the e2e bench lost 0.02 on hidden
- * tests, up to 0.1 on a seed, when every correction said once was cut).
- */
-const INSTANCE_WORDING = /^\s*(also|and also|plus)\b|\b(this one|this time|for this|just this|only this|for now|in this (one|case|release|pr|change|commit|version))\b|\bthis (release|pr|pull request|change|commit|version|entry|ticket|bug|fix|migration) (is|was|has|changes|needs|fixes|breaks|adds|removes)\b|\bthis changes\b/i;
-
-export function isInstanceSpecific(text: string): boolean {
-  return INSTANCE_WORDING.test(text);
-}
+/** (said of the one output in front of the user: skilldoc/wording-lint.ts, shared with the start draft's composer) */
+export { isInstanceSpecific };
 
 export function normalizeRule(text: string): string {
   return text
@@ -214,12 +221,18 @@ export function guardSkillContent(text: string, opts: GuardOptions = {}): GuardR
     if (fixed !== line) rewritten = true;
     kept.push(fixed);
   }
-  const lines = dropEmptySections(kept, removed, theirs);
-  if (!removed.length && !rewritten && taken.body === body) return { content: text, removed, runNotes };
+  const worded = fixWording(kept.join('\n'), { tokenBudget: opts.tokenBudget, keep: theirs });
+  const rewrites: GuardRewrite[] = [];
+  for (const c of worded.changes) {
+    if (c.to === null) removed.push({ line: c.line, why: c.kind, detail: c.why });
+    else rewrites.push({ line: c.line, to: c.to, why: c.why });
+  }
+  const lines = dropEmptySections(worded.content.split('\n'), removed, theirs);
+  if (!removed.length && !rewritten && !rewrites.length && taken.body === body) return { content: text, removed, runNotes, rewrites };
   const out = tidy(lines);
   const joined = out.join('\n');
   const sep = front && joined && !front.endsWith('\n\n') ? '\n' : '';
-  return { content: `${front}${sep}${joined}${joined ? '\n' : ''}`, removed, runNotes };
+  return { content: `${front}${sep}${joined}${joined ? '\n' : ''}`, removed, runNotes, rewrites };
 }
 
 /** The start's front matter (when it had a valid one) must still open the text, valid and with the same name. */
@@ -243,8 +256,8 @@ function brokenFrontMatter(why: string): SleepError {
   });
 }
 
-/** One line per kind of removal, for the proposal's notes (and one on the scores, when rules went). */
-export function describeRemovals(removed: GuardRemoval[]): string[] {
+/** One line per kind of removal, for the proposal's notes (and one on the scores, when rules went); then each rewrite. */
+export function describeRemovals(removed: GuardRemoval[], rewrites: GuardRewrite[] = []): string[] {
   const rules = removed.filter((r) => r.why !== 'empty-section' && r.why !== 'run-note').length;
   const scores = rules
     ? [`the scores above were measured with the ${rules} line(s) the staging guard took out still in the text; the text staged is without them`]
@@ -256,10 +269,19 @@ export function describeRemovals(removed: GuardRemoval[]): string[] {
     'one-off': 'correction(s) said only once',
     'empty-section': 'empty heading(s)',
     'not-staged': 'rule(s) the staged candidate does not hold',
+    complaint: 'complaint(s) with no rule in them',
+    duplicate: 'rule(s) the skill already states (each rule is said once)',
+    'over-budget': 'rule(s) past the skill\'s token budget',
   };
   const by = new Map<GuardReason, string[]>();
   for (const r of removed) by.set(r.why, [...(by.get(r.why) ?? []), r.line.trim()]);
-  return [...scores, ...[...by].map(([why, lines]) => `staging guard took out ${lines.length} ${label[why]}: ${lines.slice(0, 3).map((l) => `"${l.slice(0, 80)}"`).join(', ')}${lines.length > 3 ? ', …' : ''}`)];
+  const why = (r: GuardRemoval) => (r.detail && r.why === 'duplicate' ? ` — ${r.detail.slice(0, 100)}` : '');
+  const removedLines = [...by].map(([kind, lines]) => {
+    const shown = removed.filter((r) => r.why === kind).slice(0, 3).map((r) => `"${r.line.trim().slice(0, 80)}"${why(r)}`);
+    return `staging guard took out ${lines.length} ${label[kind]}: ${shown.join(', ')}${lines.length > 3 ? ', …' : ''}`;
+  });
+  const rewritten = rewrites.map((r) => `staging guard rewrote "${r.line.trim().slice(0, 80)}" as "${r.to.trim().slice(0, 80)}" (${r.why})`);
+  return [...scores, ...removedLines, ...rewritten];
 }
 
 /**
@@ -268,7 +290,8 @@ export function describeRemovals(removed: GuardRemoval[]): string[] {
  * edit is chosen alone, although the store that said "one-off" is not asked again).
  */
 export function guardPartialContent(content: string, start: string, removed: GuardRemoval[]): string {
-  const notStaged = new Set(removed.filter((r) => r.why !== 'empty-section').map((r) => normalizeRule(r.line)).filter(Boolean));
+  // a duplicate or an over-budget rule is judged again on the partial text (its twin may not be chosen)
+  const notStaged = new Set(removed.filter((r) => !['empty-section', 'duplicate', 'over-budget'].includes(r.why)).map((r) => normalizeRule(r.line)).filter(Boolean));
   return guardSkillContent(content, { start, notStaged }).content;
 }
 

@@ -28,6 +28,7 @@ import { correctionSessionCounts } from '../store/repos/corrections.js';
 import { SleepError } from '../core/errors.js';
 import { describeRemovals, guardSkillContent, isInstanceSpecific, normalizeRule, type GuardResult } from './staging-guard.js';
 import { renderProposalReport, type ProposalReport } from './staging-report.js';
+import { proposalRuleEvidence } from './rule-evidence.js';
 
 /** What staging needs from a training result (the trainer's TrainResult satisfies it structurally). */
 export interface StageableResult {
@@ -48,6 +49,8 @@ export interface StageInput {
   candidate: string;
   /** the document training started from (the base, or the scaffold of a new skill); default base */
   startContent?: string;
+  /** the wording lint's token budget (config `training.skillTokenBudget`; default DEFAULT_SKILL_TOKEN_BUDGET) */
+  tokenBudget?: number;
   /** where training was allowed to edit; recorded so a partial apply re-applies edits the same way */
   editScope?: 'document' | 'learned';
   result: StageableResult;
@@ -121,8 +124,8 @@ export function oneOffCorrections(db: Db): Set<string> {
 }
 
 /** The guard over a text that may reach the live file, with what the store knows of one-off corrections. */
-export function guardForTarget(db: Db, text: string, start: string | null): GuardResult {
-  return guardSkillContent(text, { start, oneOffCorrections: oneOffCorrections(db) });
+export function guardForTarget(db: Db, text: string, start: string | null, tokenBudget?: number): GuardResult {
+  return guardSkillContent(text, { start, oneOffCorrections: oneOffCorrections(db), tokenBudget });
 }
 
 /** The proposal still waiting for `file` with exactly this base and candidate, if any. */
@@ -147,7 +150,7 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
   assertDerivedTarget(db, input.target, { env: input.env, userSkillPath: input.userSkillPath });
   const userTyped = !!input.userSkillPath && path.resolve(input.userSkillPath) === input.target.path;
   const base = input.baseContent ?? '';
-  const guarded = guardForTarget(db, input.candidate, input.startContent ?? input.baseContent);
+  const guarded = guardForTarget(db, input.candidate, input.startContent ?? input.baseContent, input.tokenBudget);
   const candidate = guarded.content;
   writeRunNotes(paths, input.runId, guarded.runNotes);
   if (candidate === base) {
@@ -191,6 +194,9 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     reason: null,
     dir,
   };
+  // each rule's outcome evidence ("you changed `Fix` to `fix(cli):` in 4 of 5 commits"), shown in review
+  const ruleEvidence = proposalRuleEvidence(db, candidate, perTask.map((t) => t.taskId));
+  if (ruleEvidence.length) proposal.ruleEvidence = ruleEvidence;
   const report: ProposalReport = {
     schema: 'skillopt-sleep.proposal.v1',
     id,
@@ -211,7 +217,7 @@ export function stageProposal(db: Db, paths: SleepPaths, input: StageInput): Pro
     },
     budget: input.budget ?? null,
     backends: input.backends ?? {},
-    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...describeRemovals(guarded.removed), ...runNotesNote(paths, input.runId, guarded.runNotes), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
+    notes: [...(input.result.notes ?? []), ...(input.notes ?? []), ...describeRemovals(guarded.removed, guarded.rewrites), ...runNotesNote(paths, input.runId, guarded.runNotes), ...risk.map((f) => `RISK ${f.rule}: ${f.why} — "${f.line}" (apply needs --force-risky)`)],
     risk,
     guard: { removed: guarded.removed },
     // kept on disk so `doctor --repair` gives the rebuilt proposal the same allowance at apply

@@ -41,12 +41,12 @@ export async function judgeResponse(
   response: string,
   toolsCalled: string[],
   judgeBackend: Backend | undefined,
-  opts: { signal?: AbortSignal; runId?: string; workspace?: ReplayWorkspace } = {},
+  opts: { signal?: AbortSignal; runId?: string; workspace?: ReplayWorkspace; commandsRun?: readonly string[] } = {},
 ): Promise<Judgement> {
   const reference = task.judge.reference;
   const checks = task.judge.checks.length === 0 && reference.kind === 'rule' ? [IMPLICIT_CHECK] : task.judge.checks;
   const results: Array<{ result: CheckResult; weight: number }> = checks.map((c) => ({
-    result: evaluateTargeted(c, response, toolsCalled, opts.workspace),
+    result: evaluateTargeted(c, response, toolsCalled, opts.workspace, opts.commandsRun),
     weight: c.weight ?? 1,
   }));
   const judgeReplies: LlmReply[] = [];
@@ -148,11 +148,14 @@ export async function gradeRubric(
   return { score: clamp01(value.score), feedback: value.feedback.trim(), replies };
 }
 
-/** The text a check reads: the reply, a file the agent created or changed, or the whole diff. */
-export function evaluateTargeted(check: Check, response: string, toolsCalled: string[], workspace: ReplayWorkspace | undefined): CheckResult {
+/**
+ * The text a check reads: the reply, a file the agent created or changed, or the whole diff.
+ * `commandsRun` (the target's LlmReply.commandsRun) is what a `ran_command` check reads, whatever its target.
+ */
+export function evaluateTargeted(check: Check, response: string, toolsCalled: string[], workspace: ReplayWorkspace | undefined, commandsRun: readonly string[] = []): CheckResult {
   const target = check.target ?? 'reply';
-  if (target === 'reply') return evaluateCheck(check, response, toolsCalled);
-  if (target === 'diff') return evaluateCheck(check, workspace?.diff ?? '', toolsCalled, 'the diff of the changes');
+  if (target === 'reply') return evaluateCheck(check, response, toolsCalled, 'the response', commandsRun);
+  if (target === 'diff') return evaluateCheck(check, workspace?.diff ?? '', toolsCalled, 'the diff of the changes', commandsRun);
   const wanted = target.slice('file:'.length).replace(/^\.\//, '');
   const file = workspace?.changedFiles.find((f) => f.path === wanted && f.status !== 'deleted');
   if (!file) {
@@ -164,7 +167,7 @@ export function evaluateTargeted(check: Check, response: string, toolsCalled: st
       feedback: check.sealed === true ? '' : `Failed check "${check.id}": the agent must change ${wanted} in the workspace; it did not.`,
     };
   }
-  return evaluateCheck(check, file.content ?? '', toolsCalled, `the changed ${wanted}`);
+  return evaluateCheck(check, file.content ?? '', toolsCalled, `the changed ${wanted}`, commandsRun);
 }
 
 /** The reply followed by what the agent changed in its workspace (capped), for a rubric judge. */

@@ -71,6 +71,7 @@ export async function rolloutTask(input: RolloutTaskInput): Promise<Rollout> {
   const started = Date.now();
   let response = '';
   let toolsCalled: string[] = [];
+  let commandsRun: string[] = [];
   let tokensIn = 0;
   let tokensOut = 0;
   let costUsd = 0;
@@ -79,11 +80,12 @@ export async function rolloutTask(input: RolloutTaskInput): Promise<Rollout> {
     const reply = await target.complete(buildPerformRequest(task, skill, sample, runId, input.seed), signal);
     response = reply.text;
     toolsCalled = reply.toolsCalled ?? [];
+    commandsRun = reply.commandsRun ?? [];
     tokensIn = reply.tokensIn;
     tokensOut = reply.tokensOut;
     costUsd = reply.costUsd;
     workspace = reply.workspace;
-    const judged = await judgeResponse(task, response, toolsCalled, judge, { signal, runId, workspace });
+    const judged = await judgeResponse(task, response, toolsCalled, judge, { signal, runId, workspace, commandsRun });
     for (const r of judged.judgeReplies) {
       tokensIn += r.tokensIn;
       tokensOut += r.tokensOut;
@@ -93,6 +95,7 @@ export async function rolloutTask(input: RolloutTaskInput): Promise<Rollout> {
       ...base,
       response,
       toolsCalled,
+      ...(commandsRun.length ? { commandsRun } : {}),
       hardScore: judged.hardScore,
       softScore: judged.softScore,
       checks: judged.checks,

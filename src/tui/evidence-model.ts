@@ -121,6 +121,17 @@ export function evidenceLines(
     else if (open) lines.push([seg('      Enter folds it', { dim: true })]);
   });
 
+  // what the user did that each rule stands on (issue 41): kept versions and procedures, with provenance
+  const rules = p.ruleEvidence ?? [];
+  if (rules.length > 0) {
+    lines.push([]);
+    lines.push([seg(`Rules and what you did (${rules.length})`, { bold: true })]);
+    for (const r of rules) {
+      push([seg('  rule ', { dim: true }), seg(`"${oneLine(r.rule)}"`)]);
+      for (const item of r.evidence) push([seg('        kept › ', { color: theme.good }), seg(oneLine(item.text))]);
+    }
+  }
+
   lines.push([]);
   lines.push([seg('Tasks: score before → after', { bold: true })]);
   if (p.perTask.length === 0) lines.push([seg('  (no per-task scores recorded)', { dim: true })]);

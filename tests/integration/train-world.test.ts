@@ -7,7 +7,8 @@ import { personaVisibleChecksSkill, personaWorld } from '../../bench/persona.js'
 // carries its own session's value, so a notepad of the check descriptions hard-codes one
 // instance, while the trainer's start draft writes numbers and versions as placeholders.
 describe('train bench, instance-valued world', () => {
-  const world = { train: 16, val: 16, test: 16 };
+  // 32 test tasks: 4 instances per preference (with 2, one unlucky draw of a 0.9 rule reads as 0.5)
+  const world = { train: 16, val: 16, test: 32 };
   const base = { seed: 3, world, malformedJsonRate: 0, instanceChecks: 'valued' as const };
 
   it('the notepad hard-codes a train instance value; the trained skill gives each test instance its own PR number', async () => {

@@ -49,9 +49,11 @@ describe('learning and the gate (fast version of `npm run bench -- train`)', () 
       { name: 'clean', noisy: false, options: {} },
     ]);
     for (const r of clean.runs) {
-      expect(r.shippedTest).toBeGreaterThan(r.result!.baseline.test!);
+      // above the skill the run started from (the empty skill, before a start draft it took)
+      expect(r.shippedTest).toBeGreaterThan(r.result!.startDraft?.startTest ?? r.result!.baseline.test!);
       expect(r.result!.epochs.length).toBeLessThanOrEqual(3);
-      expect(r.acceptedEdits).toBeGreaterThan(0);
+      // it learned: the shipped skill is not the one it started from (a start draft it took, or accepted edits)
+      expect(r.result!.bestSkill).not.toBe(r.result!.startDraft?.startSkill ?? r.result!.baselineSkill);
     }
     expect(empty.shippedTest).toBeLessThan(0.3);
     expect(clean.shippedTest).toBeGreaterThan(empty.shippedTest + 0.3);
@@ -173,7 +175,8 @@ describe('deadline, autonomous learning rate, no-regression', () => {
     const gated = r.steps.filter((s) => s.action !== 'skip_no_patches');
     expect(gated.length).toBeGreaterThan(0);
     for (const s of gated) {
-      expect(s.lr).toBeGreaterThanOrEqual(Math.min(2, s.proposed));
+      // the budget is capped at the edits left after the pre-screen
+      expect(s.lr).toBeGreaterThanOrEqual(Math.min(2, s.proposed - (s.prescreened ?? 0)));
       expect(s.lr).toBeLessThanOrEqual(5);
       expect(s.lrReason).toBeTruthy();
       expect(s.selected).toBeLessThanOrEqual(s.lr);
@@ -227,7 +230,8 @@ describe('the start draft (the task data as a floor)', () => {
     expect(r.baselineSkill).toBe(d?.content);
     expect(d?.draftVal).toBeGreaterThan(d?.startVal ?? 1);
     expect(r.baselineSkill).toMatch(/## When writing a commit message\n\n- Start commit messages with a Conventional Commits type prefix/);
-    expect(r.baselineSkill).toContain("do not write 'WIP' in commit messages");
+    // the composer states it as a rule (capitalised, imperative)
+    expect(r.baselineSkill).toMatch(/do not write 'WIP' in commit messages/i);
     // the sealed test verifiers carry instance values (this PR's number); none reaches the draft
     for (const t of tasks.test) for (const m of t.intent.matchAll(/#(\d+)/g)) expect(r.baselineSkill).not.toContain(`#${m[1]}`);
     // off: the run starts from the skill it was given

@@ -19,6 +19,7 @@ const valid: Array<[CheckOp, Draft]> = [
   ['starts_with', { op: 'starts_with', value: 'feat' }],
   ['no_refusal', { op: 'no_refusal' }],
   ['tool_called', { op: 'tool_called', value: 'Bash' }],
+  ['ran_command', { op: 'ran_command', value: 'pnpm vitest run' }],
 ];
 const invalid: Array<[string, Draft, RegExp]> = [
   ['regex that does not compile', { op: 'regex', value: '([unclosed' }, /invalid regex/],
@@ -31,6 +32,7 @@ const invalid: Array<[string, Draft, RegExp]> = [
   ['max_chars not a number', { op: 'max_chars', value: 'lots' }, /number/],
   ['starts_with without text', { op: 'starts_with' }, /missing/],
   ['tool_called without tool', { op: 'tool_called' }, /tool/],
+  ['ran_command without command', { op: 'ran_command' }, /command/],
 ];
 
 describe('checks are validated when created', () => {

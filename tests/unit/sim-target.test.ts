@@ -142,7 +142,9 @@ describe('the sim target knows only what the prompt says', () => {
   it('untrained habits violate the persona: the empty skill writes emoji, jest.fn and WIP', () => {
     const emoji: Check = { id: 'e', op: 'not_contains', value: '🎉', weight: 1, sealed: false };
     expect(passRate(emoji, '')).toBeLessThan(0.4);
-    expect(passRate(emoji, '- please no emojis in the changelog, keep it plain')).toBeGreaterThan(0.85);
+    // a plain request is followed less reliably than a precise rule with an example (DEFAULT_COMPLIANCE)
+    expect(passRate(emoji, '- please no emojis in the changelog, keep it plain')).toBeGreaterThan(0.7);
+    expect(passRate(emoji, '- Never put emoji such as `🎉` in changelog entries.')).toBeGreaterThan(0.85);
   });
 });
 

@@ -3,8 +3,9 @@
  * refuses is shown once from the shapes a real night produced, and what it keeps is shown beside it.
  */
 import { describe, expect, it } from 'vitest';
-import { guardPartialContent, guardSkillContent, isInstanceSpecific, normalizeRule } from '../../src/proposals/staging-guard.js';
+import { describeRemovals, guardPartialContent, guardSkillContent, isInstanceSpecific, normalizeRule } from '../../src/proposals/staging-guard.js';
 import { GUIDANCE_END, GUIDANCE_START } from '../../src/skilldoc/document.js';
+import { lintWording } from '../../src/skilldoc/wording-lint.js';
 import { renderProposalReport } from '../../src/proposals/staging-report.js';
 
 const FRONT = '---\nname: skillopt-sleep-learned\ndescription: Use when writing a CHANGELOG entry.\n---\n';
@@ -113,5 +114,26 @@ describe('the proposal report', () => {
     const lines = renderProposalReport(report).split('\n');
     expect(lines[2]).toBe('**NO GAIN on held-out tasks: test 0.88 → 0.88; only validation, which training was tuned on, improved**');
     expect(renderProposalReport({ ...report, test: { before: 0.5, after: 0.6 } })).not.toContain('NO GAIN');
+  });
+
+  it('stages no skill that fails the wording lint: a complaint becomes its rule, a copy in "every job" goes, and the proposal says why', () => {
+    const text = `${SCAFFOLD}\n## When writing a CHANGELOG entry\n\n- Use Keep a Changelog format: place it under ## [Unreleased] in a ### Fixed section.\n- way too long - keep each entry under 100 characters\n- you used jest again\n\n## Rules for every job\n\n- For changelog entries: Remember to keep a Changelog: entries go under an [Unreleased] header.\n`;
+    const g = guardSkillContent(text, { start: SCAFFOLD });
+    expect(lintWording(g.content).ok).toBe(true);
+    expect(g.content).toContain('- Keep each entry under 100 characters.');
+    expect(g.content).not.toMatch(/Remember to keep|jest again|## Rules for every job/);
+    expect(g.removed.map((r) => r.why).sort()).toEqual(['complaint', 'duplicate', 'empty-section']);
+    const notes = describeRemovals(g.removed, g.rewrites).join('\n');
+    expect(notes).toMatch(/took out 1 rule\(s\) the skill already states .*Remember to keep a Changelog.* — repeats "- Use Keep a Changelog format/);
+    expect(notes).toMatch(/rewrote "- way too long - keep each entry under 100 characters" as "- Keep each entry under 100 characters\."/);
+  });
+
+  it("never rewrites the user's own lines, and holds the night's additions to the token budget", () => {
+    const start = `${SCAFFOLD}\n## When writing a commit message\n\n- no, I said keep it short\n`;
+    const added = Array.from({ length: 30 }, (_, i) => `- Mention the \`area${i}\` subsystem by its full name in the subject line.`).join('\n');
+    const g = guardSkillContent(`${start}${added}\n`, { start, tokenBudget: 300 });
+    expect(g.content).toContain('- no, I said keep it short');
+    expect(g.removed.filter((r) => r.why === 'over-budget').length).toBeGreaterThan(10);
+    expect(g.content).toContain('`area0`');
   });
 });

@@ -115,6 +115,27 @@ describe('evidence in the reflect prompt', () => {
     expect(shown.length).toBeLessThan(1400);
   });
 
+  it('shows a failing attempt what the user kept (agent beside kept, with commit and date) and the commands that failed and worked; a passing one none', async () => {
+    const kept = [{ kind: 'file' as const, file: 'CHANGELOG.md', agent: '## Upcoming\n- Shipped the parser 🎉', kept: '## [Unreleased]\n### Changed\n- Shipped the parser (#12)', commit: 'a1b2c3d4e5f60718', at: Date.UTC(2026, 10, 12), session: 'sess-40' }];
+    const procedures = [{ failed: 'npm test', worked: 'pnpm vitest run', purpose: 'test', sessions: 4, at: null }];
+    const withOutcomes = { ...task, kept, procedures };
+    const optimizer = scriptedBackend({ reflect: () => JSON.stringify({ edits: [] }) });
+    const args = { call: { optimizer, meter: new UsageMeter() }, skill: '', scopeNote: 'all', tasks: new Map([[task.id, withOutcomes]]), rejected: [], metaSkill: '', history: '', maxEdits: 3, minibatchSize: 4, seed: 1, concurrency: 1 };
+    await reflect({ ...args, rollouts: [rollout], failureOnly: true });
+    const p = optimizer.calls[0].prompt;
+    expect(p).toContain("What the user kept of this job (the agent's version beside the one that landed in git");
+    expect(p).toContain('- file CHANGELOG.md, kept in commit a1b2c3d4e5f6 (2026-11-12):');
+    expect(p).toContain('## [Unreleased]\n### Changed');
+    expect(p).toContain('- `npm test` failed; `pnpm vitest run` worked (test), in 4 session(s)');
+    const d = (optimizer.calls[0].payload as ReflectPayload).rollouts[0];
+    expect(d.kept?.[0]).toMatchObject({ kind: 'file', file: 'CHANGELOG.md', commit: 'a1b2c3d4e5f6' });
+    expect(d.procedures).toEqual([{ failed: 'npm test', worked: 'pnpm vitest run', purpose: 'test', sessions: 4 }]);
+    const passing = scriptedBackend({ reflect: () => JSON.stringify({ edits: [] }) });
+    await reflect({ ...args, call: { optimizer: passing, meter: new UsageMeter() }, rollouts: [{ ...rollout, hardScore: 1, softScore: 1 }], failureOnly: false });
+    expect(passing.calls.length).toBeGreaterThan(0);
+    for (const c of passing.calls) expect((c.payload as ReflectPayload).rollouts.every((r) => !r.kept && !r.procedures)).toBe(true);
+  });
+
   it('an analyst that labels a failure a lapse gets no rule for it', async () => {
     const edit: Edit = { op: 'add', content: '- Add an Unreleased section.', rationale: 'r', evidence: ['t1'] };
     const optimizer = scriptedBackend({ reflect: () => JSON.stringify({ failures: [{ taskId: 't1', kind: 'lapse', why: 'the skill says it' }], edits: [edit] }) });

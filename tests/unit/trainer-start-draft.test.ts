@@ -24,8 +24,9 @@ describe('the corrections draft (the notepad as a floor)', () => {
     const jobs = draftJobs(tasks);
     expect(jobs.map((j) => j.phrase)).toEqual(['writing a commit message', 'writing a CHANGELOG entry']);
     // said in both families, carried most by the commit family: it is a commit rule only
-    expect(jobs[0].corrections).toEqual(['keep it under 300 characters', "don't write WIP in it"]);
-    expect(jobs[1].corrections).toEqual(['new entries go under `## [Unreleased]` at the top']);
+    // each as a person would write the rule: imperative, the conversational "no," gone
+    expect(jobs[0].corrections).toEqual(['Keep it under 300 characters.', "Don't write WIP in it."]);
+    expect(jobs[1].corrections).toEqual(['New entries go under `## [Unreleased]` at the top.']);
   });
 
   it('a family without corrections gets no section; none at all gives no draft', () => {
@@ -49,7 +50,7 @@ describe('the corrections draft (the notepad as a floor)', () => {
     const start = '---\nname: learned\ndescription: Use when writing a commit message.\n---\n\n# learned\n\nLearned by skillopt-sleep.\n';
     const d = correctionsDraft(start, tasks, 'document')!;
     expect(d.content.startsWith(start.trimEnd())).toBe(true);
-    expect(d.content).toContain('## When writing a commit message\n\n- keep it under 300 characters\n- don\'t write WIP in it');
+    expect(d.content).toContain('## When writing a commit message\n\n- Keep it under 300 characters.\n- Don\'t write WIP in it.');
     expect(d.content.trimEnd().endsWith(GENERAL_SECTION)).toBe(true);
     expect(d.content).toContain(draftText(d.jobs));
   });
@@ -76,8 +77,8 @@ describe('the corrections draft (the notepad as a floor)', () => {
     const next = correctionsDraft(withRule, later, 'document')!;
     expect(next.edits.map((e) => e.op)).toEqual(['add', 'replace']);
     expect(next.content.match(/## When writing a commit message/g)).toHaveLength(1);
-    expect(next.content.match(/keep it under 300 characters/g)).toHaveLength(1);
-    expect(next.content).toMatch(/## When writing a commit message\n- end it with `Signed-off-by: Name <email>`\n/);
+    expect(next.content.match(/Keep it under 300 characters/g)).toHaveLength(1);
+    expect(next.content).toMatch(/## When writing a commit message\n- End it with `Signed-off-by: Name <email>`\.\n/);
     // a new job's section goes before the section for every job; the optimizer's rule stays last
     expect(next.content.indexOf('## When writing release notes')).toBeLessThan(next.content.indexOf(GENERAL_SECTION));
     expect(next.content.trimEnd().endsWith(`${GENERAL_SECTION}\n- Be concise.`)).toBe(true);
@@ -100,7 +101,8 @@ describe('the corrections draft (the notepad as a floor)', () => {
     // the PR number one ask states is that instance's: a placeholder, never #412
     expect(job.checks).toEqual(['Name the pull request as `PR #<number>` in PR summaries.']);
     // the rubric's quote is the user's correction (the task carries no list of its own)
-    expect(job.corrections).toEqual(['way too long, keep PR summaries under 500 characters']);
+    // … as the rule it carried, without the complaint
+    expect(job.corrections).toEqual(['Keep PR summaries under 500 characters.']);
     expect(draftText([job])).not.toContain('hidden verifier');
     expect(draftJobs(checked, { withChecks: false })[0].checks).toBeUndefined();
   });

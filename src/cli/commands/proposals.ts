@@ -96,6 +96,15 @@ function show(ctx: CliContext, id: string): void {
         if (v) ctx.printWrapped('      ', banLine(v));
       }
     }
+    // each rule's outcome evidence: what the user kept, the command that worked (issue 41)
+    if (p.ruleEvidence?.length) {
+      ctx.print('');
+      ctx.print(paint.bold('Rules and what you did:'));
+      for (const r of p.ruleEvidence) {
+        ctx.printWrapped('  rule: ', safe(r.rule));
+        for (const item of r.evidence) ctx.printWrapped('    kept: ', safe(item.text), 'green');
+      }
+    }
     ctx.print('');
     for (const line of p.diff.trimEnd().split('\n')) ctx.print(paintDiffLine(safe(line), paint));
     for (const r of receipts) ctx.print(`${new Date(r.ts).toISOString()} ${r.action}${r.note ? ` (${safe(r.note)})` : ''}`);

@@ -205,6 +205,7 @@ async function train(ctx: CliContext, flags: TrainFlags): Promise<number> {
           result,
           editScope: plan.skill.editScope as 'learned' | 'document',
           backends,
+          tokenBudget: ctx.config.training.skillTokenBudget,
           // a path the user typed is the one write target allowed outside a harvested project
           userSkillPath: flags.skill && isSkillPathSpec(flags.skill) ? target.path : undefined,
         });

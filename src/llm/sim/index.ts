@@ -11,7 +11,7 @@
 import type { Backend, LlmReply, LlmRequest, Operation, PayloadFor, Role } from '../../core/protocol.js';
 import { SleepError } from '../../core/errors.js';
 import { Rng, hashHex, hashUnit, stableStringify } from './rng.js';
-import { perform } from './target.js';
+import { perform, type ComplianceKnobs } from './target.js';
 import { labelFailures, reflect, type HarmRates } from './reflect.js';
 import { merge, rank, lrBudget, slowUpdate, metaSkill } from './optimizer.js';
 import { judgeRubric, mineTask } from './judge-miner.js';
@@ -52,6 +52,8 @@ export interface SimBackendOptions {
   pairedDraws?: boolean;
   /** optimizer: how its proposals go wrong (see reflect.ts); each a rate in [0, 1] */
   harm?: Partial<HarmRates>;
+  /** target: how reliably rules are followed by wording (target.ts DEFAULT_COMPLIANCE; the bench sets them) */
+  compliance?: Partial<ComplianceKnobs>;
 }
 
 export interface SimBackend extends Backend {
@@ -167,11 +169,13 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
       const payloadHash = hashPayload(req.operation, req.payload);
       let text: string;
       let toolsCalled: string[] | undefined;
+      let commandsRun: string[] | undefined;
       if (req.operation === 'perform') {
         const p = req.payload as PayloadFor['perform'];
-        const result = perform(p, seed, { pairedDraws: opts.pairedDraws === true });
+        const result = perform(p, seed, { pairedDraws: opts.pairedDraws === true, ...(opts.compliance ? { compliance: opts.compliance } : {}) });
         text = result.text;
         toolsCalled = result.toolsCalled;
+        commandsRun = result.commandsRun;
       } else {
         const sample = typeof (req.payload as { sample?: unknown }).sample === 'number' ? (req.payload as { sample: number }).sample : 0;
         const rng = new Rng(seed, req.operation, payloadHash, sample);
@@ -200,6 +204,7 @@ export function createSimBackend(opts: SimBackendOptions): SimBackend {
         latencyMs: Date.now() - started,
         cached: false,
         ...(toolsCalled ? { toolsCalled } : {}),
+        ...(commandsRun?.length ? { commandsRun } : {}),
       };
     },
   };

@@ -161,3 +161,21 @@ export function habitsFor(job: string | null, v: Visible): Habit[] {
       return [{ kind: 'opening', text: `Here is the result for: ${cap(v.change.trim())}.`, tags: [], p: 1 }];
   }
 }
+
+/**
+ * The shell commands an untrained model runs for a job, by habit: the generic ones (`npm test`,
+ * `npx eslint .`). A project whose procedure differs (`pnpm vitest run`, `eslint --cache`) gets
+ * them only from a rule that names the command (skill-rules `command` directive).
+ */
+export function habitCommands(job: string | null): Array<{ command: string; purpose: 'test' | 'lint' | 'typecheck' | 'build' | 'format' }> {
+  switch (job) {
+    case 'tests':
+    case 'bugfix':
+      return [{ command: 'npm test', purpose: 'test' }];
+    case 'lint':
+    case 'commit':
+      return [{ command: 'npx eslint .', purpose: 'lint' }];
+    default:
+      return [];
+  }
+}

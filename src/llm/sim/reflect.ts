@@ -13,6 +13,11 @@ import { concepts, isNegated, jaccard, paraphrase } from './semantics.js';
 import { addressStrength, guidanceLines, requirementOfText } from './guidance.js';
 import { parseHeadings } from '../../core/markdown.js';
 import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './jobs.js';
+import { induceFromOutcomes } from './kept-diff.js';
+import { complaintIn, operativeValues, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
+
+/** An issue to write a rule for: from feedback, or induced from outcome evidence (`verbatim`: its statement is the rule). */
+type ReflectIssue = Issue & { verbatim?: boolean; basis?: string };
 
 /**
  * How the simulated optimizer's proposals go wrong, each a rate per proposed rule:
@@ -224,6 +229,8 @@ function alreadyCovered(skill: string, issue: Issue): boolean {
 function contradictingLine(skill: string, issue: Issue): string | null {
   const req = requirementOfText(issue.key, `${issue.statement} ${issue.example ?? ''}`, '');
   for (const raw of unprotectedLines(skill)) {
+    // a heading names a job; it never says the opposite of a rule (replacing it would drop the section)
+    if (/^\s*#{1,6}\s/.test(raw)) continue;
     const lines = guidanceLines(raw);
     if (lines.some((l) => l.negated !== issue.negative && addressStrength(req, l) >= 0.5)) return raw;
   }
@@ -258,15 +265,27 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   if (maxEdits === 0) return [];
   if (payload.mode === 'successes') return successEdits(payload, rng).slice(0, maxEdits);
 
-  const issues = collectIssues(payload.rollouts, rng).filter((i) => !alreadyCovered(payload.skill, i));
+  // what the kept versions and the failed commands show (issue 41), before what the feedback says
+  const induced: ReflectIssue[] = induceFromOutcomes(payload.rollouts).map((r) => ({ key: r.key, statement: r.rule, example: null, negative: /^Never\b/.test(r.rule), taskIds: r.taskIds, verbatim: true, basis: r.basis }));
+  // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
+  const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
+    if (!complaintIn(i.statement)) return [i];
+    const rule = ruleOfComplaint(i.statement);
+    return rule ? [{ ...i, statement: rule }] : [];
+  });
+  const all: ReflectIssue[] = [...induced, ...restated];
+  const covered = (i: ReflectIssue): boolean => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i));
+  const issues = all.filter((i) => !covered(i));
   const intentOf = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));
+  // a rule the skill states that the attempts keep failing is rewritten, not stated again
+  const rewrites = rewriteEdits(payload.skill, all.filter(covered), maxEdits);
   const rate = (k: keyof HarmRates): number => rates[k] ?? 0;
-  const edits: Edit[] = [];
+  const edits: Edit[] = [...rewrites];
   const usedBad = new Set<string>();
   const bundles: Array<{ edit: Edit; size: number }> = [];
   for (const issue of issues) {
     if (edits.length >= maxEdits) break;
-    const rationale = `${issue.taskIds.length} failing rollout(s): ${issue.statement}`;
+    const rationale = issue.basis ? `${issue.taskIds.length} failing rollout(s); what you kept shows it: ${issue.basis}` : `${issue.taskIds.length} failing rollout(s): ${issue.statement}`;
     const roll = rng.next();
     if (roll < rates.harmfulEditRate) {
       // a few tries, so two harmful edits of one reply do not pick the same victim
@@ -297,7 +316,8 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
       }
     }
     // the helpful edit; if its wording was rejected before, try the concrete example alone
-    let content = phraseGuidance(issue, rng);
+    let content = issue.verbatim ? `- ${issue.statement}` : phraseGuidance(issue, rng);
+    if (issue.verbatim && similarToRejected(content, payload.rejectedEdits)) continue;
     if (similarToRejected(content, payload.rejectedEdits)) {
       if (!issue.example) continue;
       content = phraseGuidance(issue, rng, false);
@@ -361,6 +381,54 @@ function harmfulEdit(payload: ReflectPayload, issue: Issue, rng: Rng, rationale:
   return { op: 'add', content: contradict(issue.statement), rationale, evidence: issue.taskIds };
 }
 
+/** An induced rule is stated when the skill holds its literal (or, with none, says the same by meaning). */
+function inducedCovered(skill: string, issue: ReflectIssue): boolean {
+  const literal = /`([^`]+)`/.exec(issue.statement)?.[1];
+  if (literal) return skill.toLowerCase().includes(literal.trim().toLowerCase());
+  return alreadyCovered(skill, issue);
+}
+
+/** The skill's line that states this issue's rule, if any (same polarity, full strength, or its literal). */
+function coveringLine(skill: string, issue: ReflectIssue): string | null {
+  const literal = /`([^`]+)`/.exec(issue.verbatim ? issue.statement : (issue.example ?? ''))?.[1]?.trim().toLowerCase();
+  const req = requirementOfText(issue.key, `${issue.statement} ${issue.example ?? ''}`, '');
+  for (const raw of unprotectedLines(skill)) {
+    if (!/^\s*[-*+]\s+\S/.test(raw)) continue;
+    if (literal && raw.toLowerCase().includes(literal)) return raw;
+    if (guidanceLines(raw).some((l) => l.negated === issue.negative && addressStrength(req, l) >= 1)) return raw;
+  }
+  return null;
+}
+
+/**
+ * Where the attempts keep failing a rule the skill already states, a model rewrites that rule
+ * rather than adding another: a complaint becomes the precise imperative, a rule without its
+ * literal gets one with an example. A rule already precise is left alone (a lapse, not a defect).
+ */
+function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number): Edit[] {
+  const out: Edit[] = [];
+  const done = new Set<string>();
+  for (const issue of stated) {
+    if (out.length >= Math.max(1, Math.floor(maxEdits / 2))) break;
+    const line = coveringLine(skill, issue);
+    if (!line || done.has(line)) continue;
+    const text = line.replace(/^\s*[-*+]\s+/, '').trim();
+    const example = /`[^`]+`/.exec(issue.example ?? '')?.[0];
+    const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
+    if (!precise || normalizeLine(precise) === normalizeLine(text)) continue;
+    const vague = complaintIn(text) !== null || !/`[^`]+`/.test(text);
+    // a line that says more than this rule (another heading, another value) would lose it: left alone
+    const mine = operativeValues(precise);
+    const saysMore = [...operativeValues(text)].some((v) => !mine.has(v)) || /;\s|(?<=[.!?])\s+[A-Z]|, then\b/.test(text);
+    if (!vague || saysMore) continue;
+    done.add(line);
+    out.push({ op: 'replace', anchor: text, content: precise, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule; rewritten more specific, with an example`, evidence: [...issue.taskIds] });
+  }
+  return out;
+}
+
+const normalizeLine = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
 /**
  * Skill-aware labels, as an analyst reading the skill would give them: a failure whose every
  * issue the skill already states is an execution lapse; one the skill does not cover is a defect.
@@ -370,8 +438,11 @@ export function labelFailures(payload: ReflectPayload, rng: Rng): FailureLabel[]
   return payload.rollouts
     .filter((r) => !r.passed)
     .map((r) => {
-      const issues = collectIssues([r], rng);
-      const lapse = issues.length > 0 && issues.every((i) => alreadyCovered(payload.skill, i));
+      const induced: ReflectIssue[] = induceFromOutcomes([r]).map((x) => ({ key: x.key, statement: x.rule, example: null, negative: /^Never\b/.test(x.rule), taskIds: x.taskIds, verbatim: true }));
+      const issues: ReflectIssue[] = [...induced, ...collectIssues([r], rng)];
+      const covered = issues.every((i) => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i)));
+      // a stated rule worded so the agent misses it is the skill's defect: it gets rewritten
+      const lapse = issues.length > 0 && covered && rewriteEdits(payload.skill, issues, Number.MAX_SAFE_INTEGER).length === 0;
       return { taskId: r.taskId, kind: lapse ? ('lapse' as const) : ('defect' as const), why: lapse ? 'the skill already states every missed rule' : 'the skill lacks a rule for what was missed' };
     });
 }

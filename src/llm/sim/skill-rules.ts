@@ -8,6 +8,36 @@
 import { DEFAULT_COMMAND_TOOL } from '../../core/tool-kinds.js';
 import { concepts, isNegated, jaccard } from './semantics.js';
 import { jobsNamed } from './jobs.js';
+import { complaintIn } from '../../skilldoc/wording-lint.js';
+
+/** a shell command a rule may name (its first word is a known runner) */
+const COMMAND = /^(?:npm|pnpm|yarn|npx|bun|bunx|deno|node|make|cargo|go|pytest|python3?|uv|poetry|eslint|vitest|jest|tsc|prettier|ruff|mypy|gradle|mvn|dotnet|git)\b/;
+
+function purposeOf(text: string, command: string): CommandPurpose | null {
+  const t = `${text} ${command}`.toLowerCase();
+  if (/\b(tests?|vitest|jest|pytest|spec)\b/.test(t)) return 'test';
+  if (/\b(lint(?:er)?|eslint|ruff)\b/.test(t)) return 'lint';
+  if (/\b(type ?check|tsc|mypy)\b/.test(t)) return 'typecheck';
+  if (/\b(format(?:ter)?|prettier)\b/.test(t)) return 'format';
+  if (/\bbuild\b/.test(t)) return 'build';
+  return null;
+}
+
+/** Verbs a rule in the imperative opens with (after an optional scope label). */
+const IMPERATIVE = /^(?:always |never |do not |don't |please |remember to |be sure to |make sure to |ensure (?:that )?)?(?:use|put|start|begin|end|finish|keep|make|add|write|include|file|run|wrap|reference|name|mention|list|avoid|place|cover|give|link|prefix|open|close|state|say|describe|group|import|call|set|follow|format|limit|separate|note|prefer|cite|sign|tag|split|explain|leave|omit|skip|test|check|lead|title|never|always)\b/i;
+
+/**
+ * How a line is worded: a complaint ("way too long - …", "you forgot …"); precise (an imperative
+ * that states its operative value: a literal, a number, or an example); else plain ("release notes
+ * must be at least 500 characters" is a statement, "avoid emojis" names no value).
+ */
+export function wordingOf(line: string): Wording {
+  if (complaintIn(line)) return 'complaint';
+  const body = line.replace(/^(?:for|in|when writing)\s+[^,:]{3,60}:\s*/i, '').trim();
+  // specific: it states its operative value (a literal, a number) or marks an example
+  const specific = /`[^`]+`|"[^"]+"|\d|\b(?:e\.g\.|for example|such as)/i.test(body);
+  return IMPERATIVE.test(body) && specific ? 'precise' : 'plain';
+}
 
 export type Directive =
   | { kind: 'section'; heading: string; placement: boolean; body: string }
@@ -21,7 +51,15 @@ export type Directive =
   | { kind: 'include'; text: string; perItem: boolean }
   | { kind: 'forbid'; literals: string[]; tags: Set<string> }
   /** a rule about content with no literal ("state the risk level"): the reply addresses it in words */
-  | { kind: 'say'; text: string };
+  | { kind: 'say'; text: string }
+  /** "Run the tests with `pnpm vitest run`": the shell command to run for a purpose (tests, lint, …), instead of the habit */
+  | { kind: 'command'; command: string; purpose: CommandPurpose | null };
+
+/** What a command is for, as a rule names it. */
+export type CommandPurpose = 'test' | 'lint' | 'typecheck' | 'build' | 'format';
+
+/** How a rule is worded, which sets how reliably a model follows it (target.ts, `ComplianceKnobs`). */
+export type Wording = 'precise' | 'plain' | 'complaint';
 
 export interface SkillRule {
   text: string;
@@ -32,6 +70,8 @@ export interface SkillRule {
   about: Set<string>;
   /** the rule marks its literal as an example ("e.g.", "such as"): instance values replace it */
   example: boolean;
+  /** how the rule's line is worded: a precise imperative with an example, a plain rule, or a complaint */
+  wording: Wording;
 }
 
 const LITERAL = /`([^`]+)`|"([^"]{1,80})"|(?<![A-Za-z])'([^']{1,80})'/g;
@@ -60,6 +100,8 @@ export function directivesOf(sentence: string): { directives: Directive[]; examp
   const out: Directive[] = [];
   // "reply only with JSON and nothing else" is a format, not a prohibition
   if (/\bjson\b/i.test(text) && /\b(only|nothing but|nothing else|solely)\b/i.test(text)) return { directives: [{ kind: 'json', only: true }], example };
+  // "`npm test` fails here": what not to run, said of a command; the rule beside it names the one to run
+  if (lits.length && lits.every((l) => COMMAND.test(l)) && /\b(?:fails?|failed|does not work|doesn't work|is broken|breaks)\b/i.test(text)) return { directives: [], example };
   if (negated) {
     const tags = concepts(text.replace(LITERAL, ' '));
     out.push({ kind: 'forbid', literals: lits, tags });
@@ -67,6 +109,12 @@ export function directivesOf(sentence: string): { directives: Directive[]; examp
     return { directives: out, example };
   }
   const used = new Set<string>();
+  // "Run the tests with `pnpm vitest run`" / "use `npx eslint --cache .` to lint": the command to run
+  const cmd = lits.find((l) => COMMAND.test(l));
+  if (cmd && /\b(?:run|use|execute|invoke|with)\b/i.test(text)) {
+    out.push({ kind: 'command', command: cmd, purpose: purposeOf(text.replace(LITERAL, ' '), cmd) });
+    used.add(cmd);
+  }
   const startM = /\b(?:start|begin|open|prefix)\w*\b/i.test(text);
   const endM = /\b(?:end|finish|close)\w*\s+(?:with|on)\b|\btrailer\b|\bat the end\b/i.test(text);
   if (startM && !endM && lits.length) {
@@ -155,7 +203,7 @@ export function parseSkill(skill: string): { rules: SkillRule[]; words: number }
       const scope = labelJobs.length ? labelJobs : sectionJobs.length ? sectionJobs : named.length ? named : null;
       const { directives, example } = directivesOf(s);
       if (directives.length === 0) continue;
-      rules.push({ text: s, scope, directives, about: concepts(s.replace(LITERAL, ' ')), example });
+      rules.push({ text: s, scope, directives, about: concepts(s.replace(LITERAL, ' ')), example, wording: wordingOf(line) });
     }
   }
   const out = { rules, words: skill.split(/\s+/).filter(Boolean).length };
@@ -179,6 +227,8 @@ export function conflicts(a: { rule: SkillRule; d: Directive }, b: { rule: Skill
       return directiveValue(a.d) !== directiveValue(b.d) && jaccard(a.rule.about, b.rule.about) >= 0.6;
     case 'subheading':
       return a.d.heading !== (b.d as typeof a.d).heading;
+    case 'command':
+      return a.d.purpose === (b.d as typeof a.d).purpose && a.d.command !== (b.d as typeof a.d).command;
     default:
       return false;
   }

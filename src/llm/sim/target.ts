@@ -9,13 +9,15 @@
  */
 import type { PerformPayload } from '../../core/protocol.js';
 import { Rng, hashHex, hashUnit } from './rng.js';
-import { habitsFor, jobOfAsk, visibleValues, type Habit, type Visible } from './jobs.js';
+import { habitCommands, habitsFor, jobOfAsk, visibleValues, type Habit, type Visible } from './jobs.js';
 import { conflicts, parseSkill, type Directive, type SkillRule } from './skill-rules.js';
 import { concepts, overlap } from './semantics.js';
 
 export interface PerformResult {
   text: string;
   toolsCalled: string[];
+  /** the shell commands the target ran, in order: the job's habit, or the one a `command` rule names */
+  commandsRun: string[];
   /** per directive applied: probability used and outcome (for tests and diagnostics) */
   trace: Array<{ rule: string; kind: Directive['kind']; p: number; followed: boolean }>;
 }
@@ -23,9 +25,31 @@ export interface PerformResult {
 export interface PerformOptions {
   /** same draws for the same instance whatever the skill (common random numbers) */
   pairedDraws?: boolean;
+  /** how reliably rules are followed, by wording (default DEFAULT_COMPLIANCE) */
+  compliance?: Partial<ComplianceKnobs>;
 }
 
-const FOLLOW = 0.95;
+/**
+ * How reliably the target follows a rule, by how it is worded (issue 41). Every value is an
+ * ASSUMPTION, not a measurement: the issue reports a real target following stated rules at
+ * p ≈ 0.95–0.97 whatever their wording (its bench); the paper's optimizer gains and everyday
+ * prompting experience say that a precise imperative with an example is followed more reliably
+ * than a pasted complaint, which these values make explicit so the bench can vary them.
+ */
+export interface ComplianceKnobs {
+  /** an imperative rule that carries its literal ("Start the subject with `fix(<scope>): `, e.g. …"): the reported 0.95 */
+  precise: number;
+  /** a plain statement of the rule ("release notes must be at least 500 characters"): in between */
+  plain: number;
+  /** a complaint pasted as a rule ("way too long - keep it under 500 characters"): followed least */
+  complaint: number;
+  /** each extra copy of one directive (said twice) costs the copies this much: a repeated rule reads as noise, not emphasis */
+  duplicateCost: number;
+  /** rules that compete for one slot (a contradiction): the share of draws where the model follows neither */
+  contradictionNeither: number;
+}
+
+export const DEFAULT_COMPLIANCE: ComplianceKnobs = { precise: 0.95, plain: 0.85, complaint: 0.6, duplicateCost: 0.1, contradictionNeither: 0.1 };
 
 /** Compliance per rule: full up to ~150 words of skill, then falling to 60% at ~1500 words. */
 export function dilution(words: number): number {
@@ -75,28 +99,66 @@ export function perform(payload: PerformPayload, seed: number, opts: PerformOpti
   const instance = hashHex(intent, context);
   const draws = opts.pairedDraws ? '' : hashHex(skill.content);
   const unit = (...parts: Array<string | number>): number => hashUnit(seed, 'perform', instance, sample, draws, ...parts);
-  const pFollow = FOLLOW * dilution(words);
+  const k = { ...DEFAULT_COMPLIANCE, ...opts.compliance };
+  const dilute = dilution(words);
   const trace: PerformResult['trace'] = [];
 
+  // one directive said in several rules is one intention, drawn once, at a cost per extra copy
+  const copies = new Map<string, number>();
+  for (const rule of rules) if (applies(rule, job)) for (const d of rule.directives) copies.set(directiveKey(d), (copies.get(directiveKey(d)) ?? 0) + 1);
+  const drawn = new Set<string>();
   // every directive the model means to follow for this job, then competing ones resolved
   const wanted: Applied[] = [];
   rules.forEach((rule, ri) => {
     if (!applies(rule, job)) return;
     rule.directives.forEach((d, di) => {
-      const followed = unit('follow', ri, di, rule.text) < pFollow;
-      trace.push({ rule: rule.text, kind: d.kind, p: pFollow, followed });
+      const dk = directiveKey(d);
+      if (drawn.has(dk)) return;
+      drawn.add(dk);
+      const p = k[rule.wording] * dilute * Math.max(0, 1 - k.duplicateCost * ((copies.get(dk) ?? 1) - 1));
+      const followed = unit('follow', ri, di, rule.text) < p;
+      trace.push({ rule: rule.text, kind: d.kind, p, followed });
       if (followed) wanted.push({ rule, d });
     });
   });
-  const chosen = resolveConflicts(wanted, (key) => unit('conflict', key));
+  const chosen = resolveConflicts(wanted, (key) => unit('conflict', key), k.contradictionNeither);
 
   const habits = habitsFor(job, visible).filter((h, i) => unit('habit', i) < h.p);
   const rng = new Rng(seed, 'perform-text', instance, sample, draws);
-  return { ...write(job, visible, habits, chosen, rng), trace };
+  return { ...write(job, visible, habits, chosen, rng), commandsRun: commandsFor(job, chosen), trace };
 }
 
-/** Among directives competing for one slot, one wins (equal odds) or, one time in ten, neither. */
-function resolveConflicts(wanted: Applied[], unit: (key: string) => number): Applied[] {
+/** One directive's identity: its kind and operative value (two rules that say it are copies). */
+function directiveKey(d: Directive): string {
+  switch (d.kind) {
+    case 'forbid':
+      return `forbid:${[...d.literals].sort().join('|')}:${[...d.tags].sort().join('|')}`;
+    case 'section':
+      return `section:${d.heading}:${d.placement}`;
+    case 'say':
+      return `say:${d.text.toLowerCase()}`;
+    case 'command':
+      return `command:${d.command}`;
+    default:
+      return `${d.kind}:${JSON.stringify(Object.values(d).slice(1))}`;
+  }
+}
+
+/** The commands the target runs: its habit for the job, each replaced by the one a followed rule names for that purpose. */
+function commandsFor(job: string | null, chosen: Applied[]): string[] {
+  const ran = habitCommands(job).map((h) => ({ ...h }));
+  for (const a of chosen) {
+    if (a.d.kind !== 'command') continue;
+    const { command, purpose } = a.d;
+    const same = ran.find((h) => purpose !== null && h.purpose === purpose);
+    if (same) same.command = command;
+    else ran.push({ command, purpose: purpose ?? 'test' });
+  }
+  return ran.map((h) => h.command);
+}
+
+/** Among directives competing for one slot, one wins (equal odds) or, `neither` of the time, none. */
+function resolveConflicts(wanted: Applied[], unit: (key: string) => number, neither: number): Applied[] {
   const out: Applied[] = [];
   const dropped = new Set<Applied>();
   for (let i = 0; i < wanted.length; i++) {
@@ -108,8 +170,8 @@ function resolveConflicts(wanted: Applied[], unit: (key: string) => number): App
     }
     for (const g of group) dropped.add(g);
     const u = unit(group.map((g) => g.rule.text).join('|'));
-    if (u < 0.1) continue;
-    out.push(group[Math.min(group.length - 1, Math.floor(((u - 0.1) / 0.9) * group.length))]);
+    if (u < neither) continue;
+    out.push(group[Math.min(group.length - 1, Math.floor(((u - neither) / (1 - neither)) * group.length))]);
   }
   return out;
 }
@@ -146,7 +208,7 @@ function write(job: string | null, v: Visible, habits: Habit[], chosen: Applied[
   for (const a of chosen) if (a.d.kind === 'tool') tools.add(a.d.name);
   if (jsonOnly) {
     const text = JSON.stringify({ summary: v.change.trim(), status: 'done' }, null, 2);
-    return { text, toolsCalled: [...tools], trace: [] };
+    return { text, toolsCalled: [...tools], commandsRun: [], trace: [] };
   }
 
   let opening = habits.find((h) => h.kind === 'opening')?.text ?? `Here is the result for: ${v.change.trim()}.`;
@@ -220,7 +282,7 @@ function write(job: string | null, v: Visible, habits: Habit[], chosen: Applied[
   }
   if (text.length > max) text = assemble(false, []);
   if (text.length > max) text = text.slice(0, max).trimEnd();
-  return { text, toolsCalled: [...tools], trace: [] };
+  return { text, toolsCalled: [...tools], commandsRun: [], trace: [] };
 }
 
 const PADDING = [

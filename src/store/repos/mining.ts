@@ -28,14 +28,17 @@ export function sessionsToMine(db: Db, opts: { refresh: boolean; project?: strin
     .all(opts.project !== undefined ? { project: opts.project } : {}) as SessionToMine[];
 }
 
-/** seq, ts, role, kind, tool_name, is_error, text, meta.final, meta.interrupted, meta.skill */
-export type MinedEventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown, unknown];
+/** seq, ts, role, kind, tool_name, is_error, text, meta.final, meta.interrupted, meta.skill, meta.callId, meta.wrote */
+export type MinedEventTuple = [number, number | null, string, string, string | null, number, string, unknown, unknown, unknown, unknown, unknown];
 
 /**
  * A reader of one session's events, with only what outcome inference needs: a prompt's text, the
  * heads of other texts, flags and skills from meta; a tool call's input in full when it may name a
  * skill (`skillTools`: the vendors' skill tool names, or a read of a SKILL.md), else its head (the
  * file written or the command run: what the agent did, src/mine/work.ts, and what it verified).
+ * Outcome evidence (src/mine/kept/artifacts.ts) reads more: a `git commit` command in full (its
+ * message), a final reply's head long enough for a proposed commit message, the call id that
+ * pairs a result with its command, and the content a whole-file write stored (`meta.wrote`).
  */
 export function sessionEventReader(db: Db, skillTools: readonly string[]): (sessionId: string) => MinedEventTuple[] {
   const names = skillTools.length ? skillTools.map((_, i) => `@t${i}`).join(', ') : "''";
@@ -43,9 +46,12 @@ export function sessionEventReader(db: Db, skillTools: readonly string[]): (sess
     .prepare(
       `SELECT seq, ts, role, kind, tool_name, is_error,
          CASE WHEN kind = 'prompt' THEN text
-           WHEN kind = 'tool_call' THEN CASE WHEN tool_name IN (${names}) OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE substr(text, 1, 240) END
+           WHEN kind = 'tool_call' THEN CASE WHEN instr(text, 'commit') > 0 AND instr(text, 'git') > 0 THEN text
+             WHEN tool_name IN (${names}) OR instr(text, 'SKILL.md') > 0 THEN substr(text, 1, 400) ELSE substr(text, 1, 300) END
+           WHEN kind = 'text' AND instr(text, 'commit') > 0 THEN substr(text, 1, 4000)
            ELSE substr(text, 1, 400) END AS text,
-         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill
+         json_extract(meta, '$.final') AS final, json_extract(meta, '$.interrupted') AS interrupted, json_extract(meta, '$.skill') AS skill,
+         json_extract(meta, '$.callId') AS call_id, CASE WHEN kind = 'tool_call' THEN json_extract(meta, '$.wrote') END AS wrote
        FROM events WHERE sid = (SELECT sid FROM sessions WHERE id = @sid) ORDER BY seq`,
     )
     .raw();

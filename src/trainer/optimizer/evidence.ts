@@ -1,7 +1,9 @@
 /**
  * What the optimizer is shown of one attempt, beyond the score: the user's corrections (quoted,
  * with their session and time), the rubric, what each non-sealed check wants (met or not), the
- * target's tool calls and changed files, and the reply clipped around the failing part. Why: the
+ * target's tool calls and changed files, and the reply clipped around the failing part; for a
+ * failing attempt also what the user kept (the agent's version beside the one that landed in git,
+ * with commit and date) and the commands that failed before the one that worked (issue 41). Why: the
  * analyst can only write the rule the user asked for if it reads the user's words; a judge's
  * feedback quotes them only by chance. Everything comes from the sealed-free task view, and every
  * part is bounded so a night's prompt tokens stay inside a budget.
@@ -21,6 +23,10 @@ export const EVIDENCE_BUDGET = {
   wants: 8,
   tools: 12,
   files: 10,
+  /** kept outcomes per failing attempt, and the characters of each version shown */
+  kept: 3,
+  keptText: 500,
+  procedures: 4,
 } as const;
 
 /** A backtick fence longer than any backtick run in `text`, so the text cannot close it. */
@@ -78,7 +84,7 @@ function focusTerms(task: Task, failed: ReadonlySet<string>): string[] {
 }
 
 /** The evidence fields of a digest, built from the sealed-free view of the task. */
-export function attemptEvidence(r: Rollout, task: Task | undefined): Pick<RolloutDigest, 'corrections' | 'rubric' | 'wants' | 'toolsCalled' | 'changedFiles' | 'response'> {
+export function attemptEvidence(r: Rollout, task: Task | undefined): Pick<RolloutDigest, 'corrections' | 'rubric' | 'wants' | 'toolsCalled' | 'changedFiles' | 'response' | 'kept' | 'procedures'> {
   const view = task ? optimizerView(task) : undefined;
   const results = new Map(r.checks.map((c) => [c.checkId, c]));
   const wants = (view?.judge.checks ?? []).slice(0, EVIDENCE_BUDGET.wants).map((c) => ({
@@ -94,8 +100,24 @@ export function attemptEvidence(r: Rollout, task: Task | undefined): Pick<Rollou
     const src = view?.correctionSources?.[i];
     return { text: clipLine(text, EVIDENCE_BUDGET.correction), session: src?.session ?? null, at: src?.at ?? null };
   });
+  // what the user kept and the commands that worked: for failures only, the newest first (issue 41)
+  const failing = r.hardScore < 1;
+  const kept = failing
+    ? [...(view?.kept ?? [])]
+        .sort((a, b) => b.at - a.at)
+        .slice(0, EVIDENCE_BUDGET.kept)
+        .map((k) => ({ kind: k.kind, ...(k.file ? { file: k.file } : {}), agent: clipReply(k.agent, EVIDENCE_BUDGET.keptText), kept: clipReply(k.kept, EVIDENCE_BUDGET.keptText), commit: k.commit.slice(0, 12), at: k.at }))
+    : [];
+  const procedures = failing
+    ? [...(view?.procedures ?? [])]
+        .sort((a, b) => b.sessions - a.sessions)
+        .slice(0, EVIDENCE_BUDGET.procedures)
+        .map((p) => ({ failed: clipLine(p.failed, 160), worked: clipLine(p.worked, 160), ...(p.purpose ? { purpose: p.purpose } : {}), sessions: p.sessions }))
+    : [];
   return {
     response: clipReply(r.response, EVIDENCE_BUDGET.reply, view ? focusTerms(view, failed) : []),
+    ...(kept.length ? { kept } : {}),
+    ...(procedures.length ? { procedures } : {}),
     ...(corrections.length ? { corrections } : {}),
     ...(rubric ? { rubric: clipLine(rubric, EVIDENCE_BUDGET.rubric) } : {}),
     ...(wants.length ? { wants } : {}),
@@ -122,6 +144,14 @@ export function renderEvidence(d: RolloutDigest): string[] {
   }
   if (d.rubric) out.push(`Rubric the judge grades against:\n${d.rubric}`);
   if (d.wants?.length) out.push(`What each check wants:\n${d.wants.map((w) => `- [${w.passed ? 'met' : 'MISSED'}] ${w.wants}`).join('\n')}`);
+  if (d.kept?.length) {
+    const one = (k: NonNullable<RolloutDigest['kept']>[number]) =>
+      `- ${k.kind === 'file' ? `file ${k.file ?? '?'}` : 'commit message'}, kept in commit ${k.commit} (${new Date(k.at).toISOString().slice(0, 10)}):\n  the agent wrote:\n${fenced(k.agent)}\n  the user kept:\n${fenced(k.kept)}`;
+    out.push(`What the user kept of this job (the agent's version beside the one that landed in git; the differences are their silent corrections):\n${d.kept.map(one).join('\n')}`);
+  }
+  if (d.procedures?.length) {
+    out.push(`Commands that failed in this job's sessions, and the one that then worked:\n${d.procedures.map((p) => `- \`${p.failed}\` failed; \`${p.worked}\` worked${p.purpose ? ` (${p.purpose})` : ''}, in ${p.sessions} session(s)`).join('\n')}`);
+  }
   if (d.toolsCalled?.length) out.push(`Tools called: ${d.toolsCalled.join(', ')}`);
   if (d.changedFiles?.length) out.push(`Files changed: ${d.changedFiles.join(', ')}`);
   return out;

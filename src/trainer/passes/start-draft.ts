@@ -21,6 +21,8 @@ import { familyPhrase } from '../../mine/skill-description.js';
 import { applyEdits } from '../../skilldoc/edits.js';
 import { askValues, withAskPlaceholders } from '../../skilldoc/instance-values.js';
 import type { EditScope } from '../../skilldoc/segments.js';
+import { contradicts, sameRule } from '../../skilldoc/wording-lint.js';
+import { cleanCorrection, composeRules, isOneOff, oneOffs, saidCorrections } from './start-draft-compose.js';
 
 /** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
 export const DRAFT_EDIT_ID = 'corrections-draft';
@@ -111,17 +113,26 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
   const families = new Map<string, Task[]>();
   for (const t of tasks) families.set(t.family ?? t.id, [...(families.get(t.family ?? t.id) ?? []), t]);
   const ordered = [...families.entries()].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
-  // how often each family's tasks carry each correction
+  // what the user said, with where and when; a one-off ask stays out of every job
+  const said = new Map(tasks.map((t) => [t, saidCorrections(t, taskCorrections(t))]));
+  const oneOff = oneOffs([...said.values()].flat());
+  // how often each family's tasks carry each rule (its corrections, cleaned), and when it was last said
   const counts = new Map<string, Map<string, number>>();
-  const said = new Map<string, string>();
+  const ruleOf = new Map<string, string>();
+  const lastAt = new Map<string, number | null>();
   for (const [key, list] of ordered) {
     const values = askValues(list);
     for (const t of list) {
-      for (const c of taskCorrections(t)) {
-        const rule = withAskPlaceholders(asRule(c), values);
+      for (const c of said.get(t)!) {
+        if (isOneOff(oneOff, c.text)) continue;
+        const cleaned = cleanCorrection(c.text);
+        if (!cleaned) continue;
+        const rule = withAskPlaceholders(cleaned, values);
         const n = normalized(rule);
         if (!n) continue;
-        if (!said.has(n)) said.set(n, rule);
+        if (!ruleOf.has(n)) ruleOf.set(n, rule);
+        const was = lastAt.get(n);
+        lastAt.set(n, was === undefined ? c.at : c.at === null ? was : Math.max(was ?? 0, c.at));
         const per = counts.get(n) ?? new Map<string, number>();
         per.set(key, (per.get(key) ?? 0) + 1);
         counts.set(n, per);
@@ -138,17 +149,17 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
   const phrases = new Map<string, DraftJob>();
   for (const [key, list] of ordered) {
     const mine = [...counts.keys()].filter((n) => owner.get(n) === key);
-    const checks = (opts.withChecks === false ? [] : visibleCheckRules(list)).filter((c) => !mine.includes(normalized(c)));
-    if (!mine.length && !checks.length) continue;
-    // most often carried first: the corrections that recur are the preferences that hold
-    mine.sort((a, b) => (counts.get(b)!.get(key) ?? 0) - (counts.get(a)!.get(key) ?? 0));
+    // each rule once; a newer correction replaces the older one it contradicts
+    const composed = composeRules(mine.map((n) => ({ rule: ruleOf.get(n)!, n: counts.get(n)!.get(key) ?? 0, at: lastAt.get(n) ?? null })));
+    const corrections = composed.map((r) => r.text);
+    const checks = (opts.withChecks === false ? [] : visibleCheckRules(list)).filter((c) => !corrections.some((r) => normalized(r) === normalized(c) || sameRule(r, c)));
+    if (!corrections.length && !checks.length) continue;
     const common = commonAsk(list.map((t) => t.intent));
     const phrase = familyPhrase({ intents: [...(common ? [common] : []), ...list.map((t) => t.intent)] });
     if (!phrase) continue;
     const twin = phrases.get(phrase);
-    const corrections = mine.map((n) => said.get(n)!);
     if (twin) {
-      twin.corrections.push(...corrections.filter((c) => !twin.corrections.includes(c)));
+      twin.corrections = composeRules([...twin.corrections, ...corrections].map((rule) => ({ rule, n: 1, at: null }))).map((r) => r.text);
       if (checks.length) twin.checks = [...(twin.checks ?? []), ...checks.filter((c) => !twin.checks?.includes(c))];
       continue;
     }
@@ -173,6 +184,17 @@ export function draftText(jobs: DraftJob[]): string {
 }
 
 const sectionHeading = (j: DraftJob): string => `## When ${j.phrase}`;
+
+/** The rule texts (bullets, without the marker) under `heading` in `doc`, to the next heading of its level or higher. */
+function sectionBullets(doc: string, heading: string): string[] {
+  const out: string[] = [];
+  let inside = false;
+  for (const line of doc.split(/\r?\n/)) {
+    if (/^#{1,2}\s/.test(line)) inside = line.trim() === heading;
+    else if (inside && /^\s*[-*+]\s+\S/.test(line)) out.push(line.replace(/^\s*[-*+]\s+/, '').trim());
+  }
+  return out;
+}
 const hasLine = (doc: string, line: string): boolean => doc.split(/\r?\n/).some((l) => l.trim() === line);
 
 /**
@@ -185,10 +207,24 @@ export function draftEdits(start: string, jobs: DraftJob[], evidence: string[]):
   const rationale = "your own corrections and the tasks' visible checks, one section per job they were said of";
   const known = new Set(start.split(/\r?\n/).map((l) => normalized(l.replace(/^\s*[-*+]\s+/, ''))));
   const unknown = (xs: string[] | undefined) => (xs ?? []).filter((c) => !known.has(normalized(c)));
-  const fresh = jobs.map((j) => ({ ...j, checks: unknown(j.checks), corrections: unknown(j.corrections) })).filter((j) => jobRules(j).length);
-  if (!fresh.length) return [];
-  const bullets = (j: DraftJob) => jobRules(j).map((c) => `- ${c}`).join('\n');
+  // a rule an earlier night's draft holds that a newer correction contradicts is replaced, not kept beside it
   const edits: Edit[] = [];
+  const changedMinds = jobs.map((j) => {
+    const held = sectionBullets(start, sectionHeading(j));
+    const replacing = new Set<string>();
+    for (const c of unknown(j.corrections)) {
+      const old = held.find((l) => contradicts(l, c) && !edits.some((e) => e.anchor === l));
+      if (!old) continue;
+      edits.push({ op: 'replace', anchor: old, content: c, rationale: `you changed your mind: "${c}" replaces "${old}"`, evidence });
+      replacing.add(c);
+    }
+    return replacing;
+  });
+  const fresh = jobs
+    .map((j, i) => ({ ...j, checks: unknown(j.checks), corrections: unknown(j.corrections).filter((c) => !changedMinds[i].has(c)) }))
+    .filter((j) => jobRules(j).length);
+  if (!fresh.length) return edits;
+  const bullets = (j: DraftJob) => jobRules(j).map((c) => `- ${c}`).join('\n');
   for (const j of fresh.filter((x) => hasLine(start, sectionHeading(x)))) edits.push({ op: 'add', anchor: sectionHeading(j), content: bullets(j), rationale, evidence });
   const added = fresh.filter((x) => !hasLine(start, sectionHeading(x)));
   if (added.length) {
