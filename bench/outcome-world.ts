@@ -126,7 +126,7 @@ export const OUTCOME_JOBS: OutcomeJob[] = [
       {
         id: 'commit-lint-cache',
         kind: 'procedural',
-        rule: 'Before committing, run the linter with `npx eslint --cache .`.',
+        rule: 'Run the linter with `npx eslint --cache .` before committing.',
         strict: () => ({ kind: 'ran', command: 'eslint --cache' }),
       },
     ],

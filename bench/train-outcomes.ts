@@ -30,6 +30,7 @@ import { runNight } from '../src/night/night.js';
 import { listProposals } from '../src/store/repos/proposals.js';
 import { getTask, listTasks, upsertTask } from '../src/store/repos/tasks.js';
 import { createSimBackend } from '../src/llm/sim/index.js';
+import { DEFAULT_COMPLIANCE, type ComplianceKnobs } from '../src/llm/sim/target.js';
 import { createRoleBackends } from '../src/llm/registry.js';
 import { trainSkill } from '../src/trainer/index.js';
 import { buildPerformRequest } from '../src/replay/rollout.js';
@@ -81,6 +82,15 @@ function outcomeConfig(seed: number, evidence: boolean): Config {
   if (!evidence && 'outcomeEvidence' in mining) mining.outcomeEvidence = false;
   return c;
 }
+
+/**
+ * How reliably the scoring target follows a rule, by its wording (src/llm/sim/target.ts): the sim's
+ * own defaults, every value an ASSUMPTION stated there (a precise imperative with its literal 0.95,
+ * the issue's reported real-target figure; a plain statement 0.85; a pasted complaint 0.6; each
+ * extra copy of a rule −0.1; a contradiction followed by neither side 10% of the time). The night's
+ * sim target uses the same defaults (the config has no knob for them), so train and test agree.
+ */
+export const OUTCOME_COMPLIANCE: ComplianceKnobs = { ...DEFAULT_COMPLIANCE };
 
 /** Passed verifiers of one reply: text checks on the reply, `ran` on the commands it ran. */
 function verify(v: Verifier, text: string, toolsCalled: string[], commandsRun: string[]): boolean {
@@ -211,7 +221,7 @@ export async function runOutcomeSeed(seed: number, knobs: OutcomeKnobs = OUTCOME
   const bare = await runPipeline(seed, knobs, 'no-evidence', false);
   const hidden = outcomeHidden(seed, knobs.hiddenPerJob);
   // the scorer is its own backend: it shares no draws or counts with the nights
-  const tester = createSimBackend({ seed: seed + 10_000, role: 'target' });
+  const tester = createSimBackend({ seed: seed + 10_000, role: 'target', compliance: OUTCOME_COMPLIANCE });
   const skills: Record<OutcomeArm, (project: string) => string> = {
     'empty skill': () => '',
     'corrections verbatim': full.verbatim,
@@ -292,7 +302,7 @@ export function printOutcomes(r: OutcomeReport, out: NodeJS.WritableStream = pro
   const k = r.knobs;
   out.write(
     `\nOUTCOME WORLD (issue 41): transcripts + real git repositories → harvest → mine → night (sim, every role) → staged skills on hidden instances no transcript or commit holds\n` +
-      `  world: ${OUTCOME_JOBS.length} jobs in ${OUTCOME_PROJECTS.length} projects, ${o0?.mined.sessions ?? 0} sessions and ${o0?.mined.commits ?? 0} commits per seed; knobs ${JSON.stringify(k)}; seeds ${r.seeds[0]}..${r.seeds.at(-1)} (${r.seeds.length})\n`,
+      `  world: ${OUTCOME_JOBS.length} jobs in ${OUTCOME_PROJECTS.length} projects, ${o0?.mined.sessions ?? 0} sessions and ${o0?.mined.commits ?? 0} commits per seed; knobs ${JSON.stringify(k)}; sim compliance by wording ${JSON.stringify(OUTCOME_COMPLIANCE)}; seeds ${r.seeds[0]}..${r.seeds.at(-1)} (${r.seeds.length})\n`,
   );
   const w = 32;
   out.write(`  ${'arm'.padEnd(w)} ${'test'.padStart(6)}  ${PREF_KINDS.map((x) => x.padStart(12)).join(' ')}\n`);

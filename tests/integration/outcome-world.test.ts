@@ -120,13 +120,16 @@ describe('the outcome world', () => {
     }
   });
 
-  it('has verifiers the sim can pass from a skill alone: the oracle passes silent preferences, the empty skill none', async () => {
-    const hidden = outcomeHidden(7, 2);
+  it('has verifiers the sim can pass from a skill alone: the oracle passes silent and procedural preferences, the empty skill none', async () => {
+    const hidden = outcomeHidden(7, 4);
     const tester = createSimBackend({ seed: 10_007, role: 'target' });
     const empty = await scoreOutcomeArm(hidden, () => '', tester);
     const oracle = await scoreOutcomeArm(hidden, () => outcomeOracleSkill(), tester);
     expect(empty.perKind.silent).toBe(0);
     expect(oracle.perKind.silent).toBeGreaterThanOrEqual(0.8);
+    // the sim target reports the commands it ran: a rule naming the command that works is followed
+    expect(empty.perKind.procedural).toBe(0);
+    expect(oracle.perKind.procedural).toBeGreaterThanOrEqual(0.75);
     expect(oracle.overall).toBeGreaterThan(empty.overall + 0.5);
   });
 
