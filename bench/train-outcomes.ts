@@ -86,7 +86,7 @@ function outcomeConfig(seed: number, evidence: boolean): Config {
 /**
  * How reliably the scoring target follows a rule, by its wording (src/llm/sim/target.ts): the sim's
  * own defaults, every value an ASSUMPTION stated there (a precise imperative with its literal 0.95,
- * the issue's reported real-target figure; a plain statement 0.85; a pasted complaint 0.6; each
+ * the issue's reported real-target figure; a plain statement 0.9; a pasted complaint 0.6; each
  * extra copy of a rule −0.1; a contradiction followed by neither side 10% of the time). The night's
  * sim target uses the same defaults (the config has no knob for them), so train and test agree.
  */
