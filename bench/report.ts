@@ -74,8 +74,8 @@ export function renderBenchmarks(results: SavedResult[]): string {
     'on the same seeds, with a 95% paired bootstrap interval in brackets; a row whose interval holds 0 shows',
     'no effect that the seeds can resolve. Scores are mean test scores on hidden instances (0..1). How the',
     'worlds, arms and mechanisms are built, and why each mechanism is on or off, is in',
-    '[TRAINER-NOTES.md](TRAINER-NOTES.md). `npm run bench [-- <area>…]` runs the areas (harvest, mine, llm,',
-    'replay, seed, train, daemon, tui) and saves each to bench/results/run-<area>.json; `npm run bench --',
+    '[TRAINER-NOTES.md](TRAINER-NOTES.md) and [LEARNING.md](LEARNING.md). `npm run bench [-- <area>…]` runs the areas (harvest, mine, llm,',
+    'replay, seed, train, outcomes, daemon, tui) and saves each to bench/results/run-<area>.json; `npm run bench --',
     'report` then rewrites this file.',
     '',
   ];

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import type { BenchResult } from './types.js';
 import { checkoutRoot, resultsDir, writeReport, type SavedResult } from './report.js';
 
-const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'budget', 'tokens', 'daemon', 'tui', 'cli', 'team', 'team-learn'];
+const AREAS = ['harvest', 'mine', 'llm', 'replay', 'seed', 'train', 'outcomes', 'budget', 'tokens', 'daemon', 'tui', 'cli', 'team', 'team-learn'];
 /** An area whose module is not named after it */
 const MODULE_OF: Record<string, string> = { team: 'team-load' };
 

@@ -110,7 +110,8 @@ export function skillBody(doc: string): string {
   return m ? doc.slice(m[0].length) : doc;
 }
 
-function sandboxEnv(root: string): NodeJS.ProcessEnv {
+/** A sandboxed environment under `root`: every home the product or an agent reads lives there. */
+export function sandboxEnv(root: string): NodeJS.ProcessEnv {
   const home = path.join(root, 'home');
   return {
     HOME: home,
@@ -127,7 +128,7 @@ function sandboxEnv(root: string): NodeJS.ProcessEnv {
 }
 
 /** Sets these variables in process.env; returns the function that puts the old values back. */
-function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
+export function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   const old = new Map<string, string | undefined>();
   for (const [k, v] of Object.entries(vars)) {
     if (k === 'PATH') continue;
