@@ -251,12 +251,29 @@ export function ruleSlots(text: string): Map<string, string> {
   return out;
 }
 
+/** A rule's literal values by their letters and digits alone: `## [Unreleased]` and `## Unreleased` share one key. */
+function spellingsOf(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of operativeValues(text)) {
+    if (!v.startsWith('lit:')) continue;
+    const bare = v.slice(4).replace(/[^\p{L}\p{N}]+/gu, '');
+    if (bare) out.set(bare, v);
+  }
+  return out;
+}
+
 /** Why the later rule `b` contradicts `a` (one slot, another value), or null. */
 export function contradicts(a: string, b: string): string | null {
   const sa = ruleSlots(a);
   for (const [slot, v] of ruleSlots(b)) {
     const was = sa.get(slot);
     if (was !== undefined && was.toLowerCase() !== v.toLowerCase()) return `${slot}: ${was} → ${v}`;
+  }
+  // two spellings of one value ("## Unreleased", later "## [Unreleased]"): one slot, and the user changed it
+  const spellings = spellingsOf(a);
+  for (const [bare, v] of spellingsOf(b)) {
+    const was = spellings.get(bare);
+    if (was !== undefined && was !== v) return `${showValue(was)} → ${showValue(v)}`;
   }
   // "use X" against "never use X"
   if (NEGATION.test(scopeless(a)) !== NEGATION.test(scopeless(b))) {

@@ -51,6 +51,17 @@ describe('the start draft composer', () => {
     expect(composeRules([{ rule: 'Make them at least 1000 characters.', n: 1, at: 5 }, { rule: 'Make them at least 500 characters.', n: 3, at: 1 }]).map((r) => r.text)).toEqual(['Make them at least 1000 characters.']);
   });
 
+  it('two spellings of one heading are one slot: the newer spelling wins', () => {
+    const rules = composeRules([
+      { rule: 'Put new entries under `## Unreleased`.', n: 3, at: 1 },
+      { rule: 'Use `## [Unreleased]` with the brackets from now on.', n: 2, at: 9 },
+    ]);
+    expect(rules.map((r) => r.text)).toEqual(['Use `## [Unreleased]` with the brackets from now on.']);
+    expect(rules[0].replaced).toEqual(['Put new entries under `## Unreleased`.']);
+    // two different headings are two rules
+    expect(composeRules([{ rule: 'Add a `## Risk` section.', n: 1, at: 1 }, { rule: 'Add a `## Testing` section.', n: 1, at: 2 }])).toHaveLength(2);
+  });
+
   it('on a later night, a correction that changes an earlier night\'s rule replaces it', () => {
     const before = [said('r1', 'fr', 'draft the release notes for v1.2.0', ['release notes must be at least 500 characters'], 1), said('r2', 'fr', 'write release notes for v1.3.0', ['release notes must be at least 500 characters'], 2)];
     const first = correctionsDraft('# learned\n', before, 'document')!.content;
