@@ -23,6 +23,7 @@ import { keyOf, normalizePrompt } from './normalize.js';
 import { dedupeKeyOf } from './ask-keys.js';
 import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
+import { contradicts } from '../skilldoc/wording-lint.js';
 import { assignFamilySplits, type FamilyMember } from './splits.js';
 import { memoizeText } from './memo.js';
 import { askKey, type AskEvidence } from './kept/evidence.js';
@@ -170,6 +171,14 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return na === nb;
 }
 
+/**
+ * A changed mind: the corrections no later one replaced (the list is oldest first). The judge checks
+ * and the rubric hold what the user asks for now, never a value a later correction took back.
+ */
+export function currentCorrections(corrections: string[]): string[] {
+  return corrections.filter((c, i) => !corrections.slice(i + 1).some((later) => contradicts(c, later)));
+}
+
 /** The family's shared judge checks and corrections, from all its asks. */
 export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean } = {}): { checks: Check[]; corrections: string[]; typicalIntent: string } {
   const keyCounts = new Map<string, number>();
@@ -184,10 +193,11 @@ export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?
   const corrections = uniqueCorrections(members);
   const typicalIntent = truncate(rep.prompt.trim(), MAX_INTENT);
   const accepted = members.filter((m) => m.outcome.label === 'success' && m.outcome.final).map((m) => m.outcome.final.length);
+  const current = currentCorrections(corrections);
   const { judge } = synthesizeJudge({
     intent: typicalIntent,
     prompts: members.map((m) => m.prompt),
-    corrections,
+    corrections: current,
     acceptedLengths: accepted,
     occurrences: members.map((m) => ({ label: m.outcome.label, verified: m.outcome.verified })),
     agents: members.map((m) => m.agent),
@@ -285,7 +295,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       project: projects.size === 1 ? [...projects][0] : null,
       intent,
       context,
-      judge: { checks: judgeChecks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, corrections), passThreshold: 0.7 } },
+      judge: { checks: judgeChecks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, currentCorrections(corrections)), passThreshold: 0.7 } },
       split: splits.get(inst.id) ?? 'train',
       origin: 'real',
       skillHint,

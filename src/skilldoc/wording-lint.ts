@@ -262,6 +262,16 @@ function spellingsOf(text: string): Map<string, string> {
   return out;
 }
 
+/** Two spellings of one value ("## Unreleased", later "## [Unreleased]"): one slot, and the user changed it. */
+export function respelled(a: string, b: string): string | null {
+  const spellings = spellingsOf(a);
+  for (const [bare, v] of spellingsOf(b)) {
+    const was = spellings.get(bare);
+    if (was !== undefined && was !== v) return `${showValue(was)} → ${showValue(v)}`;
+  }
+  return null;
+}
+
 /** Why the later rule `b` contradicts `a` (one slot, another value), or null. */
 export function contradicts(a: string, b: string): string | null {
   const sa = ruleSlots(a);
@@ -269,12 +279,8 @@ export function contradicts(a: string, b: string): string | null {
     const was = sa.get(slot);
     if (was !== undefined && was.toLowerCase() !== v.toLowerCase()) return `${slot}: ${was} → ${v}`;
   }
-  // two spellings of one value ("## Unreleased", later "## [Unreleased]"): one slot, and the user changed it
-  const spellings = spellingsOf(a);
-  for (const [bare, v] of spellingsOf(b)) {
-    const was = spellings.get(bare);
-    if (was !== undefined && was !== v) return `${showValue(was)} → ${showValue(v)}`;
-  }
+  const spelling = respelled(a, b);
+  if (spelling) return spelling;
   // "use X" against "never use X"
   if (NEGATION.test(scopeless(a)) !== NEGATION.test(scopeless(b))) {
     const va = operativeValues(a);

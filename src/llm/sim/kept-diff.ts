@@ -29,7 +29,8 @@ export interface InducedRule {
 /** A property must show in at least this share of a job's kept pairs (and in two of them) to be a preference. */
 const AGREEMENT = 0.6;
 
-type Pair = { agent: string; kept: string; taskId: string };
+/** one kept outcome as the prompt shows it: the agent's version, the one that landed, and when it landed */
+type Pair = { agent: string; kept: string; taskId: string; at: number };
 
 const firstLine = (s: string): string => s.trim().split(/\r?\n/)[0] ?? '';
 const lastLine = (s: string): string => {
@@ -111,7 +112,16 @@ function rulesFromPairs(pairs: Pair[], job: string | null, label: string): Induc
       const mine = new Set(headingsOf(p.agent, level));
       for (const h of new Set(headingsOf(p.kept, level))) if (!mine.has(h)) counts.set(h, [...(counts.get(h) ?? []), p]);
     }
+    // two spellings of one heading (`## Unreleased`, later `## [Unreleased]`): the user changed it, as a
+    // reader of the dates sees; only the spelling kept most recently is a rule
+    const latest = new Map<string, { h: string; at: number }>();
     for (const [h, list] of counts) {
+      const bare = h.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+      const at = Math.max(...list.map((p) => p.at));
+      if ((latest.get(bare)?.at ?? -Infinity) < at) latest.set(bare, { h, at });
+    }
+    for (const [h, list] of counts) {
+      if (latest.get(h.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''))?.h !== h) continue;
       const hits = agreed(pairs, (p) => list.includes(p));
       if (!hits) continue;
       const hashes = '#'.repeat(level);
@@ -161,7 +171,7 @@ export function induceFromOutcomes(rollouts: RolloutDigest[]): InducedRule[] {
       const id = `${k.commit}:${k.kind}:${k.file ?? ''}`;
       if (slot.seen.has(id)) continue;
       slot.seen.add(id);
-      slot.pairs.push({ agent: k.agent, kept: k.kept, taskId: r.taskId });
+      slot.pairs.push({ agent: k.agent, kept: k.kept, taskId: r.taskId, at: k.at });
     }
     for (const p of r.procedures ?? []) {
       const key = `proc:${p.worked}`;

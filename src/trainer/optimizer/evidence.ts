@@ -12,6 +12,7 @@ import type { Rollout, Task } from '../../core/records.js';
 import type { RolloutDigest } from '../../core/protocol.js';
 import { describeCheck } from '../../core/checks.js';
 import { optimizerView } from '../../mine/view.js';
+import { contradicts, respelled } from '../../skilldoc/wording-lint.js';
 
 /** Character budgets of one attempt's evidence (≈ 4 characters a token). */
 export const EVIDENCE_BUDGET = {
@@ -83,8 +84,30 @@ function focusTerms(task: Task, failed: ReadonlySet<string>): string[] {
   return task.judge.checks.filter((c) => failed.has(c.id)).flatMap((c) => [c.needle ?? '', typeof c.value === 'string' ? c.value : '']).filter(Boolean);
 }
 
-/** The evidence fields of a digest, built from the sealed-free view of the task. */
-export function attemptEvidence(r: Rollout, task: Task | undefined): Pick<RolloutDigest, 'corrections' | 'rubric' | 'wants' | 'toolsCalled' | 'changedFiles' | 'response' | 'kept' | 'procedures'> {
+/**
+ * The corrections a newer one took back (a changed mind: "put it under `## Unreleased`", a month
+ * later "use `## [Unreleased]`"): the optimizer is never shown them, so it cannot learn again what
+ * the user replaced (issue 41). Within a job family any contradiction counts (one slot, a newer
+ * value); across families only a new spelling of the same value does, since two bounds in two
+ * families are two jobs' rules, not a changed mind.
+ */
+export function supersededCorrections(tasks: Iterable<Task>): Set<string> {
+  const said: Array<{ text: string; at: number; task: string; family: string; i: number }> = [];
+  for (const t of tasks) {
+    // a task's list is oldest first (mine/synthesize.ts), so within it a later entry is the newer
+    t.corrections.forEach((text, i) => said.push({ text, at: t.correctionSources?.[i]?.at ?? t.lastSeen ?? 0, task: t.id, family: t.family ?? t.id, i }));
+  }
+  const newer = (b: (typeof said)[number], a: (typeof said)[number]) => (b.task === a.task ? b.i > a.i : b.at > a.at);
+  const out = new Set<string>();
+  for (const a of said) {
+    const replaced = said.some((b) => b.text !== a.text && newer(b, a) && (b.family === a.family ? contradicts(a.text, b.text) : respelled(a.text, b.text)));
+    if (replaced) out.add(a.text);
+  }
+  return out;
+}
+
+/** The evidence fields of a digest, built from the sealed-free view of the task (without the corrections a newer one replaced). */
+export function attemptEvidence(r: Rollout, task: Task | undefined, superseded: ReadonlySet<string> = new Set()): Pick<RolloutDigest, 'corrections' | 'rubric' | 'wants' | 'toolsCalled' | 'changedFiles' | 'response' | 'kept' | 'procedures'> {
   const view = task ? optimizerView(task) : undefined;
   const results = new Map(r.checks.map((c) => [c.checkId, c]));
   const wants = (view?.judge.checks ?? []).slice(0, EVIDENCE_BUDGET.wants).map((c) => ({
@@ -95,7 +118,7 @@ export function attemptEvidence(r: Rollout, task: Task | undefined): Pick<Rollou
   const failed = new Set(r.checks.filter((c) => !c.passed && !c.sealed).map((c) => c.checkId));
   const ref = view?.judge.reference;
   const rubric = ref?.kind === 'rubric' ? ref.rubric : ref?.kind === 'outcome' ? ref.description : '';
-  const corrections = (view?.corrections ?? []).slice(-EVIDENCE_BUDGET.corrections).map((text) => {
+  const corrections = (view?.corrections ?? []).filter((text) => !superseded.has(text)).slice(-EVIDENCE_BUDGET.corrections).map((text) => {
     const i = view!.corrections.indexOf(text);
     const src = view?.correctionSources?.[i];
     return { text: clipLine(text, EVIDENCE_BUDGET.correction), session: src?.session ?? null, at: src?.at ?? null };

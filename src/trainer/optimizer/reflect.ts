@@ -16,7 +16,7 @@ import { clip, renderPrompt } from './prompts.js';
 import { askOptimizer, isSurvivable, type CallContext } from './call.js';
 import { stripMarkers } from '../../skilldoc/segments.js';
 import { optimizerView } from '../../mine/view.js';
-import { attemptEvidence, EVIDENCE_BUDGET, fenced, renderEvidence } from './evidence.js';
+import { attemptEvidence, EVIDENCE_BUDGET, fenced, renderEvidence, supersededCorrections } from './evidence.js';
 
 export type EditSource = 'failure' | 'success';
 
@@ -74,14 +74,14 @@ export function isFailure(r: Rollout): boolean {
   return r.hardScore < 1;
 }
 
-export function digestRollout(r: Rollout, task: Task | undefined): RolloutDigest {
+export function digestRollout(r: Rollout, task: Task | undefined, superseded?: ReadonlySet<string>): RolloutDigest {
   return {
     taskId: r.taskId,
     intent: task?.intent ?? r.taskId,
     score: r.softScore,
     passed: r.hardScore >= 1,
     feedback: clip(r.feedback, EVIDENCE_BUDGET.feedback),
-    ...attemptEvidence(r, task),
+    ...attemptEvidence(r, task, superseded),
   };
 }
 
@@ -150,8 +150,9 @@ export async function reflect(input: ReflectInput): Promise<ReflectResult> {
     ...chunk(successes, input.minibatchSize).map((batch, i) => ({ id: `succ_${String(i).padStart(3, '0')}`, source: 'success' as const, batch })),
   ];
   const errors: ReflectResult['errors'] = [];
+  const superseded = supersededCorrections(input.tasks.values());
   const results = await mapLimit(jobs, input.concurrency, async (job): Promise<Patch | null> => {
-    const digests = job.batch.map((r) => digestRollout(r, input.tasks.get(r.taskId)));
+    const digests = job.batch.map((r) => digestRollout(r, input.tasks.get(r.taskId), superseded));
     const payload: ReflectPayload = {
       skill: input.skill,
       mode: job.source === 'failure' ? 'failures' : 'successes',
