@@ -96,6 +96,17 @@ describe('the sim optimizer learns from what the user kept', () => {
     expect(labelFailures(p, new Rng('l', 1)).map((l) => l.kind)).toEqual(['defect', 'defect']);
   });
 
+  it('a stated rule with an older spelling of the kept value is rewritten, never left beside the new one', () => {
+    const changelogKept = (n: number, heading: string) => ({ kind: 'file' as const, file: 'CHANGELOG.md', agent: `# Changelog\n\n- Change ${n}`, kept: `# Changelog\n\n${heading}\n\n- Change ${n}`, commit: `d${n}abcdef`, at: 1_700_000_000_000 + n });
+    const failing = [1, 2, 3].map((n) => digest(`c${n}`, `add a changelog entry for change ${n}`, { kept: [changelogKept(n, '## [Unreleased]')] }));
+    const skill = '## Changelog entries\n\n- Put it under `## Unreleased`.\n';
+    const edits = reflect(payload(skill, failing), { ...DEFAULT_HARM, harmfulEditRate: 0, irrelevantEditRate: 0, bloatRate: 0, catastrophicRate: 0, wrongLiteralRate: 0, scopeDropRate: 0 }, new Rng('r', 3));
+    const unreleased = edits.filter((e) => /Unreleased/.test(e.content));
+    expect(unreleased).toHaveLength(1);
+    expect(unreleased[0]).toMatchObject({ op: 'replace', anchor: '- Put it under `## Unreleased`.' });
+    expect(unreleased[0].content).toContain('`## [Unreleased]`');
+  });
+
   it('never rewrites a line that says more than the failing rule: the rest would be lost', () => {
     const skill = '## When writing a commit message\n\n- you forgot the trailer again: `Refs: #<number>`, then sign off with `Signed-off-by: Name <email>`\n';
     const edits = reflect(payload(skill, rollouts), { harmfulEditRate: 0, irrelevantEditRate: 0 }, new Rng('r', 3));

@@ -14,6 +14,7 @@ import { addressStrength, guidanceLines, requirementOfText } from './guidance.js
 import { parseHeadings } from '../../core/markdown.js';
 import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './jobs.js';
 import { induceFromOutcomes } from './kept-diff.js';
+import { respelled } from '../../skilldoc/wording-lint.js';
 import { complaintIn, operativeValues, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
 
 /** An issue to write a rule for: from feedback, or induced from outcome evidence (`verbatim`: its statement is the rule). */
@@ -237,6 +238,19 @@ function contradictingLine(skill: string, issue: Issue): string | null {
   return null;
 }
 
+/**
+ * A rule the skill states with another spelling of the value the user keeps now (`## Unreleased`
+ * where every recent commit keeps `## [Unreleased]`): the induced rule rewrites that line, as an
+ * optimizer that reads the dates does, instead of leaving both for the target to choose between.
+ */
+function respelledLine(skill: string, statement: string): string | null {
+  for (const raw of unprotectedLines(skill)) {
+    if (/^\s*#{1,6}\s/.test(raw)) continue;
+    if (respelled(raw, statement)) return raw;
+  }
+  return null;
+}
+
 function successEdits(payload: ReflectPayload, rng: Rng): Edit[] {
   const counts = new Map<string, string[]>();
   for (const r of payload.rollouts) {
@@ -331,7 +345,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     if (rng.chance(rate('hardcodeRate'))) content = hardcoded(content, visibleValues(intent, '')) ?? content;
     else content = generalized(content, visibleValues(intent, ''));
     content = rng.chance(rate('scopeDropRate')) ? scopeDropped(content) : scoped(content, job);
-    const against = contradictingLine(payload.skill, issue);
+    const against = respelledLine(payload.skill, issue.statement) ?? contradictingLine(payload.skill, issue);
     if (against) {
       edits.push({ op: 'replace', anchor: against, content, rationale: `${rationale} (the skill says the opposite)`, evidence: issue.taskIds });
       continue;
