@@ -251,12 +251,15 @@ export function ruleSlots(text: string): Map<string, string> {
   return out;
 }
 
-/** A rule's literal values by their letters and digits alone: `## [Unreleased]` and `## Unreleased` share one key. */
+/** A value by its letters and digits alone: `## [Unreleased]` and `## Unreleased` are two spellings of one. */
+export const spellingKey = (value: string): string => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** A rule's literal values by their spelling key. */
 function spellingsOf(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const v of operativeValues(text)) {
     if (!v.startsWith('lit:')) continue;
-    const bare = v.slice(4).replace(/[^\p{L}\p{N}]+/gu, '');
+    const bare = spellingKey(v.slice(4));
     if (bare) out.set(bare, v);
   }
   return out;

@@ -12,6 +12,7 @@
  *   - the command that works ("Run the tests with `pnpm vitest run`; `npm test` fails here").
  * It reads only what the payload carries (the digests' `kept` and `procedures`), never a check.
  */
+import { spellingKey } from '../../skilldoc/wording-lint.js';
 import type { RolloutDigest } from '../../core/protocol.js';
 import { jobOfAsk } from './jobs.js';
 
@@ -116,12 +117,11 @@ function rulesFromPairs(pairs: Pair[], job: string | null, label: string): Induc
     // reader of the dates sees; only the spelling kept most recently is a rule
     const latest = new Map<string, { h: string; at: number }>();
     for (const [h, list] of counts) {
-      const bare = h.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
       const at = Math.max(...list.map((p) => p.at));
-      if ((latest.get(bare)?.at ?? -Infinity) < at) latest.set(bare, { h, at });
+      if ((latest.get(spellingKey(h))?.at ?? -Infinity) < at) latest.set(spellingKey(h), { h, at });
     }
     for (const [h, list] of counts) {
-      if (latest.get(h.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''))?.h !== h) continue;
+      if (latest.get(spellingKey(h))?.h !== h) continue;
       const hits = agreed(pairs, (p) => list.includes(p));
       if (!hits) continue;
       const hashes = '#'.repeat(level);
