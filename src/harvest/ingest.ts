@@ -22,6 +22,7 @@ import { joinContinuation } from './continue-text.js';
 import { DAMAGED_LINE_REASONS } from './validate-output.js';
 import { Classifier } from './classify.js';
 import { chooseWorkers, runTasks, startWorkers, stopWorkers } from './pool.js';
+import { withLeanJit } from './lean-jit.js';
 import type { FileResult, FileTask } from './process-file.js';
 import { listCandidates, storeStamps } from './listing.js';
 import { kvGet, kvSet } from '../store/repos/kv.js';
@@ -101,6 +102,10 @@ function underProject(project: string | null, want: string): boolean {
 }
 
 export async function runHarvest(db: Db, config: Config, opts: HarvestOptions = {}): Promise<HarvestSummary> {
+  return withLeanJit(() => harvestWithWorkers(db, config, opts));
+}
+
+async function harvestWithWorkers(db: Db, config: Config, opts: HarvestOptions): Promise<HarvestSummary> {
   // The first pass into an empty store reads every transcript there is: its worker threads are
   // started now and boot while this thread lists and stats the files (~0.1 s of a cold pass on
   // 10,000 files), instead of after. Unneeded ones (a small first harvest) are stopped unused.
