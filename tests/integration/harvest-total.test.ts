@@ -187,6 +187,9 @@ describe('one bad file never blocks the others', () => {
       expect(summary.errors[0].message).toMatch(/not stored: poisoned row/);
       expect(getSession(db, `claude-code:${id}`)).toBeUndefined();
       expect(listSessions(db, { limit: 1000 })).toHaveLength(12); // the 11 fixture sessions and the damaged file's
+      // the batch was rolled back and written again file by file: every stored file counted once
+      expect(summary.sessions).toBe(12);
+      expect(summary.newSessionIds).toHaveLength(12);
       expect(getFileRow(db, poisoned)?.error).toMatch(/poisoned row/);
       expect(JSON.parse(getFileRow(db, damaged)!.damaged!)).toEqual({ malformed: 1, 'not-object': 1 });
       // the failed file is tried again on the next pass (its rows were never stored)

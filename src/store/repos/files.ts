@@ -73,6 +73,11 @@ export function fileRowsCommitted(db: Db): void {
   c.pending = [];
 }
 
+/** After a rollback of file-row writes: the cached stamps are dropped, the next load reads them again. */
+export function forgetFileStamps(db: Db): void {
+  stampCaches.delete(db);
+}
+
 /** The agent of each file row (for the rows a full pass did not list). */
 export function fileAgents(db: Db): Map<string, string> {
   return new Map(db.prepare('SELECT path, agent FROM files').raw(true).all() as Array<[string, string]>);
