@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb, schemaVersion } from '../../src/store/db.js';
+import { NEW_STORE_PAGE_SIZE, openDb, schemaVersion } from '../../src/store/db.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/store/migrations/index.js';
 import { acquireLease, getLease, releaseLease } from '../../src/store/repos/leases.js';
 import { kvGet, kvSet } from '../../src/store/repos/kv.js';
@@ -33,6 +33,31 @@ describe('store', () => {
     expect(kvGet(again, 'k')).toEqual({ a: 1 });
     expect(again.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(again.pragma('foreign_keys', { simple: true })).toBe(1);
+    again.close();
+  });
+
+  it('creates a store with 16 KiB pages and keeps the page size of an existing one', () => {
+    const fresh = path.join(tmp(), 'sleep.db');
+    const db = openDb(fresh);
+    expect(db.pragma('page_size', { simple: true })).toBe(NEW_STORE_PAGE_SIZE);
+    kvSet(db, 'k', 1);
+    db.close();
+    // a store made with SQLite's default 4 KiB pages (by an older version) stays as it is, rows and all
+    const old = path.join(tmp(), 'old.db');
+    const raw = new Database(old);
+    raw.exec('CREATE TABLE t(x)');
+    raw.close();
+    const reopened = openDb(old);
+    try {
+      expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
+      expect(schemaVersion(reopened)).toBe(LATEST_VERSION);
+      kvSet(reopened, 'k', 2);
+      expect(kvGet(reopened, 'k')).toBe(2);
+    } finally {
+      reopened.close();
+    }
+    const again = openDb(fresh);
+    expect(kvGet(again, 'k')).toBe(1);
     again.close();
   });
 
