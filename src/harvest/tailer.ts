@@ -32,7 +32,8 @@ export function headHash(fd: number, len: number): string {
 }
 
 export function hashBytes(bytes: Buffer): string {
-  return crypto.createHash('sha1').update(bytes).digest('hex');
+  // one-shot (Node ≥ 20.12): no Hash object per file, a third of createHash().update().digest()
+  return crypto.hash('sha1', bytes, 'hex');
 }
 
 export interface TailOptions {
