@@ -292,7 +292,7 @@ export class SessionBuilder {
    */
   toolCall(name: string, callId: string | undefined, input: string, ts: number | null, meta?: Record<string, unknown>): void {
     if (callId) this.st.pending[callId] = name;
-    const m: Record<string, unknown> = { ...meta, ...(callId ? { callId } : {}) };
+    const m = withCallId(meta, callId);
     if (typeof m.wrote === 'string') m.wrote = this.clean(m.wrote, TEXT_CAP.wrote);
     const max = GIT_COMMIT_RE.test(input) ? TEXT_CAP.commitCall : TEXT_CAP.toolCall;
     this.emit({ role: 'assistant', kind: 'tool_call', toolName: name, text: input, max, ts, meta: m });
@@ -311,7 +311,7 @@ export class SessionBuilder {
       max: isError ? TEXT_CAP.toolError : TEXT_CAP.toolResult,
       ends: true,
       ts,
-      meta: { ...meta, ...(callId ? { callId } : {}) },
+      meta: withCallId(meta, callId),
     });
   }
 
@@ -380,6 +380,16 @@ export class SessionBuilder {
     this.redactions = { count: 0, kinds: {} };
     return out;
   }
+}
+
+/**
+ * A tool event's meta: `meta` (copied) with `callId` set. The same keys in the same order as
+ * `{ ...meta, ...(callId ? { callId } : {}) }`, without the second object and spread per event.
+ */
+function withCallId(meta: Record<string, unknown> | undefined, callId: string | undefined): Record<string, unknown> {
+  const m: Record<string, unknown> = meta ? { ...meta } : {};
+  if (callId) m.callId = callId;
+  return m;
 }
 
 /** Strips leading wrapper blocks such as `<system-reminder>…</system-reminder>` (repeatedly). */
