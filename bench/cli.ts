@@ -4,16 +4,16 @@
  * every agent session, so its cost is paid all day.
  *
  * Each command runs N times (default 10) as a real child process in a sandboxed state folder
- * (prepared once by `status`); we report the median wall time and the median CPU time (user+sys,
+ * (prepared once by a `harvest` of empty agent homes, which creates the store, then `status`); we report the median wall time and the median CPU time (user+sys,
  * from this process's cutime+cstime in /proc/self/stat, Linux), and the load average beside them:
  * on a loaded machine the CPU figure is the one to trust.
  *
  * Target: `--version`, `status` and `hooks nudge` each at most `node -e 0` + 0.10 s (median wall).
- * The preparing `status` leaves the validated config copy and the first `--help` the kept help text
- * (src/core/config-snapshot.ts, src/cli/help-cache.ts), as a user's earlier commands would: the
- * medians are the warm start; the first command after an upgrade or a config edit pays the full load.
- * The first `status` after a fresh install (a new state folder per run: it creates the store) is
- * measured too, N runs, beside the same `node -e 0`.
+ * The preparing commands leave the store, and the first `--help` the kept help text
+ * (src/cli/help-cache.ts), as a user's earlier commands would: the medians are the warm start; the
+ * first command after an upgrade or a config edit pays the full load. The first `status` after a
+ * fresh install (a new state folder per run: no store, no config file, no caches; it creates none)
+ * is measured too, N runs, beside the same `node -e 0`.
  * Usage: npm run bench -- cli [--runs N] [--dist DIR]   (--dist: another build's dist/, to compare)
  */
 import fs from 'node:fs';
@@ -89,9 +89,10 @@ function sandboxEnv(root: string): NodeJS.ProcessEnv {
 }
 
 /**
- * The first `status` after a fresh install: a new state folder each run (no database, no validated
- * config copy, no help text, no nudge file), so it creates and migrates the store, validates the
- * default config and writes the caches the warm runs then read.
+ * The first `status` after a fresh install: a new state folder each run (no database, no config
+ * file, no validated config copy, no help text, no nudge file). It shows the empty state from the
+ * built-in defaults; before issue 40's cold-start work it also created and migrated the store and
+ * validated the default config (`--dist` an older build to compare).
  */
 function measureFirstStatus(cli: string, root: string, runs: number): Timing {
   const walls: number[] = [];
@@ -111,7 +112,8 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-bench-cli-'));
   const env = sandboxEnv(root);
   try {
-    measure([CLI, 'status'], env, 1); // creates the state folder and database, as a user's first command would
+    measure([CLI, 'harvest'], env, 1); // creates the state folder and the store, as a user's first harvest would
+    measure([CLI, 'status'], env, 1);
     const base = measure(['-e', '0'], env, runs);
     const load = os.loadavg()[0];
     const rows: BenchResult[] = [
