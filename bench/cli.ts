@@ -13,7 +13,8 @@
  * (src/cli/help-cache.ts), as a user's earlier commands would: the medians are the warm start; the
  * first command after an upgrade or a config edit pays the full load. The first `status` after a
  * fresh install (a new state folder per run: no store, no config file, no caches; it creates none)
- * is measured too, N runs, beside the same `node -e 0`.
+ * is measured too, N runs, beside the same `node -e 0`, and so is `hooks nudge` there (an agent
+ * session started before anything was harvested).
  * Usage: npm run bench -- cli [--runs N] [--dist DIR]   (--dist: another build's dist/, to compare)
  */
 import fs from 'node:fs';
@@ -89,16 +90,16 @@ function sandboxEnv(root: string): NodeJS.ProcessEnv {
 }
 
 /**
- * The first `status` after a fresh install: a new state folder each run (no database, no config
- * file, no validated config copy, no help text, no nudge file). It shows the empty state from the
- * built-in defaults; before issue 40's cold-start work it also created and migrated the store and
- * validated the default config (`--dist` an older build to compare).
+ * A command run right after a fresh install: a new state folder each run (no database, no config
+ * file, no validated config copy, no help text, no nudge file). `status` there shows the empty state
+ * from the built-in defaults; before issue 40's cold-start work it also created and migrated the
+ * store and validated the default config (`--dist` an older build to compare).
  */
-function measureFirstStatus(cli: string, root: string, runs: number): Timing {
+function measureFresh(cli: string, argv: string[], root: string, runs: number): Timing {
   const walls: number[] = [];
   const cpus: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const t = measure([cli, 'status'], sandboxEnv(path.join(root, `fresh-${i}`)), 1);
+    const t = measure([cli, ...argv], sandboxEnv(path.join(root, `fresh-${argv.join('-')}-${i}`)), 1);
     walls.push(t.wall);
     cpus.push(t.cpu);
   }
@@ -137,7 +138,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       });
       rows.push({ name: `${c.label}: CPU user+sys (median)`, value: t.cpu, unit: 's', target: `node +${(t.cpu - base.cpu).toFixed(3)}` });
     }
-    const first = measureFirstStatus(CLI, root, runs);
+    const first = measureFresh(CLI, ['status'], root, runs);
     rows.push({
       name: `status, first after a fresh install (no store, no caches; median of ${runs}): wall`,
       value: first.wall,
@@ -146,6 +147,16 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       pass: first.wall <= base.wall + MARGIN_S,
     });
     rows.push({ name: 'status, first after a fresh install: CPU user+sys (median)', value: first.cpu, unit: 's', target: `node +${(first.cpu - base.cpu).toFixed(3)}` });
+    // an agent session started before anything was harvested: the hook must stay as cheap, and create nothing
+    const nudge = measureFresh(CLI, ['hooks', 'nudge'], root, runs);
+    rows.push({
+      name: `hooks nudge, fresh install (no store; median of ${runs}): wall`,
+      value: nudge.wall,
+      unit: 's',
+      target: `<= ${(base.wall + MARGIN_S).toFixed(3)}`,
+      pass: nudge.wall <= base.wall + MARGIN_S,
+    });
+    rows.push({ name: 'hooks nudge, fresh install: CPU user+sys (median)', value: nudge.cpu, unit: 's', target: `node +${(nudge.cpu - base.cpu).toFixed(3)}` });
     return rows;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -15,6 +15,8 @@ import { openDb } from '../../src/store/db.js';
 import { insertProposal } from '../../src/store/repos/proposals.js';
 import type { Proposal } from '../../src/core/records.js';
 
+/** What no command may load just to register itself (the program's help registers them all). */
+const UI_AND_SDK = ['/node_modules/ink/', '/node_modules/react/', '/node_modules/openai/', '/node_modules/@anthropic-ai/sdk/', '/node_modules/pg/'];
 const HEAVY = ['/node_modules/ink/', '/node_modules/react/', '/node_modules/openai/', '/node_modules/@anthropic-ai/sdk/', '/node_modules/better-sqlite3/', '/node_modules/zod/'];
 
 let sb: Sandbox;
@@ -165,6 +167,8 @@ describe('a one-line command loads only what it uses', () => {
     const built = loadsOf(['--help']);
     expect(built.stdout).toBe(fresh.stdout);
     expect(built.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).length, 'the first help builds the program').toBeGreaterThan(20);
+    // building it registers every command: none loads the TUI or an SDK until its action runs
+    expect(built.modules.filter((u) => UI_AND_SDK.some((h) => u.includes(h)))).toEqual([]);
     const kept = loadsOf(['--help']);
     expect(kept.stdout).toBe(fresh.stdout);
     expect(kept.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
