@@ -67,6 +67,17 @@ describe('a one-line command loads only what it uses', () => {
     expect(r.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
   });
 
+  it('config path prints its one line without the schema or the store; config get still validates', () => {
+    const r = loadsOf(['config', 'path']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(path.join(sb.home, 'config.json'));
+    expect(heavyIn(r.modules)).toEqual([]);
+    expect(r.modules.filter((u) => u.includes('/daemon/'))).toEqual([]);
+    const get = loadsOf(['config', 'get', 'schedule.cron']);
+    expect(get.stdout.trim()).toBe('0 3 * * *');
+    expect(get.modules.some((u) => u.includes('/node_modules/zod/'))).toBe(true);
+  });
+
   it('hooks nudge answers from the nudge file, without the store', () => {
     // before anything created a store, the nudge is silent and creates nothing either
     const none = loadsOf(['hooks', 'nudge']);
