@@ -13,8 +13,8 @@
  * (src/cli/help-cache.ts), as a user's earlier commands would: the medians are the warm start; the
  * first command after an upgrade or a config edit pays the full load. The first `status` after a
  * fresh install (a new state folder per run: no store, no config file, no caches; it creates none)
- * is measured too, N runs, beside the same `node -e 0`, and so is `hooks nudge` there (an agent
- * session started before anything was harvested).
+ * is measured too, N runs, beside the same `node -e 0`, and so are `hooks nudge` there (an agent
+ * session started before anything was harvested) and `--help` (no state folder to keep its text in).
  * Usage: npm run bench -- cli [--runs N] [--dist DIR]   (--dist: another build's dist/, to compare)
  */
 import fs from 'node:fs';
@@ -157,6 +157,10 @@ export async function run(args: string[]): Promise<BenchResult[]> {
       pass: nudge.wall <= base.wall + MARGIN_S,
     });
     rows.push({ name: 'hooks nudge, fresh install: CPU user+sys (median)', value: nudge.cpu, unit: 's', target: `node +${(nudge.cpu - base.cpu).toFixed(3)}` });
+    // no state folder to keep the help text in (help-cache.ts): the program is built, every command module loaded
+    const help = measureFresh(CLI, ['--help'], root, runs);
+    rows.push({ name: `--help, fresh install (no state folder, so no kept copy; median of ${runs}): wall`, value: help.wall, unit: 's' });
+    rows.push({ name: '--help, fresh install: CPU user+sys (median)', value: help.cpu, unit: 's', target: `node +${(help.cpu - base.cpu).toFixed(3)}` });
     return rows;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
