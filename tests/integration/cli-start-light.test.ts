@@ -65,6 +65,8 @@ describe('a one-line command loads only what it uses', () => {
     expect(r.modules.some((u) => u.endsWith('/cli/main.js')), 'the hook saw the CLI load').toBe(true);
     expect(heavyIn(r.modules)).toEqual([]);
     expect(r.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+    expect(r.modules.filter((u) => u.includes('/node_modules/commander/')), 'one line needs no argument parser').toEqual([]);
+    expect(loadsOf(['-V']).stdout).toBe(r.stdout);
   });
 
   it('config path prints its one line without the schema or the store; config get still validates', () => {
@@ -184,6 +186,7 @@ describe('a one-line command loads only what it uses', () => {
     expect(kept.stdout).toBe(fresh.stdout);
     expect(kept.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
     expect(heavyIn(kept.modules)).toEqual([]);
+    expect(kept.modules.filter((u) => u.includes('/node_modules/commander/'))).toEqual([]);
 
     // a damaged copy is rebuilt, never shown
     fs.writeFileSync(path.join(sb.home, 'state', 'help.json'), '{"format":1,"key":"x","text":"stale"}');
