@@ -21,7 +21,7 @@ export interface GlobalOptions {
 
 /** The modules behind `ctx.config` and `ctx.db`, loaded by `prepare()`: zod and the SQLite binding cost a command that needs neither (issue 40). */
 interface StoreModules {
-  /** absent when the validated copy of the config matched (config-snapshot.ts): the schema stays unloaded */
+  /** absent when the config needs no validating (config-defaults.ts, config-snapshot.ts): the schema stays unloaded */
   loadConfig?: typeof import('../core/config.js').loadConfig;
   saveSnapshot: typeof import('../core/config-snapshot.js').writeConfigSnapshot;
   openDb: typeof import('../store/db.js').openDb;
@@ -52,9 +52,15 @@ export class CliContext {
   /** Loads what `config` and `db` need; `action()` calls it before every body except a light one's (run.ts). */
   async loadStoreModules(): Promise<void> {
     if (this.modules) return;
-    const [snapshot, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([import('../core/config-snapshot.js'), import('../store/db.js'), import('../store/nudge-refresh.js')]);
-    // the config as validated by an earlier command, if nothing it depends on changed since
-    this._config ??= snapshot.readConfigSnapshot(this.paths, this.env);
+    const [defaults, snapshot, { openDb, folderReadOnly }, { refreshNudgeFile }] = await Promise.all([
+      import('../core/config-defaults.js'),
+      import('../core/config-snapshot.js'),
+      import('../store/db.js'),
+      import('../store/nudge-refresh.js'),
+    ]);
+    // no config file and no override: the built-in defaults, known valid; else the config as validated
+    // by an earlier command, if nothing it depends on changed since
+    this._config ??= defaults.unconfiguredDefaults(this.paths, this.env) ?? snapshot.readConfigSnapshot(this.paths, this.env);
     const loadConfig = this._config ? undefined : (await import('../core/config.js')).loadConfig;
     this.modules = { loadConfig, saveSnapshot: snapshot.writeConfigSnapshot, openDb, folderReadOnly, onClose: refreshNudgeFile };
   }
@@ -87,6 +93,16 @@ export class CliContext {
       this._db = folderReadOnly(file) && fs.existsSync(file) ? openDb(file, { readonly: true }) : openDb(file);
     }
     return this._db;
+  }
+
+  /**
+   * The store if there is one, undefined before anything created it. For a command that only reads
+   * (`status`): before the first harvest it shows the empty state and leaves no store behind, so the
+   * first command after an install does not pay for creating and migrating one (issue 40).
+   */
+  get existingDb(): Db | undefined {
+    const opened = this._db !== undefined;
+    return opened || fs.existsSync(this.paths.database) ? this.db : undefined;
   }
 
   /** For commands run inside long-lived processes to release the file. */

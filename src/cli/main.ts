@@ -3,10 +3,9 @@
  * skillopt-sleep: entry point. Builds the commander program from the registry and runs it.
  * Exit codes: 0 ok, 1 failure, 2 usage.
  */
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { loadCommands, type CommandModule } from './commands/index.js';
 import { packageVersion } from '../core/version.js';
-import { printError } from '../core/error-output.js';
 import { readProgramHelp, wantsProgramHelp, writeProgramHelp } from './help-cache.js';
 
 /** The first word that is not an option: the command the user asked for (global options take no value). */
@@ -14,8 +13,9 @@ export function commandWord(argv: string[]): string | undefined {
   return argv.slice(2).find((a) => !a.startsWith('-'));
 }
 
-export function buildProgram(commands: CommandModule[]): Command {
-  const program = new Command();
+/** `CommandClass`: commander's, loaded by the caller only when a command is to be parsed. */
+export function buildProgram(CommandClass: typeof Command, commands: CommandModule[]): Command {
+  const program = new CommandClass();
   program
     .name('skillopt-sleep')
     .description('A nightly sleep cycle for your coding agents: learns the tasks you repeat and trains your skills, safely.')
@@ -38,9 +38,13 @@ export function buildProgram(commands: CommandModule[]): Command {
 }
 
 export async function main(argv = process.argv): Promise<void> {
+  let commander: typeof import('commander') | undefined;
   try {
-    // `--version` needs no command; a command needs only its own module (commands/index.ts)
-    const wantsVersion = argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V');
+    // `--version` prints one line, as commander would, without loading it or any command (issue 40)
+    if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+      process.stdout.write(`${packageVersion()}\n`);
+      return;
+    }
     // the program's help lists every command: printed from the copy of its last text while the build is the same (help-cache.ts)
     const wantsHelp = wantsProgramHelp(argv);
     const keptHelp = wantsHelp ? readProgramHelp(process.env, process.stdout) : undefined;
@@ -48,7 +52,9 @@ export async function main(argv = process.argv): Promise<void> {
       process.stdout.write(keptHelp);
       return;
     }
-    const program = buildProgram(wantsVersion ? [] : await loadCommands(commandWord(argv)));
+    // a command needs only its own module (commands/index.ts)
+    commander = await import('commander');
+    const program = buildProgram(commander.Command, await loadCommands(commandWord(argv)));
     let helpText = '';
     if (wantsHelp)
       program.configureOutput({
@@ -63,11 +69,12 @@ export async function main(argv = process.argv): Promise<void> {
       if (wantsHelp && process.exitCode === undefined) writeProgramHelp(process.env, process.stdout, helpText);
     }
   } catch (err) {
-    if (err instanceof CommanderError) {
+    if (commander && err instanceof commander.CommanderError) {
       // help and version exit 0; everything else commander rejects is a usage error
       process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
+    const { printError } = await import('../core/error-output.js');
     process.exitCode = printError(err, { debug: argv.includes('--debug'), json: argv.includes('--json') });
   }
 }

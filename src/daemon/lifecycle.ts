@@ -286,9 +286,10 @@ export interface StatusReport {
   logsDir: string;
 }
 
-export async function collectStatus(paths: SleepPaths, db: Db, config: Config): Promise<StatusReport> {
+/** `db` undefined: no store yet (nothing harvested, no daemon ever started), so nothing stored to read. */
+export async function collectStatus(paths: SleepPaths, db: Db | undefined, config: Config): Promise<StatusReport> {
   const rec = liveDaemon(paths);
-  const stored = health.readHealth(db);
+  const stored = db && health.readHealth(db);
   const live = rec ? ((await fetchLiveHealth(rec)) ?? stored) : undefined;
   let state: StatusReport['state'];
   if (rec) state = live?.state ?? 'running';
@@ -307,8 +308,8 @@ export async function collectStatus(paths: SleepPaths, db: Db, config: Config): 
     pid: rec?.pid,
     uptimeMs: rec ? Date.now() - rec.startedAt : undefined,
     health: live ?? stored,
-    lastNight: health.lastNightSummary(db),
-    stagedProposals: health.stagedProposalCount(db),
+    lastNight: db && health.lastNightSummary(db),
+    stagedProposals: db ? health.stagedProposalCount(db) : 0,
     nextNightAt,
     schedule: { cron: config.schedule.cron, timezone: config.schedule.timezone ?? null, catchUp: config.schedule.catchUp },
     dataDir: paths.stateDir,

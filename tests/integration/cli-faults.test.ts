@@ -35,7 +35,7 @@ function expectActionable(stderr: string): void {
 
 describe('faults end in a hint the user can act on', () => {
   it('a missing native binding is named, with the rebuild command, and the data is left alone', () => {
-    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
     const before = fs.readFileSync(stateDb());
     // the package resolves, its binding does not: what `npm ci` in a clone does to a linked install
     const failing = "class Database { constructor() { throw new Error('Could not locate the bindings file. Tried:\\n → /x/build/Release/better_sqlite3.node'); } }";
@@ -58,7 +58,7 @@ describe('faults end in a hint the user can act on', () => {
   });
 
   it('a damaged database (truncated or zero-filled) points at doctor --repair, and is left in place', () => {
-    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
     const full = fs.readFileSync(stateDb());
     for (const damaged of [full.subarray(0, 1000), Buffer.alloc(full.length)]) {
       fs.writeFileSync(stateDb(), damaged);
@@ -71,7 +71,7 @@ describe('faults end in a hint the user can act on', () => {
   });
 
   it.skipIf(!canMount)('a read-only state folder: read-only commands work, writing ones say why', () => {
-    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
     const before = fs.readFileSync(stateDb());
     const ro = path.join(sb.root, 'ro-home');
     fs.mkdirSync(ro);

@@ -1,7 +1,8 @@
 /**
  * Issue 40: a command that prints one line starts like a small tool. `--version` and `hooks nudge`
  * (run at the start of every agent session) must not load the TUI, the LLM SDKs, the config schema
- * or the SQLite binding; `status` opens the store but loads no schema, no agent parser, no TUI, no SDK.
+ * or the SQLite binding; `status` opens the store but loads no schema, no agent parser, no TUI, no SDK,
+ * and before the first harvest (no store yet) it loads no SQLite binding and creates nothing.
  * An ESM loader hook, registered with `--import`, records every module the
  * built CLI loads, and require.cache at exit adds the CommonJS ones.
  */
@@ -14,6 +15,8 @@ import { openDb } from '../../src/store/db.js';
 import { insertProposal } from '../../src/store/repos/proposals.js';
 import type { Proposal } from '../../src/core/records.js';
 
+/** What no command may load just to register itself (the program's help registers them all). */
+const UI_AND_SDK = ['/node_modules/ink/', '/node_modules/react/', '/node_modules/openai/', '/node_modules/@anthropic-ai/sdk/', '/node_modules/pg/'];
 const HEAVY = ['/node_modules/ink/', '/node_modules/react/', '/node_modules/openai/', '/node_modules/@anthropic-ai/sdk/', '/node_modules/better-sqlite3/', '/node_modules/zod/'];
 
 let sb: Sandbox;
@@ -62,11 +65,30 @@ describe('a one-line command loads only what it uses', () => {
     expect(r.modules.some((u) => u.endsWith('/cli/main.js')), 'the hook saw the CLI load').toBe(true);
     expect(heavyIn(r.modules)).toEqual([]);
     expect(r.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+    expect(r.modules.filter((u) => u.includes('/node_modules/commander/')), 'one line needs no argument parser').toEqual([]);
+    expect(loadsOf(['-V']).stdout).toBe(r.stdout);
+  });
+
+  it('config path prints its one line without the schema or the store; config get still validates', () => {
+    const r = loadsOf(['config', 'path']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(path.join(sb.home, 'config.json'));
+    expect(heavyIn(r.modules)).toEqual([]);
+    expect(r.modules.filter((u) => u.includes('/daemon/'))).toEqual([]);
+    const get = loadsOf(['config', 'get', 'schedule.cron']);
+    expect(get.stdout.trim()).toBe('0 3 * * *');
+    expect(get.modules.some((u) => u.includes('/node_modules/zod/'))).toBe(true);
   });
 
   it('hooks nudge answers from the nudge file, without the store', () => {
-    // a first command creates the store; closing it records the staged count (none yet)
-    expect(runCli(['status'], sb.env).status).toBe(0);
+    // before anything created a store, the nudge is silent and creates nothing either
+    const none = loadsOf(['hooks', 'nudge']);
+    expect(none.status).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(heavyIn(none.modules)).toEqual([]);
+    expect(fs.existsSync(sb.home), 'no state folder').toBe(false);
+    // a first harvest creates the store; closing it records the staged count (none yet)
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
     const nudgeFile = path.join(sb.home, 'state', 'nudge.json');
     expect(JSON.parse(fs.readFileSync(nudgeFile, 'utf8'))).toMatchObject({ staged: 0 });
     const quiet = loadsOf(['hooks', 'nudge']);
@@ -87,10 +109,48 @@ describe('a one-line command loads only what it uses', () => {
     expect(heavyIn(two.modules)).toEqual([]);
   });
 
+  it('the first status after an install shows the empty state from the built-in defaults: no schema, no SQLite binding, nothing created', () => {
+    const text = loadsOf(['status']);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/^daemon: +never started; `skillopt-sleep start` starts it$/m);
+    expect(text.stdout).toMatch(/^proposals: +none waiting$/m);
+    const json = loadsOf(['status', '--json']);
+    expect(json.status).toBe(0);
+    for (const r of [text, json]) {
+      expect(heavyIn(r.modules)).toEqual([]);
+      expect(r.modules.filter((u) => /\/adapters\/[^/]+\/(parse|exec|index)\.js$/.test(u))).toEqual([]);
+    }
+    expect(fs.existsSync(sb.home), 'status created no state folder, store or cache').toBe(false);
+    const empty = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(empty).toMatchObject({ running: false, state: 'not started', stagedProposals: 0, schedule: { cron: '0 3 * * *', timezone: null, catchUp: true }, transcriptProblems: { files: 0, sample: [] }, agentNotices: [] });
+
+    // the same report as a status over the empty store a first harvest makes, which it reads
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
+    const stored = loadsOf(['status', '--json']);
+    expect(stored.modules.some((u) => u.includes('/node_modules/better-sqlite3/')), 'status reads the store now').toBe(true);
+    const { nextNightAt: a, ...restEmpty } = empty;
+    const { nextNightAt: b, ...restStored } = JSON.parse(stored.stdout) as Record<string, unknown>;
+    expect(restStored).toEqual(restEmpty);
+    expect(typeof a === 'string' && typeof b === 'string').toBe(true);
+  });
+
+  it('an override in the environment is validated, never taken from the built-in defaults', () => {
+    const env = { ...sb.env, SKILLOPT_SLEEP_SCHEDULE_CRON: '15 2 * * *' };
+    const r = spawnSync(process.execPath, [CLI_BIN, 'status', '--json'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { schedule: { cron: string } }).schedule.cron).toBe('15 2 * * *');
+    const bad = spawnSync(process.execPath, [CLI_BIN, 'status'], { env: { ...sb.env, SKILLOPT_SLEEP_TRAINING_EPOCHS: 'many' }, encoding: 'utf8', timeout: 60_000 });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/SKILLOPT_SLEEP_TRAINING_EPOCHS="many" is not a number/);
+  });
+
   it('status loads the store, and no schema, agent parser, TUI or SDK, while the config is unchanged', () => {
-    // the first status validates the config (the schema loads) and keeps the validated copy
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
+    expect(runCli(['config', 'set', 'schedule.cron', '0 3 * * *'], sb.env).status).toBe(0);
+    // the first status after the config file appeared validates it (the schema loads) and keeps the validated copy
     const first = loadsOf(['status', '--json']);
     expect(first.status).toBe(0);
+    expect(first.modules.some((u) => u.includes('/node_modules/zod/')), 'a new file is validated').toBe(true);
     const before = JSON.parse(first.stdout) as { schedule: { cron: string } };
     const second = loadsOf(['status', '--json']);
     expect(second.status).toBe(0);
@@ -116,14 +176,17 @@ describe('a one-line command loads only what it uses', () => {
     expect(fresh.stdout).toContain('Usage: skillopt-sleep');
     expect(fs.existsSync(path.join(sb.home, 'state', 'help.json')), 'no state folder yet: help writes nothing').toBe(false);
 
-    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
     const built = loadsOf(['--help']);
     expect(built.stdout).toBe(fresh.stdout);
     expect(built.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).length, 'the first help builds the program').toBeGreaterThan(20);
+    // building it registers every command: none loads the TUI or an SDK until its action runs
+    expect(built.modules.filter((u) => UI_AND_SDK.some((h) => u.includes(h)))).toEqual([]);
     const kept = loadsOf(['--help']);
     expect(kept.stdout).toBe(fresh.stdout);
     expect(kept.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
     expect(heavyIn(kept.modules)).toEqual([]);
+    expect(kept.modules.filter((u) => u.includes('/node_modules/commander/'))).toEqual([]);
 
     // a damaged copy is rebuilt, never shown
     fs.writeFileSync(path.join(sb.home, 'state', 'help.json'), '{"format":1,"key":"x","text":"stale"}');
@@ -132,7 +195,7 @@ describe('a one-line command loads only what it uses', () => {
   });
 
   it('without a nudge file (a store from an older version) it asks the database, and still answers', () => {
-    expect(runCli(['status'], sb.env).status).toBe(0);
+    expect(runCli(['harvest'], sb.env).status).toBe(0);
     fs.rmSync(path.join(sb.home, 'state', 'nudge.json'));
     const r = runCli(['hooks', 'nudge', '--json'], sb.env);
     expect(r.status, r.stderr).toBe(0);

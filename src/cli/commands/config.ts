@@ -1,14 +1,15 @@
+/**
+ * `config show|get|set|path|schema|doc`. None reads the store or `ctx.config` (they load the file
+ * themselves, to show where each value came from), so each is a light action; the schema library
+ * and the daemon's modules load inside the subcommand that uses them, and `config path` prints its
+ * one line without them (issue 40).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { action } from '../run.js';
-import { assertConfigValue } from '../../core/config-validate.js';
-import { configJsonSchema, getPath, listLeafKeys, loadConfig, setConfigValue } from '../../core/config.js';
-import { renderConfigDoc } from '../../core/config-doc.js';
-import { UsageError } from '../../core/errors.js';
-import { writeFileAtomic } from '../../core/fsutil.js';
-import { liveDaemon } from '../../daemon/lifecycle.js';
-import { keyNeedsRestart } from '../../daemon/preflight.js';
+import { lightAction } from '../run.js';
+
+const configModule = () => import('../../core/config.js');
 
 export function register(program: Command): void {
   const config = program.command('config').description('show, read and change configuration (config.json; env vars override)');
@@ -17,7 +18,8 @@ export function register(program: Command): void {
     .command('show')
     .description('print the effective configuration (file + env overrides + defaults)')
     .action(
-      action((ctx) => {
+      lightAction(async (ctx) => {
+        const { getPath, listLeafKeys, loadConfig } = await configModule();
         const loaded = loadConfig(ctx.paths, ctx.env);
         ctx.emit('config', { file: ctx.paths.configFile, exists: loaded.fileExists, envOverrides: loaded.envOverrides, config: loaded.config }, () => {
           ctx.print(`# ${ctx.paths.configFile}${loaded.fileExists ? '' : ' (not created yet: defaults)'}`);
@@ -34,7 +36,8 @@ export function register(program: Command): void {
     .command('get <key>')
     .description('print one key of the effective configuration')
     .action(
-      action((ctx, key: string) => {
+      lightAction(async (ctx, key: string) => {
+        const [{ getPath, listLeafKeys, loadConfig }, { UsageError }] = await Promise.all([configModule(), import('../../core/errors.js')]);
         const value = getPath(loadConfig(ctx.paths, ctx.env).config, key);
         if (value === undefined && !listLeafKeys().some((l) => l.path === key || l.path.startsWith(key + '.'))) {
           throw new UsageError(`unknown config key "${key}"`, '`skillopt-sleep config show` lists every key');
@@ -47,7 +50,13 @@ export function register(program: Command): void {
     .command('set <key> <value>')
     .description('validate and write one key to config.json (arrays: comma-separated or JSON)')
     .action(
-      action((ctx, key: string, value: string) => {
+      lightAction(async (ctx, key: string, value: string) => {
+        const [{ getPath, setConfigValue }, { assertConfigValue }, { liveDaemon }, { keyNeedsRestart }] = await Promise.all([
+          configModule(),
+          import('../../core/config-validate.js'),
+          import('../../daemon/lifecycle.js'),
+          import('../../daemon/preflight.js'),
+        ]);
         assertConfigValue(key, value);
         const next = setConfigValue(ctx.paths, key, value);
         // a running daemon read some keys at its start: say so only then, and only for those
@@ -64,14 +73,15 @@ export function register(program: Command): void {
   config
     .command('path')
     .description('print the path of config.json')
-    .action(action((ctx) => ctx.emit('config-path', { path: ctx.paths.configFile }, () => ctx.print(ctx.paths.configFile))));
+    .action(lightAction((ctx) => ctx.emit('config-path', { path: ctx.paths.configFile }, () => ctx.print(ctx.paths.configFile))));
 
   config
     .command('schema')
     .description('print the JSON Schema of config.json (or --write FILE)')
     .option('--write <file>', 'write it to a file instead')
     .action(
-      action((ctx, opts: { write?: string }) => {
+      lightAction(async (ctx, opts: { write?: string }) => {
+        const [{ configJsonSchema }, { writeFileAtomic }] = await Promise.all([configModule(), import('../../core/fsutil.js')]);
         const text = JSON.stringify(configJsonSchema(), null, 2) + '\n';
         if (opts.write) {
           fs.mkdirSync(path.dirname(path.resolve(opts.write)), { recursive: true });
@@ -86,5 +96,5 @@ export function register(program: Command): void {
   config
     .command('doc')
     .description('print the configuration reference as markdown (every key, its env var, default and meaning: docs/CONFIG.md)')
-    .action(action((ctx) => void ctx.out.write(renderConfigDoc())));
+    .action(lightAction(async (ctx) => void ctx.out.write((await import('../../core/config-doc.js')).renderConfigDoc())));
 }

@@ -3,8 +3,11 @@ import { action } from '../run.js';
 import { collectStatus, fmtDuration, fmtTime, sessionsLabel } from '../../daemon/lifecycle.js';
 import { packageVersion } from '../../core/version.js';
 import { retentionChecks, retentionStatus } from '../../harvest/retention-status.js';
-import { describeProblem, transcriptProblems } from '../../harvest/transcript-problems.js';
+import { describeProblem, transcriptProblems, type TranscriptProblems } from '../../harvest/transcript-problems.js';
 import { storedAgentNotices } from '../../harvest/agent-notices-stored.js';
+
+/** Before the first harvest: no file read yet, so none with a problem. */
+const NO_TRANSCRIPT_PROBLEMS: TranscriptProblems = { files: 0, errors: 0, damagedLines: 0, sample: [] };
 
 export function register(program: Command): void {
   program
@@ -12,11 +15,18 @@ export function register(program: Command): void {
     .description('daemon state, watched folders, what was ingested, last night, proposals waiting, next night')
     .action(
       action(async (ctx) => {
-        const collected = await collectStatus(ctx.paths, ctx.db, ctx.config);
+        // status only reads: before the first harvest there is no store, and status creates none (issue 40)
+        const db = ctx.existingDb;
+        const collected = await collectStatus(ctx.paths, db, ctx.config);
         // agents that delete their own transcripts: their window and what our store keeps (for scripts too)
         // transcript files whose last read failed or lost lines (what `doctor` warns about too)
         // an agent that went quiet because its users moved to another, and stores that cannot be read (as of the last harvest)
-        const s = { ...collected, retention: retentionStatus(ctx), transcriptProblems: transcriptProblems(ctx.db), agentNotices: storedAgentNotices(ctx.db) };
+        const s = {
+          ...collected,
+          retention: retentionStatus(ctx),
+          transcriptProblems: db ? transcriptProblems(db) : NO_TRANSCRIPT_PROBLEMS,
+          agentNotices: db ? storedAgentNotices(db) : [],
+        };
         ctx.emit('status', s, () => {
           const h = s.health;
           const p = (k: string, v: string) => ctx.print(`${k.padEnd(12)} ${v}`);
