@@ -238,5 +238,10 @@ describe('the start draft (the task data as a floor)', () => {
     const off = await trainSkill({ db, paths, skill: { name: 'team-conventions', content: '', handWritten: false }, tasks, backends: sims(4, false), options: opts({ epochs: 1, startDraft: false }) });
     expect(off.startDraft).toBeNull();
     expect(off.baselineSkill).toBe('');
+    // from the draft the slow update bought nothing measured (loop.ts slowUpdateRuns): it is not run, nor spent on
+    expect(r.epochs.map((e) => e.slowUpdate)).toEqual(['off']);
+    expect(r.usage.stages.slow_update).toBeUndefined();
+    // from the skill it was given, it still runs at the epoch's boundary
+    expect(off.epochs[0].slowUpdate).not.toBe('off');
   });
 });
