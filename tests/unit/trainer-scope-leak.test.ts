@@ -164,6 +164,8 @@ describe('the pre-screen of single edits', () => {
     // the shipped skill's val score is measured once more on draws no decision saw (deterministic here: the same)
     expect(r.valComparisons.fresh_estimate).toBe(1);
     expect(r.best.valFresh).toBeCloseTo(r.best.val, 9);
+    // two fresh draws a val task, past every index a decision drew: the ones below are not replayed
+    expect(r.usage.stages.fresh_estimate.calls).toBe(world.val.length * 2);
   });
 
   it("measures an edit's own job first: the other jobs' val tasks only for an edit that raised it, where the leak screen can call a leak", async () => {
