@@ -12,7 +12,10 @@
  *     schemas and skill listing. A call's CLI overhead is what the CLI reported minus what we sent,
  *     as the ledger measures it (llm/ledger.ts measuredCallOverhead). Measured with this build's
  *     invocation (adapters/claude-code/exec.ts), with turn 2's (bundled skills listed, MCP allowed,
- *     every tool), and, as a what-if not adopted, with a short system prompt of ours for replays.
+ *     every tool), with wave 3's (Read and Edit offered in an unseeded workspace, the built-in
+ *     plugin's skill listed), and, as what-ifs not adopted, with a short system prompt of ours for
+ *     replays (the user's agent would not be the one replayed) and with the Skill tool alone in an
+ *     unseeded workspace (a task whose answer is a file could not write it).
  *  2. A night of the end-to-end world's three-job user (bench/train-e2e.ts: changelog, commit and
  *     release jobs; transcripts → harvest → mine → night under the default budget, sim backend):
  *     its report gives the calls per role and the tokens of what we sent and received, its staged
@@ -21,7 +24,8 @@
  * Tokens per night with `claude` in every role = our own tokens + per role, its calls × that role's
  * measured CLI overhead. (The night itself runs on the sim: a night of replays through the real
  * binary would spend minutes of CPU on this shared machine; the per-call figures come from the
- * binary, the plan from the product's own night.)
+ * binary, the plan from the product's own night.) The last rows say where the tokens go: how many
+ * target replays the 400k target leaves room for beside the other roles, against the night's.
  *
  * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8).
  */
@@ -30,7 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { buildClaudeInvocation, CLAUDE_LEAN_ENV, claudeSkillPath, parseClaudeOutput } from '../adapters/claude-code/exec.js';
+import { buildClaudeInvocation, CLAUDE_LEAN_ENV, CLAUDE_TARGET_TOOLS, claudeSkillPath, parseClaudeOutput } from '../adapters/claude-code/exec.js';
 import type { ExecInvocation } from '../adapters/exec-common.js';
 import { CHARS_PER_TOKEN } from '../src/llm/pricing.js';
 import { startFakeAnthropic, type CapturedRequest, type FakeReply } from '../tests/helpers/fake-anthropic.js';
@@ -57,7 +61,7 @@ const flag = (args: string[], name: string, dflt: number): number => {
 
 /** The calls measured: a replay of a file task (seeded workspace), a replay of a text task (unseeded), a text call. */
 type CallKind = 'file task' | 'text task' | 'text call';
-type Arm = 'now' | 'turn 2' | 'own system prompt';
+type Arm = 'now' | 'turn 2' | 'wave 3' | 'own system prompt' | 'skill tool only';
 
 const SKILLS: Record<'file task' | 'text task', { name: string; doc: string; prompt: string }> = {
   'file task': {
@@ -123,11 +127,25 @@ function runClaude(inv: ExecInvocation, cwd: string, env: NodeJS.ProcessEnv): Pr
   });
 }
 
+/** The argv with another `--tools` list. */
+function withTools(inv: ExecInvocation, tools: string): ExecInvocation {
+  return { ...inv, argv: inv.argv.map((a, i) => (inv.argv[i - 1] === '--tools' ? tools : a)) };
+}
+
+/** Wave 3's invocation of a replay (before issue 40's wave 4): every file tool but the search tools in an unseeded workspace, the built-in plugin's skill listed. */
+function wave3(inv: ExecInvocation, emptyWorkspace: boolean): ExecInvocation {
+  const settings = inv.argv.indexOf('--settings');
+  const argv = settings >= 0 ? [...inv.argv.slice(0, settings), ...inv.argv.slice(settings + 2)] : inv.argv;
+  return withTools({ ...inv, argv }, emptyWorkspace ? 'Read,Write,Edit,Skill' : CLAUDE_TARGET_TOOLS.join(','));
+}
+
 /** Turn 2's invocation: this one without the lean flags (MCP servers allowed, bundled skills listed, every tool). */
 function turn2(inv: ExecInvocation, fullTools: ExecInvocation): ExecInvocation {
   const env = { ...inv.env };
   for (const key of Object.keys(CLAUDE_LEAN_ENV)) delete env[key];
-  return { ...inv, argv: fullTools.argv.filter((a) => a !== '--strict-mcp-config'), env };
+  const argv = fullTools.argv.filter((a) => a !== '--strict-mcp-config');
+  const settings = argv.indexOf('--settings');
+  return { ...inv, argv: settings >= 0 ? [...argv.slice(0, settings), ...argv.slice(settings + 2)] : argv, env };
 }
 
 interface CallTokens {
@@ -159,7 +177,9 @@ async function measureCall(kind: CallKind, arm: Arm, serverUrl: string, requests
       const input = { prompt: task.prompt, workspace: ws, mode: 'agent' as const, emptyWorkspace: kind === 'text task' };
       inv = buildClaudeInvocation(input);
       if (arm === 'turn 2') inv = turn2(inv, buildClaudeInvocation({ ...input, emptyWorkspace: false }));
+      if (arm === 'wave 3') inv = wave3(inv, input.emptyWorkspace);
       if (arm === 'own system prompt') inv = { ...inv, argv: [...inv.argv, '--system-prompt', OWN_SYSTEM] };
+      if (arm === 'skill tool only') inv = withTools(inv, 'Skill');
       sent = task.prompt.length;
     }
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: home, ANTHROPIC_BASE_URL: serverUrl, ANTHROPIC_API_KEY: 'sk-ant-bench-dummy' };
@@ -186,8 +206,10 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   try {
     const plan: Array<[Arm, CallKind[]]> = [
       ['turn 2', ['file task', 'text task', 'text call']],
+      ['wave 3', ['file task', 'text task']],
       ['now', ['file task', 'text task', 'text call']],
       ['own system prompt', ['text task']],
+      ['skill tool only', ['text task']],
     ];
     for (const [arm, kinds] of plan) {
       calls[arm] = {};
@@ -213,20 +235,28 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const outShare = tallied ? Math.min(1, night.calls.used.calls / tallied) : 0;
   const own = night.calls.used.tokens;
   // this world's tasks are text tasks in unseeded workspaces (no repository behind its projects)
-  const overheadOf = (arm: Arm, role: string, n: number) => n * outShare * (role === 'target' ? overhead(arm, 'text task') : overhead(arm === 'own system prompt' ? 'now' : arm, 'text call'));
+  const textCallArm = (arm: Arm): Arm => (arm === 'turn 2' ? 'turn 2' : 'now');
+  const overheadOf = (arm: Arm, role: string, n: number) => n * outShare * (role === 'target' ? overhead(arm, 'text task') : overhead(textCallArm(arm), 'text call'));
   const perNight = (arm: Arm) => own + roles.reduce((t, [role, n]) => t + overheadOf(arm, role, n), 0);
   const now = perNight('now');
   const before = perNight('turn 2');
   const ownSystem = perNight('own system prompt');
+  const beforeWave = perNight('wave 3');
+  const skillOnly = perNight('skill tool only');
+  // where the rest goes: what the 400k target leaves for target replays after every other role, at this overhead
+  const nonTarget = own + roles.reduce((t, [role, n]) => t + (role === 'target' ? 0 : overheadOf('now', role, n)), 0);
+  const targetRoom = Math.max(0, Math.floor((TARGET_TOKENS - nonTarget) / Math.max(1, overhead('now', 'text task'))));
+  const targetOut = Math.round((night.calls.byRole.target ?? 0) * outShare);
   const nightScore = night.scores['night (staged skills)'];
   const emptyScore = night.scores['empty skill'];
   log(`night: ${night.pipeline.nightStatus}, ${night.calls.used.calls} calls out (${roles.map(([r, n]) => `${r} ${n}`).join(', ')} tallied), ${own} tokens of our own, staged ${night.pipeline.staged.length}; hidden test ${nightScore.toFixed(3)} vs empty ${emptyScore.toFixed(3)}`);
 
   const rows: BenchResult[] = [
     { name: `a file-task replay (seeded; ${calls.now['file task']?.requests} requests): tokens, now`, value: total('now', 'file task'), unit: 'tokens', note: `was ${total('turn 2', 'file task')}` },
-    { name: `a text-task replay (unseeded; ${calls.now['text task']?.requests} requests): tokens, now`, value: total('now', 'text task'), unit: 'tokens', note: `was ${total('turn 2', 'text task')}` },
-    { name: '  CLI overhead per text-task replay (reported − sent), now', value: Math.round(overhead('now', 'text task')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text task'))}` },
+    { name: `a text-task replay (unseeded; ${calls.now['text task']?.requests} requests): tokens, now`, value: total('now', 'text task'), unit: 'tokens', note: `was ${total('turn 2', 'text task')}; wave 3 ${total('wave 3', 'text task')}` },
+    { name: '  CLI overhead per text-task replay (reported − sent), now', value: Math.round(overhead('now', 'text task')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text task'))}; wave 3 ${Math.round(overhead('wave 3', 'text task'))}` },
     { name: '  what-if, not adopted: our own system prompt for replays', value: Math.round(overhead('own system prompt', 'text task')), unit: 'tokens' },
+    { name: '  what-if, not adopted: the Skill tool only (no Write: a file answer could not be written)', value: Math.round(overhead('skill tool only', 'text task')), unit: 'tokens' },
     { name: '  CLI overhead per text call (optimizer, judge), now', value: Math.round(overhead('now', 'text call')), unit: 'tokens', note: `was ${Math.round(overhead('turn 2', 'text call'))}` },
     { name: `night, three-job user: calls that went out (tallied: ${roles.map(([r, n]) => `${r} ${n}`).join(', ')})`, value: night.calls.used.calls, unit: 'calls' },
     { name: '  our own tokens (prompts sent + replies, every role)', value: k(own), unit: 'k tokens' },
@@ -234,9 +264,12 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   for (const [role, n] of roles) rows.push({ name: `  ${role}: CLI overhead (${Math.round(n * outShare)} calls out)`, value: k(overheadOf('now', role, n)), unit: 'k tokens', note: `was ${k(overheadOf('turn 2', role, n))}k` });
   rows.push(
     { name: 'tokens per night, claude in every role: turn 2 flags, this night', value: k(before), unit: 'k tokens' },
+    { name: '  wave 3 flags (Read, Edit in unseeded workspaces; plugin skill listed), this night', value: k(beforeWave), unit: 'k tokens' },
     { name: 'tokens per night, claude in every role: now', value: k(now), unit: 'k tokens', target: `<= ${TARGET_TOKENS / 1000}`, pass: now <= TARGET_TOKENS },
     { name: `  turn 2 as measured then (issue 40: ${TURN2.calls} calls)`, value: TURN2.tokens / 1000, unit: 'k tokens' },
     { name: '  what-if, not adopted: our own system prompt for replays', value: k(ownSystem), unit: 'k tokens' },
+    { name: '  what-if, not adopted: the Skill tool only in unseeded workspaces', value: k(skillOnly), unit: 'k tokens' },
+    { name: `  where the rest goes: target replays that fit in ${TARGET_TOKENS / 1000}k beside the other roles, at ${Math.round(overhead('now', 'text task'))} tokens each (this night: ${targetOut})`, value: targetRoom, unit: 'replays' },
     { name: `hidden-test points: night ${nightScore.toFixed(3)} − empty skill ${emptyScore.toFixed(3)} (×100)`, value: Math.round(points * 10) / 10, unit: 'points' },
     { name: 'hidden-test points per 100k tokens: now', value: Math.round((points / (now / 1e5)) * 100) / 100, unit: 'pts/100k' },
     { name: 'hidden-test points per 100k tokens: turn 2 flags, same night', value: Math.round((points / (before / 1e5)) * 100) / 100, unit: 'pts/100k' },

@@ -17,8 +17,9 @@
  * The login is carried by environment only: an API key in the environment as is, else the
  * subscription's current access token read from the user's `.credentials.json` and passed as
  * CLAUDE_CODE_OAUTH_TOKEN (never copied, so a token refresh can never rotate the user's login).
- * Lean requests: `--strict-mcp-config`, no bundled skills (CLAUDE_LEAN_ENV below), and no search
- * tools in a workspace that holds nothing to search.
+ * Lean requests: `--strict-mcp-config`, no bundled skills or built-in plugin skills (CLAUDE_LEAN_ENV,
+ * CLAUDE_LEAN_SETTINGS below), and in a workspace not seeded from a repository only the tools that
+ * can act there (EMPTY_WORKSPACE_TOOLS).
  * Flags verified against `claude --help` of @anthropic-ai/claude-code 2.1.328.
  */
 import fs from 'node:fs';
@@ -30,10 +31,14 @@ import { isAgentSkill, type AgentHomeSpec, num, obj, parseJsonLines, safeSkillNa
 /** File tools only, plus Skill so the agent can load the installed skill on demand. */
 export const CLAUDE_TARGET_TOOLS = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Skill'];
 /**
- * In a workspace not seeded from a repository there is nothing to search: the search tools'
- * schemas (~1,000 tokens, Grep's alone ~800) would ride along on every request of the replay.
+ * A workspace not seeded from a repository holds nothing but the skill we installed: there is
+ * nothing to search (Glob, Grep: ~1,000 tokens of schemas), and nothing to read or edit but that
+ * skill, which the Skill tool loads, and the files the agent writes itself (Read, Edit: ~720
+ * tokens). Each schema rides along on every request of the replay: measured against the real CLI
+ * 2.1.328, 3,715 → 2,994 tokens a request (bench/tokens.ts). Write stays, so a task whose answer
+ * is a file still gets its file; Skill stays, so the skill under training loads as it would.
  */
-const SEARCH_TOOLS = new Set(['Glob', 'Grep']);
+export const EMPTY_WORKSPACE_TOOLS = ['Write', 'Skill'];
 
 /** Keeps the CLI quiet: no auto-update, telemetry or error reporting traffic during replays. */
 export const CLAUDE_QUIET_ENV: Record<string, string> = {
@@ -52,13 +57,19 @@ export const CLAUDE_QUIET_ENV: Record<string, string> = {
  * repository's `.mcp.json` would add its servers' tool schemas to each request, and start them).
  */
 export const CLAUDE_LEAN_ENV: Record<string, string> = { CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1' };
+/**
+ * The CLI's built-in `plugin-authoring` plugin lists its skill in every request of a replay beside
+ * the one under training (~70 tokens a request, 2.1.328); the bundled-skills switch above leaves it.
+ * A settings value given on the command line: no file of the user's is read or written for it.
+ */
+export const CLAUDE_LEAN_SETTINGS = JSON.stringify({ enabledPlugins: { 'plugin-authoring@builtin': false } });
 
 export function buildClaudeInvocation(input: ExecInput): ExecInvocation {
   const argv = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--setting-sources', 'project', '--permission-prompts', 'none', '--strict-mcp-config'];
   if (input.model) argv.push('--model', input.model);
   if (input.mode === 'agent') {
-    const tools = input.emptyWorkspace ? CLAUDE_TARGET_TOOLS.filter((t) => !SEARCH_TOOLS.has(t)) : CLAUDE_TARGET_TOOLS;
-    argv.push('--permission-mode', 'acceptEdits', '--tools', tools.join(','));
+    const tools = input.emptyWorkspace ? EMPTY_WORKSPACE_TOOLS : CLAUDE_TARGET_TOOLS;
+    argv.push('--permission-mode', 'acceptEdits', '--tools', tools.join(','), '--settings', CLAUDE_LEAN_SETTINGS);
     if (input.system) argv.push('--append-system-prompt', input.system);
   } else {
     argv.push('--tools', '', '--disable-slash-commands');

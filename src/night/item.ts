@@ -18,7 +18,8 @@ import { skillDescription } from '../mine/skill-description.js';
 import { trainSkill, trainOptionsFromConfig } from '../trainer/index.js';
 import type { TrainResult } from '../trainer/index.js';
 import { auditSlice, auditSlot } from '../mine/splits.js';
-import { auditJudge, scoreSkill } from '../replay/index.js';
+import { auditJudge, auditSample, scoreSkill } from '../replay/index.js';
+import { JUDGE_AUDIT_SAMPLE } from '../replay/judge-audit.js';
 import { countTasks, type PlanItem } from './plan.js';
 import type { NightItemReport, NightReport } from './report.js';
 import { assertDerivedTarget } from '../proposals/targets.js';
@@ -97,7 +98,7 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   const tasks = { ...item.tasks, test: open };
   ir.audit = { slot, ids: audit.map((t) => t.id), before: null, after: null };
   a.progress.log(`training ${item.target.name} (${countTasks(item.tasks)} tasks: ${item.tasks.train.length} train, ${item.tasks.val.length} val, ${open.length} test, ${audit.length} sealed for the audit)`);
-  if (!(await judgeIsSane(a, [...tasks.train, ...tasks.val], start))) return;
+  if (!(await judgeIsSane(a, judgeAuditTasks(tasks, a.config.training.seed), start))) return;
   let result: TrainResult;
   try {
     result = await trainSkill({
@@ -191,6 +192,18 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);
+}
+
+/**
+ * The tasks the judge's audit replays, validation tasks first: the trainer's first measure is the
+ * starting skill on validation, the audit's replies are that skill's, and a rollout is cached by
+ * skill, task and sample, so each audited val task is a rollout (and a grade) the training then
+ * need not pay for again (8 replays a skill on the bench's three-job user, of ~45). The same number
+ * of judged tasks as a draw over every train and val task; the train tasks fill what val lacks.
+ */
+export function judgeAuditTasks(tasks: { train: Task[]; val: Task[] }, seed: number): Task[] {
+  const fromVal = auditSample(tasks.val, seed);
+  return [...fromVal, ...auditSample(tasks.train, seed, JUDGE_AUDIT_SAMPLE - fromVal.length)];
 }
 
 /**

@@ -19,6 +19,12 @@ export interface RolloutBatchInput {
   judge?: Backend;
   /** samples per task (default 1) */
   samples?: number;
+  /**
+   * the first sample index to roll out (default 0): samples `fromSample` … `samples − 1` only. A
+   * look on draws no decision saw starts past every index drawn before; the ones below it would be
+   * replayed only to be left out.
+   */
+  fromSample?: number;
   /** concurrent rollouts (default 4) */
   concurrency?: number;
   signal?: AbortSignal;
@@ -47,7 +53,8 @@ export async function rolloutBatchWithStats(input: RolloutBatchInput): Promise<{
   const concurrency = Math.max(1, Math.floor(input.concurrency ?? 4));
   const progress = input.progress ?? silentProgress;
   const cache = input.db && input.useCache !== false ? new RolloutCache(input.db) : null;
-  const units = input.tasks.flatMap((task) => Array.from({ length: samples }, (_, sample) => ({ task, sample })));
+  const first = Math.min(samples, Math.max(0, Math.floor(input.fromSample ?? 0)));
+  const units = input.tasks.flatMap((task) => Array.from({ length: samples - first }, (_, k) => ({ task, sample: first + k })));
   const results: Rollout[] = new Array(units.length);
   const stats: BatchStats = { total: units.length, cacheHits: 0, errors: 0 };
   throwIfAborted(input.signal);

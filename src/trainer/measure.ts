@@ -54,13 +54,15 @@ export function makeMeasurer(opts: {
       target: opts.backends.target,
       judge: opts.backends.judge,
       samples: samples ?? opts.samples,
+      // the samples below `from` are left out of the scores: not replayed either (a fresh estimate
+      // starts past ten draws a task; replaying those cost ten rollouts a val task for nothing)
+      fromSample: from,
       concurrency: opts.concurrency,
       signal: opts.signal,
       useCache: true,
       runId: opts.runId,
     });
     for (const r of rollouts) opts.meter.addRollout(stage, r);
-    const kept = from > 0 ? rollouts.filter((r) => r.sample >= from) : rollouts;
-    return { scores: splitScoresFrom(kept), rollouts: kept };
+    return { scores: splitScoresFrom(rollouts), rollouts };
   };
 }

@@ -107,14 +107,16 @@ describe.skipIf(!!missing)('claude CLI backend (real binary, fake Anthropic API)
     expect(everything).not.toContain(PROMPT_SECRET); // redacted before it left
     expect(everything).toContain(ws.dir); // cwd = the workspace
     const results = toolResults(calls[calls.length - 1]);
-    expect(results[0]).toMatch(/denied/i);
+    // an unseeded workspace holds only the skill: Read is not offered at all (EMPTY_WORKSPACE_TOOLS), let alone outside it
+    expect(results[0]).toMatch(/no such tool available: Read/i);
     expect(results[1]).toMatch(/denied/i);
     expect(results[2]).not.toMatch(/denied/i); // writing inside the workspace is allowed
     expect(fs.existsSync(outsideTarget)).toBe(false);
     expect(fs.readFileSync(userFile, 'utf8')).toBe('USER_PRIVATE_CONTENT_991');
-    // the tools offered were only the file tools (+ Skill): no Bash, no web
+    // the tools offered in this unseeded workspace: Write and Skill only; no Bash, no web, no Read
     const offered = ((calls[0].body?.tools ?? []) as Array<{ name: string }>).map((t) => t.name);
-    expect(offered).toEqual(expect.arrayContaining(['Read', 'Write', 'Edit', 'Skill']));
+    expect(offered).toEqual(expect.arrayContaining(['Write', 'Skill']));
+    expect(offered).not.toContain('Read');
     expect(offered.some((n) => /^(Bash|WebFetch|WebSearch)$/.test(n))).toBe(false);
 
     const rows = listEgress(db, { runId: 'run_cli' });

@@ -50,6 +50,18 @@ const tasks = simPersonaTasks(21, 24, { ruleOnly: true });
 const skill = { name: 'conventions', content: personaIdealSkill() };
 
 describe('rolloutBatch', () => {
+  it('fromSample rolls out only the samples from that index on, each the same rollout a full batch would give', async () => {
+    const target = instrumented(createSimBackend({ seed: 4 }));
+    const three = tasks.slice(0, 3);
+    const tail = await rolloutBatch({ tasks: three, skill, target, samples: 12, fromSample: 10, concurrency: 2 });
+    // two samples a task, not twelve: the ten below index 10 would only be replayed to be left out
+    expect(target.calls).toBe(3 * 2);
+    expect(tail.map((r) => [r.taskId, r.sample])).toEqual(three.flatMap((t) => [[t.id, 10], [t.id, 11]]));
+    const full = await rolloutBatch({ tasks: three, skill, target: createSimBackend({ seed: 4 }), samples: 12, concurrency: 2 });
+    const strip = (r: (typeof tail)[number]) => ({ taskId: r.taskId, sample: r.sample, response: r.response, hard: r.hardScore, soft: r.softScore });
+    expect(tail.map(strip)).toEqual(full.filter((r) => r.sample >= 10).map(strip));
+  });
+
   it('bounds concurrency, keeps input order, reports progress', async () => {
     const target = instrumented(createSimBackend({ seed: 1, latencyMs: 15 }));
     const events: string[] = [];

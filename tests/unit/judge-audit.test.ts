@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { TaskSchema, type Task } from '../../src/core/records.js';
 import type { Backend, LlmReply, LlmRequest, Operation } from '../../src/core/protocol.js';
 import { createSimBackend } from '../../src/llm/sim/index.js';
-import { auditJudge, auditSample, MAX_JUDGE_DISAGREEMENT } from '../../src/replay/judge-audit.js';
+import { auditJudge, auditSample, JUDGE_AUDIT_SAMPLE, MAX_JUDGE_DISAGREEMENT } from '../../src/replay/judge-audit.js';
+import { judgeAuditTasks } from '../../src/night/item.js';
+import { openDb } from '../../src/store/db.js';
+import { rolloutBatchWithStats } from '../../src/replay/batch.js';
+import { makeTempDir } from '../helpers/sandbox.js';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const asks = ['CSV export', 'retry fix', 'dark mode toggle', 'search index', 'legacy exporter removal', 'audit log page', 'rate limiter', 'login timeout fix', 'upload progress bar', 'cache eviction'];
 
@@ -84,5 +90,27 @@ describe('auditJudge', () => {
     const b = auditSample([...all].reverse(), 7).map((t) => t.id);
     expect(a).toEqual(b);
     expect(a).toHaveLength(8);
+  });
+
+  it("the night's audit replays validation tasks first, so the trainer's first measure of the starting skill on val is already paid for", async () => {
+    const all = tasks(rubricAndRule);
+    const split = { train: all.filter((t) => t.split === 'train'), val: all.filter((t) => t.split === 'val') };
+    const picked = judgeAuditTasks(split, 7);
+    expect(picked).toHaveLength(JUDGE_AUDIT_SAMPLE);
+    // every val task (5) is in, the train tasks fill the rest
+    expect(picked.filter((t) => t.split === 'val').map((t) => t.id).sort()).toEqual(split.val.map((t) => t.id).sort());
+    // the audit's rollouts are the ones the trainer's val measure of the same skill reads from the cache
+    const dir = makeTempDir('sos-audit-cache-');
+    const db = openDb(path.join(dir, 'state.db'));
+    try {
+      await auditJudge({ db, tasks: picked, skill, target: sim('target'), judge: sim('judge'), seed: 7 });
+      const val = await rolloutBatchWithStats({ db, tasks: split.val, skill, target: sim('target'), judge: sim('judge') });
+      expect(val.stats.cacheHits).toBe(split.val.length);
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // as many val tasks as the sample or more: the draw is over val alone
+    expect(judgeAuditTasks({ train: split.train, val: all }, 7).map((t) => t.id)).toEqual(auditSample(all, 7).map((t) => t.id));
   });
 });

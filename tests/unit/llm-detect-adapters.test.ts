@@ -80,10 +80,12 @@ describe('CLI adapters', () => {
     // lean requests: no MCP server of a seeded repository, no bundled skills listed beside ours
     expect(inv.argv).toContain('--strict-mcp-config');
     expect(inv.env.CLAUDE_CODE_DISABLE_BUNDLED_SKILLS).toBe('1');
-    // file and skill tools; no search tools where the workspace holds nothing to search
+    // the built-in plugin's skill is not listed beside ours either (a settings value, no file)
+    expect(JSON.parse(inv.argv[inv.argv.indexOf('--settings') + 1])).toEqual({ enabledPlugins: { 'plugin-authoring@builtin': false } });
+    // file and skill tools; in a workspace holding only the skill, only the tools that can act there
     expect(inv.argv[inv.argv.indexOf('--tools') + 1]).toBe('Read,Write,Edit,Glob,Grep,Skill');
     const empty = buildClaudeInvocation({ prompt: 'p', workspace: '/w', mode: 'agent', emptyWorkspace: true });
-    expect(empty.argv[empty.argv.indexOf('--tools') + 1]).toBe('Read,Write,Edit,Skill');
+    expect(empty.argv[empty.argv.indexOf('--tools') + 1]).toBe('Write,Skill');
     const text = buildClaudeInvocation({ prompt: 'p', system: 'S', workspace: '/w', mode: 'text' });
     expect(text.argv).toEqual(expect.arrayContaining(['--tools', '', '--system-prompt', 'S']));
   });

@@ -67,7 +67,7 @@ function backends(proposal: string[]): RoleBackends {
   return { target, optimizer, judge: scriptedBackend({}) };
 }
 
-async function run(proposal: string[], options: Partial<TrainOptions> = {}): Promise<TrainResult> {
+async function run(proposal: string[], options: Partial<TrainOptions> = {}, tasks: typeof world = world): Promise<TrainResult> {
   const home = makeTempDir('sos-leak-');
   dirs.push(home);
   const paths = resolvePaths({ env: { SKILLOPT_SLEEP_HOME: home } });
@@ -77,7 +77,7 @@ async function run(proposal: string[], options: Partial<TrainOptions> = {}): Pro
     db,
     paths,
     skill: { name: 'leak-conventions', content: '', handWritten: false },
-    tasks: world,
+    tasks,
     backends: backends(proposal),
     options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, prune: false, simplify: false, ...options },
   });
@@ -164,6 +164,21 @@ describe('the pre-screen of single edits', () => {
     // the shipped skill's val score is measured once more on draws no decision saw (deterministic here: the same)
     expect(r.valComparisons.fresh_estimate).toBe(1);
     expect(r.best.valFresh).toBeCloseTo(r.best.val, 9);
+    // two fresh draws a val task, past every index a decision drew: the ones below are not replayed
+    expect(r.usage.stages.fresh_estimate.calls).toBe(world.val.length * 2);
+  });
+
+  it("measures an edit's own job first: the other jobs' val tasks only for an edit that raised it, where the leak screen can call a leak", async () => {
+    const r = await run([GOOD, LEAKY, INERT]);
+    // GOOD and LEAKY raise family a (8 tasks), then family b's 8 tasks are measured for the leak
+    // screen; INERT raises nothing on a and is dropped before b is measured: 8 + 8 + 8 + 8 + 8,
+    // not 3 × 16 (the same verdicts: a rollout depends on its skill, task and sample alone)
+    expect(r.usage.stages.prescreen.calls).toBe(40);
+    expect(r.steps[0].prescreened).toBe(2);
+    // too few off-target tasks to call a leak (below MIN_OFF_TARGET_TASKS): only the edit's own job is measured
+    const few = await run([GOOD, LEAKY, INERT], {}, { ...world, val: [...world.val.slice(0, 8), ...world.val.slice(8, 8 + MIN_OFF_TARGET_TASKS - 1)] });
+    expect(few.usage.stages.prescreen.calls).toBe(3 * 8);
+    expect(few.steps[0].prescreened).toBe(1); // LEAKY's leak cannot be called on 5 tasks: the gate decides on it
   });
 
   it('off, the same proposal reaches the gate as one bundle', async () => {

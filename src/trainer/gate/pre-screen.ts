@@ -8,13 +8,21 @@
  * the other jobs' tasks, which it leaves alone; and trying every proposal (not only the first
  * `lr`) lets the learning rate spend its slots on edits that work. Dropped edits are only demoted
  * in the buffer (one noisy look).
+ *
+ * Measured in the order the verdict reads it, so no rollout is spent on a task that cannot change
+ * it: the edit's own job's val tasks first (an edit that does not raise them is dropped there),
+ * then the other jobs' tasks, only for an edit that passed and only when the leak screen can
+ * call a leak on them (scopeScreen on, ≥ MIN_OFF_TARGET_TASKS of them). The verdicts are the ones a
+ * measure of the whole split gives: a rollout depends on its skill, task and sample alone.
  */
 import { DEFAULT_MIXED_WEIGHT } from '../../core/scoring.js';
 import { applyEdits } from '../../skilldoc/edits.js';
 import type { TrainContext } from '../context.js';
 import type { StepState } from '../step-state.js';
 import { SCORE_EPSILON } from './gate.js';
-import { focusGain } from './scope-leak.js';
+import { evidenceFamilies, focusGain, MIN_OFF_TARGET_TASKS } from './scope-leak.js';
+import type { SplitScores } from './gate.js';
+import type { Edit, Task } from '../../core/records.js';
 import { countVal } from './val-gate.js';
 import { freshIncumbent } from './fresh-incumbent.js';
 import { screenLeak } from './verdict.js';
@@ -38,14 +46,16 @@ export async function preScreen(ctx: TrainContext, s: StepState): Promise<void> 
       continue;
     }
     countVal(ctx, 'prescreen');
-    const alone = (await measure(val, content, 'prescreen')).scores;
-    const focus = focusGain({ edit: p.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: DEFAULT_MIXED_WEIGHT });
+    const { focus, others } = splitByFocus(p.edit, ctx.taskById, val);
+    let alone = (await measure(focus ?? val, content, 'prescreen')).scores;
+    const focused = focus ? focusGain({ edit: p.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: DEFAULT_MIXED_WEIGHT }) : null;
     // without family labels, the edit's gain on the whole split decides
-    const gain = focus ? focus.gain : ctx.score(alone) - before.score;
+    const gain = focused ? focused.gain : ctx.score(alone) - before.score;
     if (!(gain > SCORE_EPSILON)) {
-      drop(p, gain, `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focus ? ` over ${focus.n}` : ''})`);
+      drop(p, gain, `alone it does not raise its own job's val tasks (Δ ${gain.toFixed(3)}${focused ? ` over ${focused.n}` : ''})`);
       continue;
     }
+    if (focus && options.scopeScreen && others.length >= MIN_OFF_TARGET_TASKS) alone = mergeScores(alone, (await measure(others, content, 'prescreen')).scores);
     if (screenLeak(ctx, [p.edit], before.scores, alone, s.seed + 13 + i)?.leaks) {
       drop(p, gain, "alone it lowers other jobs' val tasks (scope leak)");
       continue;
@@ -55,4 +65,24 @@ export async function preScreen(ctx: TrainContext, s: StepState): Promise<void> 
   s.report.prescreened = dropped;
   s.pool = kept;
   s.screenedAlone = true;
+}
+
+/**
+ * The val tasks of the families the edit's evidence came from (where it claims to act) and the
+ * rest; focus null when the edit has no family labels or no val task of its families (then the
+ * whole split decides).
+ */
+export function splitByFocus(edit: Edit, taskById: ReadonlyMap<string, Task>, val: Task[]): { focus: Task[] | null; others: Task[] } {
+  const families = evidenceFamilies([edit], taskById);
+  if (!families?.size) return { focus: null, others: [] };
+  const focus = val.filter((t) => t.family != null && families.has(t.family));
+  if (!focus.length) return { focus: null, others: [] };
+  return { focus, others: val.filter((t) => !focus.includes(t)) };
+}
+
+/** Two measures of disjoint task sets as one (per-task rows joined; the means over all of them). */
+export function mergeScores(a: SplitScores, b: SplitScores): SplitScores {
+  const perTask = [...a.perTask, ...b.perTask];
+  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((x, t) => x + t[k], 0) / perTask.length : 0);
+  return { hard: mean('hard'), soft: mean('soft'), perTask };
 }
