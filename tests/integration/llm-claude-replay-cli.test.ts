@@ -139,6 +139,28 @@ describe.skipIf(!!missing)('claude replays in a workspace seeded from the user r
     expect(fs.readdirSync(wsDir)).toEqual([]);
   }, 120_000); // real CLI runs: seconds each, more under load
 
+  it('in a seeded workspace Read is offered, and a read outside the workspace is denied; the file never reaches the model', async () => {
+    const privateFile = path.join(sb.root, 'private-notes.txt');
+    fs.writeFileSync(privateFile, 'USER_PRIVATE_CONTENT_5521');
+    server.setResponder((req) => {
+      const n = toolResults(req).length;
+      if (n === 0) return { text: 'Reading notes.', toolUse: { name: 'Read', input: { file_path: privateFile } } };
+      if (n === 1) return { text: 'Reading the changelog.', toolUse: { name: 'Read', input: { file_path: path.join(cwdOf(req), 'CHANGELOG.md') } } };
+      return { text: 'Done.' };
+    });
+    const before = server.messageRequests().length;
+    const rb = createRoleBackends(config(), { db, env: sb.env, runId: 'run_read_outside' });
+    const seeded = await rolloutTask({ task: changelogTask(repo.dir), skill: { name: 'changelog', content: SKILL }, target: rb.target, judge: rb.judge, seed: { repo: repo.dir, branch: 'main', before: repo.sessionStart } });
+    expect(seeded.workspace).toMatchObject({ seeded: true });
+    const calls = server.messageRequests().slice(before);
+    const offered = ((calls[0].body?.tools ?? []) as Array<{ name: string }>).map((t) => t.name);
+    expect(offered).toEqual(expect.arrayContaining(['Read', 'Write', 'Edit']));
+    const results = toolResults(calls[calls.length - 1]);
+    expect(results[0]).toMatch(/denied/i); // outside the workspace
+    expect(results[1]).toContain('## 1.2.0'); // inside it, the seeded file reads
+    expect(calls.map((c) => c.raw).join('\n')).not.toContain('USER_PRIVATE_CONTENT_5521');
+  }, 120_000);
+
   it('a lint task is scored by `npm run lint` in the workspace; a hanging command is killed at its limit and fails', async () => {
     const project = repo.dir;
     const lintTask = { ...sampleTask('Fix the lint errors in src/routes.ts.', [], project), id: 'task_lint' };
