@@ -16,6 +16,7 @@ import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './j
 import { induceFromOutcomes } from './kept-diff.js';
 import { respelled } from '../../skilldoc/wording-lint.js';
 import { complaintIn, operativeValues, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
+import { findRival, sectionHeadingFor, sectionRewrite } from './rewrite.js';
 
 /** An issue to write a rule for: from feedback, or induced from outcome evidence (`verbatim`: its statement is the rule). */
 type ReflectIssue = Issue & { verbatim?: boolean; basis?: string };
@@ -282,9 +283,12 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   // what the kept versions and the failed commands show (issue 41), before what the feedback says
   const induced: ReflectIssue[] = induceFromOutcomes(payload.rollouts).map((r) => ({ key: r.key, statement: r.rule, example: null, negative: /^Never\b/.test(r.rule), taskIds: r.taskIds, verbatim: true, basis: r.basis }));
   // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
+  // (a judge's provenance, "(kept in 12 of 14 versions; …)", is the rule's evidence, not its words)
   const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
-    if (!complaintIn(i.statement)) return [i];
-    const rule = ruleOfComplaint(i.statement);
+    const statement = withoutProvenance(i.statement);
+    if (!statement) return [];
+    if (!complaintIn(statement)) return [{ ...i, statement }];
+    const rule = ruleOfComplaint(statement);
     return rule ? [{ ...i, statement: rule }] : [];
   });
   const all: ReflectIssue[] = [...induced, ...restated];
@@ -292,7 +296,11 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   const issues = all.filter((i) => !covered(i));
   const intentOf = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));
   // a rule the skill states that the attempts keep failing is rewritten, not stated again
-  const rewrites = rewriteEdits(payload.skill, all.filter(covered), maxEdits);
+  const seen = readReplies(payload);
+  const failingReplies = seen.failingReplies;
+  const rewrites = rewriteEdits(payload.skill, all.filter(covered), maxEdits, seen);
+  // a model states each rule once: a second issue whose literal an earlier one already carries is the same rule
+  const stated = new Set<string>();
   const rate = (k: keyof HarmRates): number => rates[k] ?? 0;
   const edits: Edit[] = [...rewrites];
   const usedBad = new Set<string>();
@@ -330,6 +338,9 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
       }
     }
     // the helpful edit; if its wording was rejected before, try the concrete example alone
+    const literal = literalOf(issue);
+    if (literal && stated.has(literal)) continue;
+    if (literal) stated.add(literal);
     let content = issue.verbatim ? `- ${issue.statement}` : phraseGuidance(issue, rng);
     if (issue.verbatim && similarToRejected(content, payload.rejectedEdits)) continue;
     if (similarToRejected(content, payload.rejectedEdits)) {
@@ -344,22 +355,35 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     // sees the failing ask beside the check, writes a value the ask itself holds as a placeholder
     if (rng.chance(rate('hardcodeRate'))) content = hardcoded(content, visibleValues(intent, '')) ?? content;
     else content = generalized(content, visibleValues(intent, ''));
-    content = rng.chance(rate('scopeDropRate')) ? scopeDropped(content) : scoped(content, job);
+    // a rule for one job goes first in that job's section when the skill has one (no scope label
+    // needed there); a dropped scope (a harm) lands among the rules for every job
+    const dropped = rng.chance(rate('scopeDropRate'));
+    const section = dropped ? null : sectionHeadingFor(payload.skill, job);
+    content = dropped ? scopeDropped(content) : section ? content : scoped(content, job);
     const against = respelledLine(payload.skill, issue.statement) ?? contradictingLine(payload.skill, issue);
     if (against) {
       edits.push({ op: 'replace', anchor: against, content, rationale: `${rationale} (the skill says the opposite)`, evidence: issue.taskIds });
       continue;
     }
-    // like a real optimizer, state related rules (failing on the same tasks) in one bullet
-    const bundle = bundles.find((b) => b.size < MAX_RULES_PER_EDIT && jaccard(new Set(b.edit.evidence), new Set(issue.taskIds)) >= 0.5);
+    // a stated clause that fills the same slot with the value the failing replies show is replaced
+    // by this rule, not left beside it for the target to choose between
+    const rival = dropped ? null : findRival(payload.skill, content, job, failingReplies(job));
+    const rewrite = rival ? sectionRewrite(payload.skill, rival.line, content, rival.remainder === null ? null : `${/^\s*[-*+]\s+/.exec(rival.line)![0]}${rival.remainder}`) : null;
+    if (rival && rewrite) {
+      edits.push({ op: 'replace', anchor: rewrite.anchor, content: rewrite.content, rationale: `${rationale} (${rival.why}: that clause goes, this rule leads its section)`, evidence: [...issue.taskIds] });
+      continue;
+    }
+    // like a real optimizer, state related rules (failing on the same tasks) in one edit, one bullet each
+    const anchor = section ?? undefined;
+    const bundle = bundles.find((b) => b.size < MAX_RULES_PER_EDIT && b.edit.anchor === anchor && jaccard(new Set(b.edit.evidence), new Set(issue.taskIds)) >= 0.5);
     if (bundle) {
-      bundle.edit.content = `${bundle.edit.content} ${content.replace(/^- /, '')}`;
+      bundle.edit.content = `${bundle.edit.content}\n${content}`;
       bundle.edit.rationale = `${bundle.edit.rationale}; ${issue.statement}`;
       bundle.edit.evidence = [...new Set([...bundle.edit.evidence, ...issue.taskIds])];
       bundle.size++;
       continue;
     }
-    const edit: Edit = { op: 'add', content, rationale, evidence: [...issue.taskIds] };
+    const edit: Edit = { op: 'add', ...(anchor ? { anchor } : {}), content, rationale, evidence: [...issue.taskIds] };
     bundles.push({ edit, size: 1 });
     edits.push(edit);
   }
@@ -367,6 +391,31 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
 }
 
 const MAX_RULES_PER_EDIT = 3;
+
+/**
+ * A statement without the judge's provenance ("… (kept in 12 of 14 versions; the agent's drafts
+ * lacked it)"): that is the rule's evidence, which goes in the rationale. A sentence the prompt's
+ * clip cut inside a literal (an odd number of backticks) is dropped: a model does not copy a
+ * half-written command. Empty when nothing whole is left.
+ */
+export function withoutProvenance(statement: string): string {
+  let t = statement.replace(/\s*\((?:kept in|the user (?:deleted|removed|took out)|the agent(?:'s)? )[^)]*(?:\)|$)/gi, '').trim();
+  const ticks = (x: string) => (x.match(/`/g) ?? []).length;
+  while (ticks(t) % 2 === 1) {
+    const cut = t.lastIndexOf('`');
+    const start = Math.max(t.lastIndexOf('. ', cut), t.lastIndexOf('; ', cut));
+    t = start < 0 ? '' : t.slice(0, start + 1).trim();
+  }
+  t = t.replace(/[\s;,:]+$/, '');
+  if (!t) return '';
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** The literal an issue's rule turns on (its statement's first, else its example's), lower-cased; null when it has none. */
+function literalOf(issue: ReflectIssue): string | null {
+  const lit = /`([^`]+)`/.exec(issue.statement)?.[1] ?? /`([^`]+)`/.exec(issue.example ?? '')?.[1];
+  return lit ? lit.trim().toLowerCase() : null;
+}
 
 /** Lines outside `<!-- …:start -->` … `<!-- …:end -->` blocks (protected regions are not edited). */
 function unprotectedLines(skill: string): string[] {
@@ -417,9 +466,11 @@ function coveringLine(skill: string, issue: ReflectIssue): string | null {
 /**
  * Where the attempts keep failing a rule the skill already states, a model rewrites that rule
  * rather than adding another: a complaint becomes the precise imperative, a rule without its
- * literal gets one with an example. A rule already precise is left alone (a lapse, not a defect).
+ * literal gets one with an example, and the rewritten rule moves to the top of its section. A
+ * stated clause that fills the rule's slot with the value the failing replies show (a rival) leaves
+ * its line. A rule already precise with no rival is left alone (a lapse, not a defect).
  */
-function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number): Edit[] {
+function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, seen: SeenReplies): Edit[] {
   const out: Edit[] = [];
   const done = new Set<string>();
   for (const issue of stated) {
@@ -429,6 +480,15 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number): 
     const text = line.replace(/^\s*[-*+]\s+/, '').trim();
     const example = /`[^`]+`/.exec(issue.example ?? '')?.[0];
     const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
+    const job = seen.jobOf(issue.taskIds[0] ?? '');
+    const rival = findRival(skill, precise ?? text, job, seen.failingReplies(job));
+    if (rival && rival.line !== line && !done.has(rival.line)) {
+      done.add(rival.line);
+      const bullet = /^\s*[-*+]\s+/.exec(rival.line)![0];
+      const r = sectionRewrite(skill, rival.line, null, rival.remainder === null ? null : `${bullet}${rival.remainder}`);
+      if (r) out.push({ op: 'replace', anchor: r.anchor, content: r.content, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule: ${rival.why}; that clause goes`, evidence: [...issue.taskIds] });
+      continue;
+    }
     if (!precise || normalizeLine(precise) === normalizeLine(text)) continue;
     const vague = complaintIn(text) !== null || !/`[^`]+`/.test(text);
     // a line that says more than this rule (another heading, another value) would lose it: left alone
@@ -436,9 +496,26 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number): 
     const saysMore = [...operativeValues(text)].some((v) => !mine.has(v)) || /;\s|(?<=[.!?])\s+[A-Z]|, then\b/.test(text);
     if (!vague || saysMore) continue;
     done.add(line);
-    out.push({ op: 'replace', anchor: text, content: precise, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule; rewritten more specific, with an example`, evidence: [...issue.taskIds] });
+    const bullet = /^\s*[-*+]\s+/.exec(line)![0];
+    const moved = sectionRewrite(skill, line, `${bullet}${precise}`, null);
+    const edit: Edit = moved ? { op: 'replace', anchor: moved.anchor, content: moved.content, rationale: '', evidence: [] } : { op: 'replace', anchor: text, content: precise, rationale: '', evidence: [] };
+    out.push({ ...edit, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule; rewritten more specific, with an example, and moved to the top of its section`, evidence: [...issue.taskIds] });
   }
   return out;
+}
+
+/** What the prompt shows of the attempts: each task's job (from its ask) and the failing replies per job. */
+interface SeenReplies {
+  jobOf(taskId: string): string | null;
+  failingReplies(job: string | null): string[];
+}
+
+function readReplies(payload: ReflectPayload): SeenReplies {
+  const jobs = new Map(payload.rollouts.map((r) => [r.taskId, jobOfAsk(r.intent)]));
+  return {
+    jobOf: (taskId) => jobs.get(taskId) ?? null,
+    failingReplies: (job) => payload.rollouts.filter((r) => !r.passed && jobs.get(r.taskId) === job).map((r) => r.response),
+  };
 }
 
 const normalizeLine = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
@@ -456,7 +533,7 @@ export function labelFailures(payload: ReflectPayload, rng: Rng): FailureLabel[]
       const issues: ReflectIssue[] = [...induced, ...collectIssues([r], rng)];
       const covered = issues.every((i) => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i)));
       // a stated rule worded so the agent misses it is the skill's defect: it gets rewritten
-      const lapse = issues.length > 0 && covered && rewriteEdits(payload.skill, issues, Number.MAX_SAFE_INTEGER).length === 0;
+      const lapse = issues.length > 0 && covered && rewriteEdits(payload.skill, issues, Number.MAX_SAFE_INTEGER, readReplies(payload)).length === 0;
       return { taskId: r.taskId, kind: lapse ? ('lapse' as const) : ('defect' as const), why: lapse ? 'the skill already states every missed rule' : 'the skill lacks a rule for what was missed' };
     });
 }
