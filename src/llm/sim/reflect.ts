@@ -304,7 +304,8 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   const rate = (k: keyof HarmRates): number => rates[k] ?? 0;
   const edits: Edit[] = [...rewrites];
   const usedBad = new Set<string>();
-  const bundles: Array<{ edit: Edit; size: number }> = [];
+  // an edit related rules join: where it writes (its job's section heading, or null) and how a rule is put in
+  const bundles: Array<{ edit: Edit; size: number; where: string | null; put: (content: string) => void }> = [];
   for (const issue of issues) {
     if (edits.length >= maxEdits) break;
     const rationale = issue.basis ? `${issue.taskIds.length} failing rollout(s); what you kept shows it: ${issue.basis}` : `${issue.taskIds.length} failing rollout(s): ${issue.statement}`;
@@ -370,21 +371,23 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     const rival = dropped ? null : findRival(payload.skill, content, job, failingReplies(job));
     const rewrite = rival ? sectionRewrite(payload.skill, rival.line, content, rival.remainder === null ? null : `${/^\s*[-*+]\s+/.exec(rival.line)![0]}${rival.remainder}`) : null;
     if (rival && rewrite) {
-      edits.push({ op: 'replace', anchor: rewrite.anchor, content: rewrite.content, rationale: `${rationale} (${rival.why}: that clause goes, this rule leads its section)`, evidence: [...issue.taskIds] });
+      const edit: Edit = { op: 'replace', anchor: rewrite.anchor, content: rewrite.content, rationale: `${rationale} (${rival.why}: that clause goes, this rule leads its section)`, evidence: [...issue.taskIds] };
+      // related rules for this section join it, right after the rule that leads
+      bundles.push({ edit, size: 1, where: section, put: (more) => (edit.content = edit.content.replace(/^([^\n]*)/, `$1\n${more}`)) });
+      edits.push(edit);
       continue;
     }
     // like a real optimizer, state related rules (failing on the same tasks) in one edit, one bullet each
-    const anchor = section ?? undefined;
-    const bundle = bundles.find((b) => b.size < MAX_RULES_PER_EDIT && b.edit.anchor === anchor && jaccard(new Set(b.edit.evidence), new Set(issue.taskIds)) >= 0.5);
+    const bundle = bundles.find((b) => b.size < MAX_RULES_PER_EDIT && b.where === section && jaccard(new Set(b.edit.evidence), new Set(issue.taskIds)) >= 0.5);
     if (bundle) {
-      bundle.edit.content = `${bundle.edit.content}\n${content}`;
+      bundle.put(content);
       bundle.edit.rationale = `${bundle.edit.rationale}; ${issue.statement}`;
       bundle.edit.evidence = [...new Set([...bundle.edit.evidence, ...issue.taskIds])];
       bundle.size++;
       continue;
     }
-    const edit: Edit = { op: 'add', ...(anchor ? { anchor } : {}), content, rationale, evidence: [...issue.taskIds] };
-    bundles.push({ edit, size: 1 });
+    const edit: Edit = { op: 'add', ...(section ? { anchor: section } : {}), content, rationale, evidence: [...issue.taskIds] };
+    bundles.push({ edit, size: 1, where: section, put: (more) => (edit.content = `${edit.content}\n${more}`) });
     edits.push(edit);
   }
   return edits;
