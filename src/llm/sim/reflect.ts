@@ -16,7 +16,7 @@ import { JOB_KINDS, jobOfAsk, jobsNamed, visibleValues, type Visible } from './j
 import { induceFromOutcomes } from './kept-diff.js';
 import { respelled } from '../../skilldoc/wording-lint.js';
 import { complaintIn, operativeValues, ruleOfComplaint } from '../../skilldoc/wording-lint.js';
-import { findRival, sectionHeadingFor, sectionRewrite } from './rewrite.js';
+import { findRivals, rivalBecomes, sectionHeadingFor, sectionRewrite, slotsOf, statedMoreFully } from './rewrite.js';
 
 /** An issue to write a rule for: from feedback, or induced from outcome evidence (`verbatim`: its statement is the rule). */
 type ReflectIssue = Issue & { verbatim?: boolean; basis?: string };
@@ -301,6 +301,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   const rewrites = rewriteEdits(payload.skill, all.filter(covered), maxEdits, seen);
   // a model states each rule once: a second issue whose literal an earlier one already carries is the same rule
   const stated = new Set<string>();
+  const filled = new Set<string>();
   const rate = (k: keyof HarmRates): number => rates[k] ?? 0;
   const edits: Edit[] = [...rewrites];
   const usedBad = new Set<string>();
@@ -358,6 +359,12 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     else content = generalized(content, visibleValues(intent, ''));
     // a rule for one job goes first in that job's section when the skill has one (no scope label
     // needed there); a dropped scope (a harm) lands among the rules for every job
+    // one value per slot in one reply: a later issue for a slot this batch already fills (the
+    // rule induced from what the user kept comes first) is the same rule said another way, and a
+    // rule a stated line spells out in full adds nothing
+    const slots = slotsOf(content).map((x) => `${job}:${x.slot}`);
+    if (slots.some((k) => filled.has(k)) || statedMoreFully(payload.skill, content)) continue;
+    for (const k of slots) filled.add(k);
     const dropped = rng.chance(rate('scopeDropRate'));
     const section = dropped ? null : sectionHeadingFor(payload.skill, job);
     content = dropped ? scopeDropped(content) : section ? content : scoped(content, job);
@@ -368,10 +375,10 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     }
     // a stated clause that fills the same slot with the value the failing replies show is replaced
     // by this rule, not left beside it for the target to choose between
-    const rival = dropped ? null : findRival(payload.skill, content, job, failingReplies(job));
-    const rewrite = rival ? sectionRewrite(payload.skill, rival.line, content, rival.remainder === null ? null : `${/^\s*[-*+]\s+/.exec(rival.line)![0]}${rival.remainder}`) : null;
-    if (rival && rewrite) {
-      const edit: Edit = { op: 'replace', anchor: rewrite.anchor, content: rewrite.content, rationale: `${rationale} (${rival.why}: that clause goes, this rule leads its section)`, evidence: [...issue.taskIds] };
+    const rivals = dropped ? [] : findRivals(payload.skill, content, job, failingReplies(job));
+    const rewrite = rivals.length ? sectionRewrite(payload.skill, content, rivals.map((r) => ({ line: r.line, becomes: rivalBecomes(r) }))) : null;
+    if (rewrite) {
+      const edit: Edit = { op: 'replace', anchor: rewrite.anchor, content: rewrite.content, rationale: `${rationale} (${rivals.map((r) => r.why).join('; ')}: that goes, this rule leads its section)`, evidence: [...issue.taskIds] };
       // related rules for this section join it, right after the rule that leads
       bundles.push({ edit, size: 1, where: section, put: (more) => (edit.content = edit.content.replace(/^([^\n]*)/, `$1\n${more}`)) });
       edits.push(edit);
@@ -484,12 +491,11 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
     const example = /`[^`]+`/.exec(issue.example ?? '')?.[0];
     const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
     const job = seen.jobOf(issue.taskIds[0] ?? '');
-    const rival = findRival(skill, precise ?? text, job, seen.failingReplies(job));
-    if (rival && rival.line !== line && !done.has(rival.line)) {
-      done.add(rival.line);
-      const bullet = /^\s*[-*+]\s+/.exec(rival.line)![0];
-      const r = sectionRewrite(skill, rival.line, null, rival.remainder === null ? null : `${bullet}${rival.remainder}`);
-      if (r) out.push({ op: 'replace', anchor: r.anchor, content: r.content, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule: ${rival.why}; that clause goes`, evidence: [...issue.taskIds] });
+    const rivals = findRivals(skill, precise ?? text, job, seen.failingReplies(job)).filter((r) => r.line !== line && !done.has(r.line));
+    if (rivals.length) {
+      for (const r of rivals) done.add(r.line);
+      const r = sectionRewrite(skill, null, rivals.map((x) => ({ line: x.line, becomes: rivalBecomes(x) })));
+      if (r) out.push({ op: 'replace', anchor: r.anchor, content: r.content, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule: ${rivals.map((x) => x.why).join('; ')}; that goes`, evidence: [...issue.taskIds] });
       continue;
     }
     if (!precise || normalizeLine(precise) === normalizeLine(text)) continue;
@@ -500,7 +506,7 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
     if (!vague || saysMore) continue;
     done.add(line);
     const bullet = /^\s*[-*+]\s+/.exec(line)![0];
-    const moved = sectionRewrite(skill, line, `${bullet}${precise}`, null);
+    const moved = sectionRewrite(skill, `${bullet}${precise}`, [{ line, becomes: null }]);
     const edit: Edit = moved ? { op: 'replace', anchor: moved.anchor, content: moved.content, rationale: '', evidence: [] } : { op: 'replace', anchor: text, content: precise, rationale: '', evidence: [] };
     out.push({ ...edit, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule; rewritten more specific, with an example, and moved to the top of its section`, evidence: [...issue.taskIds] });
   }
