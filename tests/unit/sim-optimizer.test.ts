@@ -333,6 +333,9 @@ describe('sim guidance wording', () => {
     // a subject, an adverb: mined rubric statements read like this
     expect(imperative('It respects what the user insisted on before: "a"; "b".')).toBe('Respect what the user insisted on before: "a"; "b".');
     expect(imperative('The response fully does what was asked.')).toBe('Fully do what was asked.');
+    // a statement about the artifact becomes the action that makes it true (no "Make sure to pR descriptions need …")
+    expect(imperative('PR descriptions need a Testing heading')).toBe('Add a Testing heading to PR descriptions.');
+    expect(imperative('Release notes need a `## Highlights` section.')).toBe('Add a `## Highlights` section to release notes.');
     expect(imperative('Always runs the tests')).toBe('Always run the tests');
   });
 

@@ -166,6 +166,9 @@ const IRREGULAR: Record<string, string> = { has: 'have', does: 'do', is: 'be', g
  * does …"; guidance reads "have…", "link…", "Respect …", "Fully do …".
  */
 export function imperative(statement: string): string {
+  // "PR descriptions need a Testing heading" (a statement about the artifact): "Add a Testing heading to PR descriptions"
+  const needs = /^((?:PR|[A-Z][a-z]+)(?: [a-z]+){0,2}) (?:needs?|should have|must have|should include|must include) (.+?)\.?$/s.exec(statement);
+  if (needs && !/^(?:It|The|This|That|They|You|We|I)$/.test(needs[1].split(' ')[0])) return `Add ${needs[2]} to ${/^[A-Z]{2}/.test(needs[1]) ? needs[1] : lowerFirst(needs[1])}.`;
   const subject = /^(?:It|The (?:response|reply|answer|agent)) ((?:[a-z]+ly )?[a-z]+s\b.*)$/s.exec(statement);
   if (subject) return imperative(subject[1][0].toUpperCase() + subject[1].slice(1));
   const m = /^((?:[A-Za-z]+ly |[Aa]lways |[Nn]ever )?)([A-Za-z]+)(\b.*)$/s.exec(statement);
@@ -384,9 +387,17 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
       edits.push(edit);
       continue;
     }
+    // a vague line that says this rule without its value (a complaint, no literal) is replaced by it, at the top of its section
+    const vague = dropped ? null : coveringLine(payload.skill, issue);
+    const redundant = vague && (complaintIn(vague) !== null || !/`[^`]+`/.test(vague)) ? sectionRewrite(payload.skill, content, [{ line: vague, becomes: null }]) : null;
+    if (redundant) {
+      edits.push({ op: 'replace', anchor: redundant.anchor, content: redundant.content, rationale: `${rationale} (the skill says it without its value: "${vague!.trim()}"; rewritten more specific and moved up)`, evidence: [...issue.taskIds] });
+      continue;
+    }
     // like a real optimizer, state related rules (failing on the same tasks) in one edit, one bullet each
     const bundle = bundles.find((b) => b.size < MAX_RULES_PER_EDIT && b.where === section && jaccard(new Set(b.edit.evidence), new Set(issue.taskIds)) >= 0.5);
     if (bundle) {
+      if (bundle.edit.content.split('\n').includes(content)) continue;
       bundle.put(content);
       bundle.edit.rationale = `${bundle.edit.rationale}; ${issue.statement}`;
       bundle.edit.evidence = [...new Set([...bundle.edit.evidence, ...issue.taskIds])];
@@ -457,6 +468,8 @@ function harmfulEdit(payload: ReflectPayload, issue: Issue, rng: Rng, rationale:
 /** An induced rule is stated when the skill holds its literal (or, with none, says the same by meaning). */
 function inducedCovered(skill: string, issue: ReflectIssue): boolean {
   const literal = /`([^`]+)`/.exec(issue.statement)?.[1];
+  // a rule whose literal is an example ("e.g. `feat(cli): `") is stated when the skill says the same with another example
+  if (/\be\.g\.|\bsuch as\b/.test(issue.statement) && unprotectedLines(skill).some((l) => withExamplesOut(l) === withExamplesOut(issue.statement))) return true;
   if (literal) return skill.toLowerCase().includes(literal.trim().toLowerCase());
   return alreadyCovered(skill, issue);
 }
@@ -526,6 +539,8 @@ function readReplies(payload: ReflectPayload): SeenReplies {
     failingReplies: (job) => payload.rollouts.filter((r) => !r.passed && jobs.get(r.taskId) === job).map((r) => r.response),
   };
 }
+
+const withExamplesOut = (s: string): string => normalizeLine(s.replace(/^\s*[-*+]\s+/, '').replace(/`[^`]*`/g, ' x '));
 
 const normalizeLine = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 

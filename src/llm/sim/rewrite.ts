@@ -160,6 +160,13 @@ function rivalry(clause: string, mine: Slot[], wants: { values: string[]; about:
     if (!responses.some((r) => showsIn(r, shows))) continue;
     return `the replies write \`${shows}\` where the rule asks for \`${same.shows ?? same.value}\`; "${clause}" asks for it`;
   }
+  // a literal the rule spells out in full (`Refs:` where the rule says `Refs: #<number>`): the same rule, said less well
+  const full = [...mine.map((x) => x.value), ...wants.values];
+  for (const m of clause.matchAll(/`([^`]+)`/g)) {
+    const lit = m[1].trim();
+    const longer = full.find((v) => v.trim() !== lit && lit.length >= 4 && v.trim().startsWith(lit));
+    if (longer) return `"${clause}" says \`${lit}\`, which the rule spells out in full (\`${longer.trim()}\`)`;
+  }
   if (wants.values.length) {
     const theirs = includesOf(clause);
     const other = theirs.values.find((v) => !wants.values.includes(v));
