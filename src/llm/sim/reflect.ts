@@ -306,12 +306,13 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   const stated = new Set<string>();
   const filled = new Set<string>();
   const rate = (k: keyof HarmRates): number => rates[k] ?? 0;
-  const edits: Edit[] = [...rewrites];
+  // what is missing comes first; rewording what the skill states follows (on a tie the merge keeps this order)
+  const edits: Edit[] = [];
   const usedBad = new Set<string>();
   // an edit related rules join: where it writes (its job's section heading, or null) and how a rule is put in
   const bundles: Array<{ edit: Edit; size: number; where: string | null; put: (content: string) => void }> = [];
   for (const issue of issues) {
-    if (edits.length >= maxEdits) break;
+    if (edits.length + rewrites.length >= maxEdits) break;
     const rationale = issue.basis ? `${issue.taskIds.length} failing rollout(s); what you kept shows it: ${issue.basis}` : `${issue.taskIds.length} failing rollout(s): ${issue.statement}`;
     const roll = rng.next();
     if (roll < rates.harmfulEditRate) {
@@ -408,7 +409,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     bundles.push({ edit, size: 1, where: section, put: (more) => (edit.content = `${edit.content}\n${more}`) });
     edits.push(edit);
   }
-  return edits;
+  return [...edits, ...rewrites];
 }
 
 const MAX_RULES_PER_EDIT = 3;
@@ -501,13 +502,20 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
     const line = coveringLine(skill, issue);
     if (!line || done.has(line)) continue;
     const text = line.replace(/^\s*[-*+]\s+/, '').trim();
-    const example = /`[^`]+`/.exec(issue.example ?? '')?.[0];
+    // the example with the failing ask's own values as placeholders, as in a new rule
+    const example = /`[^`]+`/.exec(generalized(issue.example ?? '', visibleValues(seen.intentOf(issue.taskIds[0] ?? ''), '')))?.[0];
     const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
     const job = seen.jobOf(issue.taskIds[0] ?? '');
     const rivals = findRivals(skill, precise ?? text, job, seen.failingReplies(job)).filter((r) => r.line !== line && !done.has(r.line));
     if (rivals.length) {
+      // the covering line keeps the rule only when it holds the rule's value; else the precise rule replaces it too, first in its section
+      const value = /`([^`]+)`/.exec(precise ?? '')?.[1]?.trim().toLowerCase();
+      const holds = !value || text.toLowerCase().includes(value);
+      if (!holds && !precise) continue;
       for (const r of rivals) done.add(r.line);
-      const r = sectionRewrite(skill, null, rivals.map((x) => ({ line: x.line, becomes: rivalBecomes(x) })));
+      done.add(line);
+      const changes = rivals.map((x) => ({ line: x.line, becomes: rivalBecomes(x) }));
+      const r = sectionRewrite(skill, holds ? null : `${/^\s*[-*+]\s+/.exec(line)![0]}${precise}`, holds ? changes : [{ line, becomes: null }, ...changes]);
       if (r) out.push({ op: 'replace', anchor: r.anchor, content: r.content, rationale: `${issue.taskIds.length} failing rollout(s) although the skill states this rule: ${rivals.map((x) => x.why).join('; ')}; that goes`, evidence: [...issue.taskIds] });
       continue;
     }
@@ -529,13 +537,16 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
 /** What the prompt shows of the attempts: each task's job (from its ask) and the failing replies per job. */
 interface SeenReplies {
   jobOf(taskId: string): string | null;
+  intentOf(taskId: string): string;
   failingReplies(job: string | null): string[];
 }
 
 function readReplies(payload: ReflectPayload): SeenReplies {
   const jobs = new Map(payload.rollouts.map((r) => [r.taskId, jobOfAsk(r.intent)]));
+  const intents = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));
   return {
     jobOf: (taskId) => jobs.get(taskId) ?? null,
+    intentOf: (taskId) => intents.get(taskId) ?? '',
     failingReplies: (job) => payload.rollouts.filter((r) => !r.passed && jobs.get(r.taskId) === job).map((r) => r.response),
   };
 }
