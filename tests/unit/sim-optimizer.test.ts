@@ -336,6 +336,7 @@ describe('sim guidance wording', () => {
     // a statement about the artifact becomes the action that makes it true (no "Make sure to pR descriptions need …")
     expect(imperative('PR descriptions need a Testing heading')).toBe('Add a Testing heading to PR descriptions.');
     expect(imperative('Release notes need a `## Highlights` section.')).toBe('Add a `## Highlights` section to release notes.');
+    expect(imperative('Release notes can be longer now: at least 1000 characters.')).toBe('Make release notes at least 1000 characters.');
     expect(imperative('Always runs the tests')).toBe('Always run the tests');
   });
 

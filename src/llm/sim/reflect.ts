@@ -168,7 +168,11 @@ const IRREGULAR: Record<string, string> = { has: 'have', does: 'do', is: 'be', g
 export function imperative(statement: string): string {
   // "PR descriptions need a Testing heading" (a statement about the artifact): "Add a Testing heading to PR descriptions"
   const needs = /^((?:PR|[A-Z][a-z]+)(?: [a-z]+){0,2}) (?:needs?|should have|must have|should include|must include) (.+?)\.?$/s.exec(statement);
-  if (needs && !/^(?:It|The|This|That|They|You|We|I)$/.test(needs[1].split(' ')[0])) return `Add ${needs[2]} to ${/^[A-Z]{2}/.test(needs[1]) ? needs[1] : lowerFirst(needs[1])}.`;
+  const artifact = (subj: string): string => (/^[A-Z]{2}/.test(subj) ? subj : lowerFirst(subj));
+  if (needs && !/^(?:It|The|This|That|They|You|We|I)$/.test(needs[1].split(' ')[0])) return `Add ${needs[2]} to ${artifact(needs[1])}.`;
+  // "Release notes can be longer now: at least 1000 characters": "Make release notes at least 1000 characters"
+  const be = /^((?:PR|[A-Z][a-z]+)(?: [a-z]+){0,2}) (?:can|should|must|need to) be (?:(?:a bit |much )?(?:longer|shorter|more detailed)(?: now)?:\s*)?(.+?)\.?$/s.exec(statement);
+  if (be && !/^(?:It|The|This|That|They|You|We|I)$/.test(be[1].split(' ')[0])) return `Make ${artifact(be[1])} ${be[2]}.`;
   const subject = /^(?:It|The (?:response|reply|answer|agent)) ((?:[a-z]+ly )?[a-z]+s\b.*)$/s.exec(statement);
   if (subject) return imperative(subject[1][0].toUpperCase() + subject[1].slice(1));
   const m = /^((?:[A-Za-z]+ly |[Aa]lways |[Nn]ever )?)([A-Za-z]+)(\b.*)$/s.exec(statement);
@@ -520,7 +524,8 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
       continue;
     }
     if (!precise || normalizeLine(precise) === normalizeLine(text)) continue;
-    const vague = complaintIn(text) !== null || !/`[^`]+`/.test(text);
+    // vague: a complaint, no literal, or a statement about the artifact rather than an instruction ("Release notes need …")
+    const vague = complaintIn(text) !== null || !/`[^`]+`/.test(text) || imperative(text) !== text;
     // a line that says more than this rule (another heading, another value) would lose it: left alone
     const mine = operativeValues(precise);
     const saysMore = [...operativeValues(text)].some((v) => !mine.has(v)) || /;\s|(?<=[.!?])\s+[A-Z]|, then\b/.test(text);
