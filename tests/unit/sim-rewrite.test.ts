@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { perform } from '../../src/llm/sim/target.js';
-import { reflect, withoutProvenance, DEFAULT_HARM } from '../../src/llm/sim/reflect.js';
+import { commandRule, reflect, withoutProvenance, DEFAULT_HARM } from '../../src/llm/sim/reflect.js';
 import { clausesOf, findRivals, sectionRewrite, showsIn } from '../../src/llm/sim/rewrite.js';
 import { induceFromOutcomes } from '../../src/llm/sim/kept-diff.js';
 import { applyEdits } from '../../src/skilldoc/edits.js';
@@ -108,6 +108,12 @@ describe('each rule once, in its own words', () => {
     expect(withoutProvenance('Never add `jest.fn` in `tests/*.test.ts` (the user deleted it in 9 of 13).')).toBe('Never add `jest.fn` in `tests/*.test.ts`.');
     expect(withoutProvenance('Put a `### Changed` heading in `CHANGELOG.md` (kept in 12 of 14 versions; t')).toBe('Put a `### Changed` heading in `CHANGELOG.md`.');
     expect(withoutProvenance('Run the linter first. Execute the tests with `pnpm vi')).toBe('Run the linter first.');
+    // the procedure's count is evidence too; left in, "failed" beside two commands reads as a note about what not to run
+    expect(withoutProvenance('Execute the tests with `pnpm vitest run`, not `npm test` (which failed in 12 sessions of this job).')).toBe('Execute the tests with `pnpm vitest run`, not `npm test`.');
+    // and "X, not Y" is stated as the command to run beside the one that fails (a bare "not" reads as a prohibition)
+    const rule = commandRule('Execute the tests with `pnpm vitest run`, not `npm test`.');
+    expect(rule).toBe('Run the tests with `pnpm vitest run`; `npm test` fails here.');
+    expect(perform({ intent: 'Write unit tests for the `parseAmount` function in src/amount.ts.', context: '', skill: { name: 's', content: `## When writing unit tests\n\n- ${rule}\n` }, sample: 0 }, 1).commandsRun).toContain('pnpm vitest run');
     expect(withoutProvenance('Execute the tests with `pnpm vi')).toBe('');
   });
 

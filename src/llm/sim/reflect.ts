@@ -292,7 +292,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
   // (a judge's provenance, "(kept in 12 of 14 versions; …)", is the rule's evidence, not its words)
   const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
-    const statement = withoutProvenance(i.statement);
+    const statement = commandRule(withoutProvenance(i.statement));
     if (!statement) return [];
     if (!complaintIn(statement)) return [{ ...i, statement }];
     const rule = ruleOfComplaint(statement);
@@ -425,7 +425,7 @@ const MAX_RULES_PER_EDIT = 3;
  * half-written command. Empty when nothing whole is left.
  */
 export function withoutProvenance(statement: string): string {
-  let t = statement.replace(/\s*\((?:kept in|the user (?:deleted|removed|took out)|the agent(?:'s)? )[^)]*(?:\)|$)/gi, '').trim();
+  let t = statement.replace(/\s*\((?:kept in|the user (?:deleted|removed|took out)|the agent(?:'s)? |(?:which )?failed in \d+ sessions?)[^)]*(?:\)|$)/gi, '').trim();
   const ticks = (x: string) => (x.match(/`/g) ?? []).length;
   while (ticks(t) % 2 === 1) {
     const cut = t.lastIndexOf('`');
@@ -435,6 +435,16 @@ export function withoutProvenance(statement: string): string {
   t = t.replace(/[\s;,:]+$/, '');
   if (!t) return '';
   return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * "Execute the tests with `pnpm vitest run`, not `npm test`" says what to run and, in the same
+ * breath, a "not" that reads as a prohibition: a model states the command to run and names the
+ * one that fails beside it, as the rules it induces from procedures do.
+ */
+export function commandRule(statement: string): string {
+  const m = /^(?:Execute|Run|Use|Invoke) (the [a-z ]+?) (?:with|using|via) `([^`]+)`,? (?:not|instead of|rather than) `([^`]+)`\.?$/i.exec(statement);
+  return m ? `Run ${m[1]} with \`${m[2]}\`; \`${m[3]}\` fails here.` : statement;
 }
 
 /** The literal an issue's rule turns on (its statement's first, else its example's), lower-cased; null when it has none. */
