@@ -93,7 +93,7 @@ function outcomeConfig(seed: number, evidence: boolean): Config {
 export const OUTCOME_COMPLIANCE: ComplianceKnobs = { ...DEFAULT_COMPLIANCE };
 
 /** Passed verifiers of one reply: text checks on the reply, `ran` on the commands it ran. */
-function verify(v: Verifier, text: string, toolsCalled: string[], commandsRun: string[]): boolean {
+export function verify(v: Verifier, text: string, toolsCalled: string[], commandsRun: string[]): boolean {
   if (v.kind === 'ran') return commandsRun.some((c) => c.includes(v.command));
   const check = { id: 'hidden', weight: 1, sealed: true, ...v.check } as Check;
   return evaluateCheck(check, text, toolsCalled).passed;

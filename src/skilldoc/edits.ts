@@ -136,7 +136,9 @@ function applyOne(segs: Segment[], edit: Edit, opts: ApplyOptions, original: str
         const head = seg.text.slice(0, lineEnd);
         const tail = seg.text.slice(lineEnd); // starts with '\n' or is ''
         const out = segs.slice();
-        out[hit.index] = { ...seg, text: `${head}\n${content}${tail === '' ? '\n' : tail}` };
+        // a rule added under a heading goes first in that section's list, not before its blank line
+        const underHeading = /^\s*#{1,6}\s/.test(head.slice(head.lastIndexOf('\n') + 1)) && /^\n\n\s*[-*+]\s/.test(tail) && isBullet(content.split('\n')[0]);
+        out[hit.index] = { ...seg, text: underHeading ? `${head}\n\n${content}${tail.slice(1)}` : `${head}\n${content}${tail === '' ? '\n' : tail}` };
         return { segs: out, note: hit.match.ambiguous ? 'anchor occurs more than once; inserted after the first' : undefined };
       }
     }

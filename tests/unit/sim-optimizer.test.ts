@@ -99,16 +99,22 @@ describe('sim optimizer: reflect', () => {
   });
 
   it('with harmfulEditRate 1 proposes contradictions or deletions that lower the score', async () => {
-    const good = applyEdits('', await reflectWith(createSimBackend({ seed: 9 }), '', await failures(), { maxEdits: 6 }));
-    const rollouts = await failures(good);
-    const harmful = await reflectWith(createSimBackend({ seed: 9, harmfulEditRate: 1 }), good, rollouts, { maxEdits: 4 });
-    expect(harmful.length).toBeGreaterThan(0);
-    for (const e of harmful) {
-      const isDeleteOfRule = e.op === 'delete' && !!e.anchor && good.includes(e.anchor);
-      const isContradiction = e.op === 'add' && /^- (Do not|It is fine to)\b/.test(e.content);
-      expect(isDeleteOfRule || isContradiction).toBe(true);
+    // over a few optimizer seeds: one draw may hit a rule no train task needs (a harmless deletion)
+    const drops: number[] = [];
+    for (const seed of [7, 8, 9, 10]) {
+      const good = applyEdits('', await reflectWith(createSimBackend({ seed }), '', await failures(), { maxEdits: 6 }));
+      const rollouts = await failures(good);
+      const harmful = await reflectWith(createSimBackend({ seed, harmfulEditRate: 1 }), good, rollouts, { maxEdits: 4 });
+      expect(harmful.length).toBeGreaterThan(0);
+      for (const e of harmful) {
+        const isDeleteOfRule = e.op === 'delete' && !!e.anchor && good.includes(e.anchor);
+        const isContradiction = e.op === 'add' && /^- (Do not|It is fine to)\b/.test(e.content);
+        expect(isDeleteOfRule || isContradiction).toBe(true);
+      }
+      drops.push((await score(good)) - (await score(applyEdits(good, harmful))));
     }
-    expect(await score(applyEdits(good, harmful))).toBeLessThan(await score(good));
+    expect(drops.filter((d) => d > 0).length).toBeGreaterThanOrEqual(3);
+    expect(drops.reduce((a, b) => a + b, 0) / drops.length).toBeGreaterThan(0.03);
   });
 
   it('with irrelevantEditRate 1 proposes clutter that does not help', async () => {
@@ -327,6 +333,10 @@ describe('sim guidance wording', () => {
     // a subject, an adverb: mined rubric statements read like this
     expect(imperative('It respects what the user insisted on before: "a"; "b".')).toBe('Respect what the user insisted on before: "a"; "b".');
     expect(imperative('The response fully does what was asked.')).toBe('Fully do what was asked.');
+    // a statement about the artifact becomes the action that makes it true (no "Make sure to pR descriptions need …")
+    expect(imperative('PR descriptions need a Testing heading')).toBe('Add a Testing heading to PR descriptions.');
+    expect(imperative('Release notes need a `## Highlights` section.')).toBe('Add a `## Highlights` section to release notes.');
+    expect(imperative('Release notes can be longer now: at least 1000 characters.')).toBe('Make release notes at least 1000 characters.');
     expect(imperative('Always runs the tests')).toBe('Always run the tests');
   });
 

@@ -91,7 +91,7 @@ describe('the sim optimizer learns from what the user kept', () => {
     const p = payload(skill, rollouts);
     const edits = reflect(p, { ...DEFAULT_HARM, harmfulEditRate: 0, irrelevantEditRate: 0, bloatRate: 0, catastrophicRate: 0, wrongLiteralRate: 0, scopeDropRate: 0 }, new Rng('r', 2));
     const rewrite = edits.find((e) => e.op === 'replace');
-    expect(rewrite).toMatchObject({ anchor: 'you forgot the trailer again: `Refs: #<number>`', content: 'End with a `Refs: #<number>` trailer line (the PR number of the change).' });
+    expect(rewrite).toMatchObject({ anchor: '- you forgot the trailer again: `Refs: #<number>`', content: '- End with a `Refs: #<number>` trailer line (the PR number of the change).' });
     expect(edits.filter((e) => e.op === 'add' && /Refs:/.test(e.content))).toEqual([]);
     expect(labelFailures(p, new Rng('l', 1)).map((l) => l.kind)).toEqual(['defect', 'defect']);
   });

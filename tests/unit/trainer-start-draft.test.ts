@@ -78,7 +78,8 @@ describe('the corrections draft (the notepad as a floor)', () => {
     expect(next.edits.map((e) => e.op)).toEqual(['add', 'replace']);
     expect(next.content.match(/## When writing a commit message/g)).toHaveLength(1);
     expect(next.content.match(/Keep it under 300 characters/g)).toHaveLength(1);
-    expect(next.content).toMatch(/## When writing a commit message\n- End it with `Signed-off-by: Name <email>`\.\n/);
+    // first in its section's list (the applier puts a rule added under a heading at the top of the list)
+    expect(next.content).toMatch(/## When writing a commit message\n\n- End it with `Signed-off-by: Name <email>`\.\n- Keep it under 300 characters\.\n/);
     // a new job's section goes before the section for every job; the optimizer's rule stays last
     expect(next.content.indexOf('## When writing release notes')).toBeLessThan(next.content.indexOf(GENERAL_SECTION));
     expect(next.content.trimEnd().endsWith(`${GENERAL_SECTION}\n- Be concise.`)).toBe(true);

@@ -133,11 +133,14 @@ function rulesFromPairs(pairs: Pair[], job: string | null, label: string): Induc
   const removed = new Map<string, Pair[]>();
   for (const p of pairs) for (const lit of removableLiterals(p.agent)) if (!p.kept.includes(lit)) removed.set(lit, [...(removed.get(lit) ?? []), p]);
   for (const [lit, list] of removed) {
-    const hits = agreed(pairs, (p) => list.includes(p));
-    if (!hits || pairs.some((p) => p.kept.includes(lit))) continue;
+    // read over the versions where the agent wrote it: taken out in most, and never added by the user
+    // (one commit that landed as the agent wrote it does not undo twelve that took it out)
+    const wrote = pairs.filter((p) => p.agent.includes(lit));
+    const hits = agreed(wrote, (p) => list.includes(p));
+    if (!hits || pairs.some((p) => p.kept.includes(lit) && !p.agent.includes(lit))) continue;
     const kind = EMOJI.test(lit) ? `emoji such as \`${lit}\`` : `\`${lit}\``;
     const instead = /^jest\./.test(lit) ? `; use \`${lit.replace(/^jest/, 'vi')}\` instead` : '';
-    add(`forbid:${lit}`, `Never put ${kind} in ${label}${instead}.`, hits, `\`${lit}\` was taken out`);
+    out.push({ key: `kept:${job ?? 'any'}:forbid:${lit}`, rule: `Never put ${kind} in ${label}${instead}.`, job, taskIds: ids(hits), basis: `\`${lit}\` was taken out in ${hits.length} of the ${wrote.length} kept versions where the agent wrote it` });
   }
 
   // a length bound the kept versions keep and the agent's break
