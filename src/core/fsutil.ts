@@ -2,13 +2,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 
-/** Directories that may hold transcript text are private to the user. */
+/**
+ * Directories that may hold transcript text are private to the user: each folder this call creates
+ * is 0700 whatever the umask. A folder that already exists keeps its mode: it may be the user's
+ * or the system's (`export --out /tmp/x.json`, a store opened in a shared folder), and chmodding
+ * it would change a target the product did not derive (run as root, that once made /tmp 0700).
+ */
 export function ensurePrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    fs.chmodSync(dir, 0o700);
-  } catch {
-    /* not ours to chmod (e.g. a shared parent): creation mode already applied */
+  const firstCreated = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (firstCreated === undefined) return;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      fs.chmodSync(d, 0o700);
+    } catch {
+      /* created a moment ago and already gone or not ours: the creation mode applied */
+    }
+    if (d === path.resolve(firstCreated) || d === path.dirname(d)) break;
   }
 }
 
