@@ -3,7 +3,7 @@ import type { Db } from '../store/db.js';
 import type { Rollout, Task } from '../core/records.js';
 import type { RoleBackends } from '../core/protocol.js';
 import { rolloutBatch } from '../replay/index.js';
-import type { SplitScores } from './gate/gate.js';
+import { scoresOf, type SplitScores } from './gate/gate.js';
 import type { UsageMeter } from './optimizer/call.js';
 
 /** Per-task means over samples; a rollout that failed to run scores 0 (it cannot count as a pass). */
@@ -21,8 +21,7 @@ export function splitScoresFrom(rollouts: Rollout[]): SplitScores {
     // several samples of one task let the gate tell sampling noise from a real change
     ...(s.length > 1 ? { samples: s } : {}),
   }));
-  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
-  return { hard: mean('hard'), soft: mean('soft'), perTask };
+  return scoresOf(perTask);
 }
 
 export const EMPTY_SCORES: SplitScores = { hard: 0, soft: 0, perTask: [] };

@@ -47,11 +47,15 @@ export interface GateDecision {
 /** Float noise below this is a tie: 0.1+0.2 must not beat 0.3. */
 export const SCORE_EPSILON = 1e-9;
 
-/** Scores restricted to some tasks (means recomputed over them). */
-export function restrictScores(s: SplitScores, keep: ReadonlySet<string>): SplitScores {
-  const perTask = s.perTask.filter((t) => keep.has(t.taskId));
+/** A split's scores from its per-task scores: the means over the tasks (0 for none). */
+export function scoresOf(perTask: SplitScores['perTask']): SplitScores {
   const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((a, t) => a + t[k], 0) / perTask.length : 0);
   return { hard: mean('hard'), soft: mean('soft'), perTask };
+}
+
+/** Scores restricted to some tasks (means recomputed over them). */
+export function restrictScores(s: SplitScores, keep: ReadonlySet<string>): SplitScores {
+  return scoresOf(s.perTask.filter((t) => keep.has(t.taskId)));
 }
 
 export function splitScore(s: SplitScores, metric: GateMetric, mixedWeight = DEFAULT_MIXED_WEIGHT): number {

@@ -19,9 +19,8 @@ import { DEFAULT_MIXED_WEIGHT } from '../../core/scoring.js';
 import { applyEdits } from '../../skilldoc/edits.js';
 import type { TrainContext } from '../context.js';
 import type { StepState } from '../step-state.js';
-import { SCORE_EPSILON } from './gate.js';
 import { evidenceFamilies, focusGain, MIN_OFF_TARGET_TASKS } from './scope-leak.js';
-import type { SplitScores } from './gate.js';
+import { SCORE_EPSILON, scoresOf, type SplitScores } from './gate.js';
 import type { Edit, Task } from '../../core/records.js';
 import { countVal } from './val-gate.js';
 import { freshIncumbent } from './fresh-incumbent.js';
@@ -80,9 +79,7 @@ export function splitByFocus(edit: Edit, taskById: ReadonlyMap<string, Task>, va
   return { focus, others: val.filter((t) => !focus.includes(t)) };
 }
 
-/** Two measures of disjoint task sets as one (per-task rows joined; the means over all of them). */
+/** The scores of two disjoint sets of val tasks as one split's. */
 export function mergeScores(a: SplitScores, b: SplitScores): SplitScores {
-  const perTask = [...a.perTask, ...b.perTask];
-  const mean = (k: 'hard' | 'soft') => (perTask.length ? perTask.reduce((x, t) => x + t[k], 0) / perTask.length : 0);
-  return { hard: mean('hard'), soft: mean('soft'), perTask };
+  return scoresOf([...a.perTask, ...b.perTask]);
 }
