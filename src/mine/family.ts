@@ -129,6 +129,8 @@ export interface InstanceWrite {
   changed: boolean;
   /** the instance's asks differ from the stored task's (new, grown or regrouped): its occurrences are rewritten */
   membersChanged: boolean;
+  /** the split came from the hash alone (a new task that inherits no stored split): it may still move train → val */
+  splitFree: boolean;
 }
 
 export interface FamilySynthesis {
@@ -259,6 +261,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
     return fixed ? { id: inst.id, fixed } : { id: inst.id };
   });
   const splits = assignFamilySplits(splitMembers, f.seed);
+  const inherited = new Set(splitMembers.filter((m) => m.fixed).map((m) => m.id));
 
   // Held-out labels: the family's training judge comes from its train and val sessions only; a
   // test instance is judged by what its own session said (its corrections, accepted or not), so
@@ -326,6 +329,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       isNew: !existing,
       changed: !same && (!existing || JSON.stringify(existing) !== JSON.stringify(task)),
       membersChanged: !existing || existing.occurrences !== ms.length,
+      splitFree: !existing && !inherited.has(inst.id),
     };
   });
   const superseded = [...f.existing.values()].filter((t) => !ids.has(t.id) && !isCurated(t)).map((t) => t.id);

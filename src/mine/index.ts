@@ -45,7 +45,7 @@ import { taskIdFor } from './synthesize.js';
 import { familyJudge, synthesizeFamily, type FamilyDefinition, type InstanceWrite } from './family.js';
 import { mineWithLlm } from './llm-miner.js';
 import { apartKey, loadReviewState, reviewClusters, saveReviewState, type ReviewAsk, type ReviewCandidate, type ReviewOutcome } from './cluster-review.js';
-import { checkStoredSplitIntegrity, thinProjects, type SplitViolation, type ThinProject } from './splits.js';
+import { checkStoredSplitIntegrity, thinProjects, topUpThinValidation, type SplitViolation, type ThinProject, type TopUpFacts } from './splits.js';
 import { validateJudge } from './judge-synth.js';
 
 export { optimizerView, sealedChecks } from './view.js';
@@ -295,6 +295,9 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
     writes.push({ clusterId: c.id, miner, instances: fam.instances, superseded: fam.superseded, newKeys: newMembersByCluster.get(c.id) ?? new Set() });
   }
 
+  // (only a new task can move: a run that writes none skips reading the stored splits)
+  if (writes.some((w) => w.instances.some((i) => i.splitFree))) holdOutForThinSkills(activeTaskSplitFacts(db), writes, config);
+
   db.transaction(() => {
     for (const w of writes) {
       for (const id of w.superseded) deleteTask(db, id);
@@ -346,6 +349,22 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
 }
 
 /** Asks of this run and the skills their turns loaded (an ask counts once, each skill once per ask). */
+/**
+ * Tops up validation where a skill would be too thin to gate (splits.ts topUpThinValidation): the
+ * stored tasks as they stand, overlaid with this run's writes; the chosen new tasks are written as
+ * val. Only new train tasks move, so the judges (built from train and val asks alike) are unchanged.
+ */
+function holdOutForThinSkills(stored: ReturnType<typeof activeTaskSplitFacts>, writes: Array<{ instances: InstanceWrite[]; superseded: string[] }>, config: Config): void {
+  const written = new Map(writes.flatMap((w) => w.instances.map((i) => [i.task.id, i] as const)));
+  const gone = new Set(writes.flatMap((w) => w.superseded));
+  const facts: TopUpFacts[] = stored.filter((t) => !written.has(t.id) && !gone.has(t.id)).map((t) => ({ ...t, movable: false }));
+  for (const i of written.values()) facts.push({ ...i.task, movable: i.splitFree });
+  for (const id of topUpThinValidation(facts, config.training.minValTasks, config.training.seed)) {
+    const i = written.get(id)!;
+    i.task = { ...i.task, split: 'val' };
+  }
+}
+
 function skillLoadsOf(members: MemberRow[]): MineSummary['skillLoads'] {
   const bySkill: Record<string, number> = {};
   let loaded = 0;

@@ -236,18 +236,18 @@ export interface ThinProject {
 }
 
 /**
- * Projects whose active real tasks are too few for a meaningful validation split. A task counts
- * where a night trains it: with its family's project, or cross-project (null) when its family
- * recurs in several projects (see trainer/night-plan.ts).
+ * Where a night trains a task: with its family's project, or cross-project (null, the personal
+ * skill) when its family recurs in several projects (see night/plan.ts). Groups of active tasks by
+ * that home, so the split checks count validation tasks per skill the way a night will gate them.
  */
-type ThinFacts = Pick<Task, 'id' | 'project' | 'split' | 'status' | 'family'>;
+type HomeFacts = Pick<Task, 'id' | 'project' | 'status' | 'family'>;
 
-export function thinProjects(tasks: ThinFacts[], minValTasks: number): ThinProject[] {
+function groupByHome<T extends HomeFacts>(tasks: T[]): Map<string | null, T[]> {
   const active = tasks.filter((t) => t.status === 'active');
-  const familyOf = (t: ThinFacts) => t.family ?? `task:${t.id}`;
+  const familyOf = (t: T) => t.family ?? `task:${t.id}`;
   const familyProjects = new Map<string, Set<string | null>>();
   for (const t of active) familyProjects.set(familyOf(t), (familyProjects.get(familyOf(t)) ?? new Set()).add(t.project));
-  const groups = new Map<string | null, ThinFacts[]>();
+  const groups = new Map<string | null, T[]>();
   for (const t of active) {
     const ps = familyProjects.get(familyOf(t))!;
     const home = ps.size === 1 ? [...ps][0] : null;
@@ -255,11 +255,69 @@ export function thinProjects(tasks: ThinFacts[], minValTasks: number): ThinProje
     if (g) g.push(t);
     else groups.set(home, [t]);
   }
+  return groups;
+}
+
+/** Projects whose active real tasks are too few for a meaningful validation split. */
+type ThinFacts = Pick<Task, 'id' | 'project' | 'split' | 'status' | 'family'>;
+
+export function thinProjects(tasks: ThinFacts[], minValTasks: number): ThinProject[] {
   const out: ThinProject[] = [];
-  for (const [project, group] of groups) {
+  for (const [project, group] of groupByHome(tasks)) {
     const valTasks = group.filter((t) => t.split === 'val').length;
     const needed = Math.max(0, minValTasks - valTasks);
     if (needed > 0) out.push({ project, tasks: group.length, valTasks, needed, moreTasks: Math.ceil(needed / SPLIT_FRACTIONS.val) });
   }
   return out.sort((a, b) => (a.project ?? '').localeCompare(b.project ?? ''));
+}
+
+/** A skill keeps at least this many train tasks when validation is topped up (one is a single example of the job). */
+export const MIN_TRAIN_AFTER_TOP_UP = 2;
+
+export interface TopUpFacts extends Pick<Task, 'id' | 'project' | 'split' | 'status' | 'family' | 'intent' | 'origin'> {
+  /** a task written for the first time this run, split by the hash alone: it may still move to val */
+  movable: boolean;
+}
+
+/**
+ * The new train tasks to hold out for validation, so a skill reaches `training.minValTasks`
+ * validation tasks as soon as it has tasks to spare. The family splits (assignFamilySplits) follow
+ * the fractions per family, but a night gates per skill: a project with one recurring job of 8
+ * tasks got 2 validation tasks, and with minValTasks 3 its night was skipped ("thin night") with
+ * 5 tasks in train. A night that cannot gate stages nothing; one train task fewer costs little.
+ *
+ * Per home group (the skill a night trains) below minValTasks, new train tasks move to val while
+ * the group keeps MIN_TRAIN_AFTER_TOP_UP train tasks and each family keeps one (a job whose every
+ * task is held out is never trained): from the family with the most train tasks, lowest hash first.
+ * Only tasks new this run move (a stored task never changes split: one trained on is never held
+ * out later), only train → val (the test tasks and their judges stay), only real tasks, and never
+ * one whose ask (normalized intent) another active task outside validation shares (the integrity
+ * check would block the night). Deterministic and independent of input order.
+ */
+export function topUpThinValidation(tasks: TopUpFacts[], minValTasks: number, seed = 1): Set<string> {
+  const promote = new Set<string>();
+  const splitOf = (t: TopUpFacts) => (promote.has(t.id) ? 'val' : t.split);
+  const active = tasks.filter((t) => t.status === 'active');
+  const byKey = new Map<string, TopUpFacts[]>();
+  for (const t of active) {
+    const k = intentKey(t);
+    if (k) byKey.set(k, [...(byKey.get(k) ?? []), t]);
+  }
+  const sharesAsk = (t: TopUpFacts) => (byKey.get(intentKey(t)) ?? []).some((o) => o.id !== t.id && splitOf(o) !== 'val');
+  for (const group of groupByHome(active).values()) {
+    const familyOf = (t: TopUpFacts) => t.family ?? `task:${t.id}`;
+    const count = (pred: (t: TopUpFacts) => boolean) => group.filter(pred).length;
+    for (;;) {
+      if (count((t) => splitOf(t) === 'val') >= minValTasks) break;
+      if (count((t) => splitOf(t) === 'train') <= MIN_TRAIN_AFTER_TOP_UP) break;
+      const familyTrain = new Map<string, number>();
+      for (const t of group) if (splitOf(t) === 'train') familyTrain.set(familyOf(t), (familyTrain.get(familyOf(t)) ?? 0) + 1);
+      const candidates = group
+        .filter((t) => t.movable && t.origin === 'real' && splitOf(t) === 'train' && familyTrain.get(familyOf(t))! > 1 && !sharesAsk(t))
+        .sort((a, b) => familyTrain.get(familyOf(b))! - familyTrain.get(familyOf(a))! || splitBucket(a.id, seed) - splitBucket(b.id, seed) || a.id.localeCompare(b.id));
+      if (!candidates.length) break;
+      promote.add(candidates[0].id);
+    }
+  }
+  return promote;
 }
