@@ -11,7 +11,7 @@
  */
 import type { SkillTarget, Task } from '../core/records.js';
 import type { CallEstimate } from '../llm/budget.js';
-import { checkSplitIntegrity } from '../mine/splits.js';
+import { checkSplitIntegrity, MIN_TRAIN_AFTER_TOP_UP } from '../mine/splits.js';
 
 export interface TaskSets {
   train: Task[];
@@ -163,10 +163,12 @@ export function checkItem(tasks: TaskSets, minValTasks: number): PlanItem['skip'
     };
   }
   if (tasks.val.length < minValTasks) {
-    const more = Math.ceil((minValTasks - tasks.val.length) / 0.3);
+    // mining holds a thin skill's new tasks out for validation once it keeps its train minimum
+    // (mine/splits.ts topUpThinValidation), so each new one counts, after the train minimum
+    const more = minValTasks - tasks.val.length + Math.max(0, MIN_TRAIN_AFTER_TOP_UP - tasks.train.length);
     return {
       reason: `thin night: ${tasks.val.length} validation task(s), training.minValTasks is ${minValTasks}`,
-      needed: `about ${more} more recurring task(s) for this skill (keep working, it happens on its own), or lower training.minValTasks`,
+      needed: `about ${more} more recurring task(s) for this skill; its tasks wait for a later night, and new ones are held out for validation until it can gate (keep working, it happens on its own), or lower training.minValTasks`,
     };
   }
   if (tasks.train.length === 0) return { reason: 'no training tasks (all tasks are held out)', needed: 'more recurring tasks for this skill' };

@@ -108,11 +108,20 @@ export function summarizeNight(r: Pick<NightReport, 'items' | 'proposals' | 'dry
     return `nothing staged: every task belongs to a project that can take no proposal (${r.orphaned.map((o) => `${o.project}: ${o.reason}`).join('; ')}); see the notes`;
   }
   if (r.items.length === 0) return 'nothing staged: no recurring tasks yet (keep using your agents; tasks appear once a request recurs)';
-  const reasons = r.items.map((i) => `${i.target.name}: ${i.reason ?? i.status}`);
+  const reasons = r.items.map((i) => `${i.target.name}${whereOf(i)}: ${i.reason ?? i.status}`);
   return `nothing staged: ${reasons.join('; ')}`;
 }
 
 const pct = (n: number | null | undefined) => fmtScore(n);
+
+/**
+ * Which skill an item is, for a person: every project's managed skill has the same name, so a
+ * reason ("thin night …") names the project it is about, or says it is the personal one.
+ */
+function whereOf(i: Pick<NightItemReport, 'routedBy' | 'project'>): string {
+  if (i.routedBy === 'personal') return ' (personal: recurs across projects)';
+  return i.project ? ` (${sanitizeLine(path.basename(i.project), 60)})` : '';
+}
 
 /** "12 sessions, 3 recurringTasks" from a summary object, numbers only (the JSON has the rest). */
 function describeCounts(o: Record<string, unknown>, keys: string[]): string {
@@ -174,13 +183,11 @@ export function renderNightReport(r: NightReport): string {
       const val = i.val ? `${pct(i.val.before)} → ${pct(i.val.after)}` : '—';
       const test = i.test ? `${pct(i.test.before)} → ${pct(i.test.after)}` : '—';
       const result = i.proposalId ? `${i.status} (${i.proposalId})` : i.status;
-      // where the skill lives: a project's, or the personal one (requests that recur across projects)
-      const where = i.routedBy === 'personal' ? ' (personal: recurs across projects)' : i.project ? ` (${sanitizeLine(path.basename(i.project), 60)})` : '';
-      lines.push(`| ${sanitizeLine(i.target.name, 60)}${where} | ${i.target.readBy.join(', ') || '—'} | ${i.tasks.train}/${i.tasks.val}/${i.tasks.test} | ${val} | ${test} | ${result} |`);
+      lines.push(`| ${sanitizeLine(i.target.name, 60)}${whereOf(i)} | ${i.target.readBy.join(', ') || '—'} | ${i.tasks.train}/${i.tasks.val}/${i.tasks.test} | ${val} | ${test} | ${result} |`);
     }
     lines.push('');
     for (const i of r.items.filter((x) => x.reason)) {
-      lines.push(`- **${sanitizeLine(i.target.name, 60)}**: ${sanitizeLine(i.reason!, 600)}${i.needed ? `. Needed: ${sanitizeLine(i.needed, 600)}` : ''}`);
+      lines.push(`- **${sanitizeLine(i.target.name, 60)}**${whereOf(i)}: ${sanitizeLine(i.reason!, 600)}${i.needed ? `. Needed: ${sanitizeLine(i.needed, 600)}` : ''}`);
     }
     for (const i of r.items.filter((x) => x.judgeAudit && x.judgeAudit.verdict !== 'skipped')) {
       const a = i.judgeAudit!;
