@@ -3,38 +3,14 @@
  * skillopt-sleep: entry point. Builds the commander program from the registry and runs it.
  * Exit codes: 0 ok, 1 failure, 2 usage.
  */
-import type { Command } from 'commander';
-import { loadCommands, type CommandModule } from './commands/index.js';
+import { loadCommands } from './commands/index.js';
 import { packageVersion } from '../core/version.js';
 import { readProgramHelp, wantsProgramHelp, writeProgramHelp } from './help-cache.js';
+import { buildHelpProgram, buildProgram } from './program.js';
 
 /** The first word that is not an option: the command the user asked for (global options take no value). */
 export function commandWord(argv: string[]): string | undefined {
   return argv.slice(2).find((a) => !a.startsWith('-'));
-}
-
-/** `CommandClass`: commander's, loaded by the caller only when a command is to be parsed. */
-export function buildProgram(CommandClass: typeof Command, commands: CommandModule[]): Command {
-  const program = new CommandClass();
-  program
-    .name('skillopt-sleep')
-    .description('A nightly sleep cycle for your coding agents: learns the tasks you repeat and trains your skills, safely.')
-    .version(packageVersion(), '-V, --version', 'print the version')
-    .option('--json', 'machine-readable output')
-    .option('--debug', 'print stack traces on errors')
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
-  for (const c of commands) c.register(program);
-  // subcommands inherit exitOverride so usage errors reach our handler
-  const inherit = (cmd: Command) => {
-    for (const sub of cmd.commands) {
-      sub.exitOverride();
-      inherit(sub);
-    }
-  };
-  inherit(program);
-  return program;
 }
 
 export async function main(argv = process.argv): Promise<void> {
@@ -52,9 +28,9 @@ export async function main(argv = process.argv): Promise<void> {
       process.stdout.write(keptHelp);
       return;
     }
-    // a command needs only its own module (commands/index.ts)
+    // a command needs only its own module (commands/index.ts); the program's help none (program.ts)
     commander = await import('commander');
-    const program = buildProgram(commander.Command, await loadCommands(commandWord(argv)));
+    const program = wantsHelp ? buildHelpProgram(commander.Command) : buildProgram(commander.Command, await loadCommands(commandWord(argv)));
     let helpText = '';
     if (wantsHelp)
       program.configureOutput({

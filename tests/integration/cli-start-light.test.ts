@@ -170,28 +170,37 @@ describe('a one-line command loads only what it uses', () => {
     expect(heavyIn(plain.modules).filter((u) => !u.includes('/node_modules/better-sqlite3/'))).toEqual([]);
   });
 
-  it('--help prints the kept copy of its text while the build is the same, byte for byte, without loading the commands', () => {
+  it('--help loads no command module, fresh or kept, and prints the same text byte for byte', () => {
+    const commandModules = (modules: string[]) => modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'));
     const fresh = loadsOf(['--help']);
     expect(fresh.status).toBe(0);
     expect(fresh.stdout).toContain('Usage: skillopt-sleep');
+    expect(fresh.stdout).toMatch(/^ {2}apply \[options\] <id> +write a proposal/m);
     expect(fs.existsSync(path.join(sb.home, 'state', 'help.json')), 'no state folder yet: help writes nothing').toBe(false);
+    // built from the command registry (cli/program.ts): commander, but no command module and nothing heavy
+    expect(commandModules(fresh.modules)).toEqual([]);
+    expect(heavyIn(fresh.modules)).toEqual([]);
 
     expect(runCli(['harvest'], sb.env).status).toBe(0);
     const built = loadsOf(['--help']);
     expect(built.stdout).toBe(fresh.stdout);
-    expect(built.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js')).length, 'the first help builds the program').toBeGreaterThan(20);
-    // building it registers every command: none loads the TUI or an SDK until its action runs
-    expect(built.modules.filter((u) => UI_AND_SDK.some((h) => u.includes(h)))).toEqual([]);
+    expect(commandModules(built.modules)).toEqual([]);
     const kept = loadsOf(['--help']);
     expect(kept.stdout).toBe(fresh.stdout);
-    expect(kept.modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+    expect(commandModules(kept.modules)).toEqual([]);
     expect(heavyIn(kept.modules)).toEqual([]);
-    expect(kept.modules.filter((u) => u.includes('/node_modules/commander/'))).toEqual([]);
+    expect(kept.modules.filter((u) => u.includes('/node_modules/commander/')), 'the kept copy needs not even commander').toEqual([]);
 
     // a damaged copy is rebuilt, never shown
     fs.writeFileSync(path.join(sb.home, 'state', 'help.json'), '{"format":1,"key":"x","text":"stale"}');
     expect(loadsOf(['--help']).stdout).toBe(fresh.stdout);
-    expect(loadsOf(['--help']).modules.filter((u) => u.includes('/cli/commands/') && !u.endsWith('/index.js'))).toEqual([]);
+    expect(commandModules(loadsOf(['--help']).modules)).toEqual([]);
+
+    // an unknown command registers every command (for its suggestion): none loads the TUI or an SDK until its action runs
+    const unknown = loadsOf(['harvset']);
+    expect(unknown.status).toBe(2);
+    expect(commandModules(unknown.modules).length).toBeGreaterThan(20);
+    expect(unknown.modules.filter((u) => UI_AND_SDK.some((h) => u.includes(h)))).toEqual([]);
   });
 
   it('without a nudge file (a store from an older version) it asks the database, and still answers', () => {
