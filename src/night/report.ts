@@ -191,7 +191,7 @@ export function renderNightReport(r: NightReport): string {
     }
     for (const i of r.items.filter((x) => x.judgeAudit && x.judgeAudit.verdict !== 'skipped')) {
       const a = i.judgeAudit!;
-      lines.push(`- **${sanitizeLine(i.target.name, 60)}** judge audit: ${a.verdict} (fresh re-grades: ${a.repeat.disagreements} of ${a.repeat.pairs} disagreed; against rule checks: ${a.rules.disagreements} of ${a.rules.pairs}; allowed ${Math.round(a.maxDisagreement * 100)}%)`);
+      lines.push(`- **${sanitizeLine(i.target.name, 60)}**${whereOf(i)} judge audit: ${a.verdict} (fresh re-grades: ${a.repeat.disagreements} of ${a.repeat.pairs} disagreed; against rule checks: ${a.rules.disagreements} of ${a.rules.pairs}; allowed ${Math.round(a.maxDisagreement * 100)}%)`);
     }
     for (const i of r.items) {
       const where = i.replays ? describeReplayWorkspaces(i.replays) : '';

@@ -4,7 +4,7 @@
  * for validation (mine/splits.ts topUpThinValidation).
  */
 import { describe, expect, it } from 'vitest';
-import { summarizeNight, type NightItemReport } from '../../src/night/report.js';
+import { renderNightReport, summarizeNight, type NightItemReport } from '../../src/night/report.js';
 import { checkItem } from '../../src/night/plan.js';
 import { makeTask } from '../helpers/tasks.js';
 import type { Task } from '../../src/core/records.js';
@@ -24,6 +24,32 @@ describe('a thin night', () => {
   it('names the project whose skill was skipped, and the personal skill as such', () => {
     const summary = summarizeNight({ items: [item({}), item({ project: null, routedBy: 'personal', reason: 'no tasks' })], proposals: [], dryRun: false, status: 'nothing_staged' });
     expect(summary).toBe('nothing staged: skillopt-sleep-learned (tallybook): thin night: 2 validation task(s), training.minValTasks is 3; skillopt-sleep-learned (personal: recurs across projects): no tasks');
+  });
+
+  it('the report names the project on the reason line as in the skills table', () => {
+    const text = renderNightReport({
+      schema: 'skillopt-sleep.night.v1',
+      id: 'n1',
+      status: 'nothing_staged',
+      dryRun: false,
+      startedAt: '2026-12-01T00:00:00Z',
+      endedAt: null,
+      project: null,
+      deadline: null,
+      backends: null,
+      harvest: null,
+      mining: null,
+      forecast: null,
+      limits: { maxUsd: 1, maxTokens: 1, maxCalls: 1, maxTasks: 1, deadline: '06:00' },
+      used: { usd: 0, tokens: 0, calls: 0 },
+      items: [item({ needed: 'about 1 more recurring task(s) for this skill' })],
+      proposals: [],
+      summary: 's',
+      notes: [],
+      recovered: [],
+    });
+    expect(text).toContain('| skillopt-sleep-learned (tallybook) |');
+    expect(text).toContain('- **skillopt-sleep-learned** (tallybook): thin night: 2 validation task(s), training.minValTasks is 3. Needed: about 1 more recurring task(s) for this skill');
   });
 
   it('counts the recurring tasks still needed: each new one is held out once the skill keeps 2 train tasks', () => {
