@@ -164,11 +164,12 @@ export function checkItem(tasks: TaskSets, minValTasks: number): PlanItem['skip'
   }
   if (tasks.val.length < minValTasks) {
     // mining holds a thin skill's new tasks out for validation once it keeps its train minimum
-    // (mine/splits.ts topUpThinValidation), so each new one counts, after the train minimum
+    // (mine/splits.ts topUpThinValidation), so each new one counts, after the train minimum (an
+    // estimate for a team night, whose splits are the team's: team/splits.ts)
     const more = minValTasks - tasks.val.length + Math.max(0, MIN_TRAIN_AFTER_TOP_UP - tasks.train.length);
     return {
       reason: `thin night: ${tasks.val.length} validation task(s), training.minValTasks is ${minValTasks}`,
-      needed: `about ${more} more recurring task(s) for this skill; its tasks wait for a later night, and new ones are held out for validation until it can gate (keep working, it happens on its own), or lower training.minValTasks`,
+      needed: `about ${more} more recurring task(s) for this skill; its tasks wait for a later night (keep working, it happens on its own), or lower training.minValTasks`,
     };
   }
   if (tasks.train.length === 0) return { reason: 'no training tasks (all tasks are held out)', needed: 'more recurring tasks for this skill' };
