@@ -231,7 +231,7 @@ export interface ThinProject {
   valTasks: number;
   /** more validation tasks needed to reach training.minValTasks */
   needed: number;
-  /** estimated more recurring tasks to mine for that (given the validation fraction) */
+  /** estimated more recurring tasks to mine for that (new ones are held out once the skill keeps MIN_TRAIN_AFTER_TOP_UP train tasks) */
   moreTasks: number;
 }
 
@@ -258,6 +258,9 @@ function groupByHome<T extends HomeFacts>(tasks: T[]): Map<string | null, T[]> {
   return groups;
 }
 
+/** A skill keeps at least this many train tasks when validation is topped up (one is a single example of the job). */
+export const MIN_TRAIN_AFTER_TOP_UP = 2;
+
 /** Projects whose active real tasks are too few for a meaningful validation split. */
 type ThinFacts = Pick<Task, 'id' | 'project' | 'split' | 'status' | 'family'>;
 
@@ -266,13 +269,12 @@ export function thinProjects(tasks: ThinFacts[], minValTasks: number): ThinProje
   for (const [project, group] of groupByHome(tasks)) {
     const valTasks = group.filter((t) => t.split === 'val').length;
     const needed = Math.max(0, minValTasks - valTasks);
-    if (needed > 0) out.push({ project, tasks: group.length, valTasks, needed, moreTasks: Math.ceil(needed / SPLIT_FRACTIONS.val) });
+    // new tasks are held out for validation once the skill keeps its train minimum (topUpThinValidation)
+    const trainTasks = group.filter((t) => t.split === 'train').length;
+    if (needed > 0) out.push({ project, tasks: group.length, valTasks, needed, moreTasks: needed + Math.max(0, MIN_TRAIN_AFTER_TOP_UP - trainTasks) });
   }
   return out.sort((a, b) => (a.project ?? '').localeCompare(b.project ?? ''));
 }
-
-/** A skill keeps at least this many train tasks when validation is topped up (one is a single example of the job). */
-export const MIN_TRAIN_AFTER_TOP_UP = 2;
 
 export interface TopUpFacts extends Pick<Task, 'id' | 'project' | 'split' | 'status' | 'family' | 'intent' | 'origin'> {
   /** a task written for the first time this run, split by the hash alone: it may still move to val */
