@@ -291,7 +291,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   const induced: ReflectIssue[] = induceFromOutcomes(payload.rollouts).map((r) => ({ key: r.key, statement: r.rule, example: null, negative: /^Never\b/.test(r.rule), taskIds: r.taskIds, verbatim: true, basis: r.basis }));
   // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
   // (a judge's provenance, "(kept in 12 of 14 versions; …)", is the rule's evidence, not its words)
-  const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
+  const restated = collectIssues(payload.rollouts).flatMap((i): ReflectIssue[] => {
     const statement = commandRule(withoutProvenance(i.statement));
     if (!statement) return [];
     if (!complaintIn(statement)) return [{ ...i, statement }];
@@ -394,6 +394,8 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     }
     // a vague line that says this rule without its value (a complaint, no literal) is replaced by it, at the top of its section
     const vague = dropped ? null : coveringLine(payload.skill, issue);
+    // a line that says more than this rule (other headings, other values) would lose them: left alone
+    if (vague && (complaintIn(vague) !== null || !/`[^`]+`/.test(vague)) && saysMoreThan(vague, content)) continue;
     const redundant = vague && (complaintIn(vague) !== null || !/`[^`]+`/.test(vague)) ? sectionRewrite(payload.skill, content, [{ line: vague, becomes: null }]) : null;
     if (redundant) {
       edits.push({ op: 'replace', anchor: redundant.anchor, content: redundant.content, rationale: `${rationale} (the skill says it without its value: "${vague!.trim()}"; rewritten more specific and moved up)`, evidence: [...issue.taskIds] });
@@ -419,6 +421,24 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
 }
 
 const MAX_RULES_PER_EDIT = 3;
+
+/**
+ * A rule with its example: "…, e.g. `x`." — or, when the example states the rule's own literal in
+ * full (`Refs:` → `Refs: #<number>`), the rule with that literal written in full, as a careful
+ * rewrite says it once ("End the commit message with a `Refs: #<number>` footer line.").
+ */
+export function withExample(rule: string, example: string): string {
+  const lit = /`([^`]+)`/.exec(rule)?.[1];
+  const ex = /^`([^`]+)`$/.exec(example.trim())?.[1];
+  if (lit && ex && ex.startsWith(lit)) return `${ex === lit ? rule : rule.replace(`\`${lit}\``, `\`${ex}\``)}.`;
+  return `${rule}, e.g. ${example}.`;
+}
+
+/** A line states values (headings, literals, bounds) the rule does not: replacing it by the rule would lose them. */
+export function saysMoreThan(line: string, rule: string): boolean {
+  const mine = operativeValues(rule);
+  return [...operativeValues(line)].some((v) => !mine.has(v));
+}
 
 /**
  * A statement without the judge's provenance ("… (kept in 12 of 14 versions; the agent's drafts
@@ -520,7 +540,7 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
     const text = line.replace(/^\s*[-*+]\s+/, '').trim();
     // the example with the failing ask's own values as placeholders, as in a new rule
     const example = /`[^`]+`/.exec(generalized(issue.example ?? '', visibleValues(seen.intentOf(issue.taskIds[0] ?? ''), '')))?.[0];
-    const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
+    const precise = issue.verbatim ? issue.statement : example ? withExample(imperative(issue.statement.replace(/[.\s]*$/, '')), example) : null;
     const job = seen.jobOf(issue.taskIds[0] ?? '');
     const rivals = findRivals(skill, precise ?? text, job, seen.failingReplies(job)).filter((r) => r.line !== line && !done.has(r.line));
     if (rivals.length) {
@@ -576,13 +596,13 @@ const normalizeLine = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{
  * Skill-aware labels, as an analyst reading the skill would give them: a failure whose every
  * issue the skill already states is an execution lapse; one the skill does not cover is a defect.
  */
-export function labelFailures(payload: ReflectPayload, rng: Rng): FailureLabel[] {
+export function labelFailures(payload: ReflectPayload, _rng?: Rng): FailureLabel[] {
   if (payload.mode !== 'failures') return [];
   return payload.rollouts
     .filter((r) => !r.passed)
     .map((r) => {
       const induced: ReflectIssue[] = induceFromOutcomes([r]).map((x) => ({ key: x.key, statement: x.rule, example: null, negative: /^Never\b/.test(x.rule), taskIds: x.taskIds, verbatim: true }));
-      const issues: ReflectIssue[] = [...induced, ...collectIssues([r], rng)];
+      const issues: ReflectIssue[] = [...induced, ...collectIssues([r])];
       const covered = issues.every((i) => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i)));
       // a stated rule worded so the agent misses it is the skill's defect: it gets rewritten
       const lapse = issues.length > 0 && covered && rewriteEdits(payload.skill, issues, Number.MAX_SAFE_INTEGER, readReplies(payload)).length === 0;
