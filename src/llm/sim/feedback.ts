@@ -19,8 +19,8 @@ export interface Issue {
 const FEEDBACK_LINE = /^Failed check "([^"]+)":\s*(.*)$/;
 
 /**
- * A real instance of a check's pattern: a line of what the user kept, or the words of their own
- * correction, that matches it (a pattern anchored at a line's start is also tried inside the
+ * A real instance of a check's pattern: a line of what the user kept (or of a reply in front of
+ * the optimizer that met it), or the words of their own correction, that matches it (a pattern anchored at a line's start is also tried inside the
  * user's sentence: "put it under ## [Unreleased] in …" holds `## [Unreleased]`). Null when none
  * does: an example sampled from the pattern itself (`##   [unreleased]`) is no example a person
  * would give, so the rule goes without one.
@@ -100,7 +100,8 @@ export function parseFeedbackLine(line: string, sources: readonly string[] = [],
     const desc = (at >= 0 ? rest.slice(0, at) : rest).replace(/\s*[—-]\s*$/, '').trim();
     const ruleAndWhy = at >= 0 ? rest.slice(at + 'the response must '.length) : '';
     const rule = ruleAndWhy.replace(/;[^;]*$/, '').trim();
-    const example = rule ? exampleFromRule(rule, sources, kept) : null;
+    // the check's own description is the user's words too ("start bug fix reports with 'Fix:'")
+    const example = rule ? exampleFromRule(rule, desc ? [desc, ...sources] : sources, kept) : null;
     const statement = sentence(desc || (rule ? `the reply must ${rule}` : checkId));
     return { key: `check:${checkId}`, statement, example, negative: /^never /.test(rule) || (!!desc && isNegated(desc)) };
   }
@@ -145,11 +146,13 @@ function splitPoints(line: string): string[] {
 /** Issues across failing rollouts, most widespread first. */
 export function collectIssues(rollouts: RolloutDigest[]): Issue[] {
   const byKey = new Map<string, Issue>();
+  // the replies in front of the optimizer: a line of one that meets a check is a real example too
+  const replies = rollouts.map((r) => r.response);
   for (const r of rollouts) {
     // the user's own words, quoted in the prompt beside each failed attempt, are issues too
     const quoted = r.passed ? [] : (r.corrections ?? []).map((c) => `Rubric: ${c.text}`);
     // a real example: what the user kept of this job, newest first, then what they said
-    const kept = [...(r.kept ?? [])].sort((a, b) => b.at - a.at).map((k) => k.kept);
+    const kept = [...(r.kept ?? [])].sort((a, b) => b.at - a.at).map((k) => k.kept).concat(replies);
     const said = (r.corrections ?? []).map((c) => c.text);
     for (const line of [...r.feedback.split(/\r?\n/), ...quoted]) {
       // rubric critiques may list several missing points separated by ';' (not a ';' inside a quote)
