@@ -53,6 +53,13 @@ describe('a rule and its opposite', () => {
     expect(contradicting[0].why).toContain('Group them in a `describe` block');
     expect(contradictedRule(SEED_12, helpful.edit)).toBeNull();
   });
+
+  it('takes only the bad line out of a bundle of related rules', () => {
+    const bundle: ProposedEdit = { edit: { op: 'add', anchor: '## When writing a commit message', content: '- End with a `Refs: #<number>` trailer line.\n- e.g. `Refs: #254`.\n- Run the linter with `npx eslint --cache .`; `npm run lint` fails here.', rationale: 'r', evidence: [] }, source: 'failure', support: 3, level: 0 };
+    const { kept, contradicting } = dropContradictions('## When writing a commit message\n\n- Never put WIP in a commit message.\n', [bundle]);
+    expect(kept.map((p) => p.edit.content)).toEqual(['- End with a `Refs: #<number>` trailer line.\n- Run the linter with `npx eslint --cache .`; `npm run lint` fails here.']);
+    expect(contradicting[0].why).toContain('an example with no rule');
+  });
 });
 
 describe('each rule once', () => {
@@ -123,5 +130,21 @@ describe('a rule as a person writes it', () => {
     const user = '- Use Keep a Changelog format: put it under ## [Unreleased] in a ### Fixed or ### Added section.';
     expect(saysMoreThan(user, '- Be sure to keep a Changelog: entries go under an [Unreleased] header.')).toBe(true);
     expect(saysMoreThan('- Entries go under an [Unreleased] header.', '- Put new entries under an `## [Unreleased]` heading.')).toBe(false);
+  });
+});
+
+describe('a changed mind', () => {
+  it('reads a check that quotes the value the user has since changed as stale, by the dates beside it', async () => {
+    const { supersededIn } = await import('../../src/llm/sim/reflect.js');
+    const rollout = (corrections: Array<[string, number]>, kept: Array<[string, number]>) =>
+      ({ taskId: 't', intent: 'add a changelog entry', response: '', score: 0, passed: false, feedback: '', corrections: corrections.map(([text, at]) => ({ text, at, session: null })), kept: kept.map(([k, at]) => ({ kind: 'file' as const, file: 'CHANGELOG.md', agent: '', kept: k, commit: 'c', at })) });
+    const stale = 'New entries go under a `## Unreleased` heading at the top.';
+    // said first, then changed: the old spelling is stale
+    expect(supersededIn(stale, [rollout([['new entries go under a `## Unreleased` heading at the top', 1], ['use `## [Unreleased]` with the brackets from now on', 2]], [])])).toBe(true);
+    // the kept versions say it too: the newest commit keeps the brackets
+    expect(supersededIn(stale, [rollout([], [['# Changelog\n\n## Unreleased\n- a', 1], ['# Changelog\n\n## [Unreleased]\n- b', 3]])])).toBe(true);
+    // the newest is the old spelling (a mind changed back), or nothing else is said: current
+    expect(supersededIn(stale, [rollout([['use `## [Unreleased]` with the brackets', 1], ['put it under `## Unreleased`', 2]], [])])).toBe(false);
+    expect(supersededIn(stale, [rollout([], [])])).toBe(false);
   });
 });

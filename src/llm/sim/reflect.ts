@@ -298,7 +298,8 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     const rule = ruleOfComplaint(statement);
     return rule ? [{ ...i, statement: rule }] : [];
   });
-  const all: ReflectIssue[] = [...induced, ...restated];
+  // a check made from what the user said before they changed their mind is stale: the dates beside it say so
+  const all: ReflectIssue[] = [...induced, ...restated.filter((i) => !supersededIn(i.statement, payload.rollouts))];
   const covered = (i: ReflectIssue): boolean => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i));
   const issues = all.filter((i) => !covered(i));
   const intentOf = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));
@@ -421,6 +422,30 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
 }
 
 const MAX_RULES_PER_EDIT = 3;
+
+/**
+ * Whether the value a statement quotes (`## Unreleased`) is one the user since changed: the newest
+ * dated text in front of the optimizer that spells it another way (a correction "use `## [Unreleased]`
+ * with the brackets from now on", a kept version's heading) is newer than the newest that spells it
+ * this way. A model reading the quoted corrections and the kept versions with their dates sees which
+ * spelling is current; a check mined from an older session still asks for the old one.
+ */
+export function supersededIn(statement: string, rollouts: ReflectPayload['rollouts']): boolean {
+  const lit = /`([^`]+)`/.exec(statement)?.[1]?.trim();
+  if (!lit) return false;
+  let same = -Infinity;
+  let other = -Infinity;
+  const see = (text: string, at: number) => {
+    if (text.toLowerCase().includes(lit.toLowerCase())) same = Math.max(same, at);
+    else if (respelled(`\`${lit}\``, text)) other = Math.max(other, at);
+  };
+  for (const r of rollouts) {
+    for (const c of r.corrections ?? []) if (c.at !== null) see(c.text, c.at);
+    // a kept version's lines, each read as the value it writes
+    for (const k of r.kept ?? []) for (const line of k.kept.split(/\r?\n/)) if (line.trim()) see(`\`${line.trim()}\``, k.at);
+  }
+  return other > same;
+}
 
 /**
  * A rule with its example: "…, e.g. `x`." — or, when the example states the rule's own literal in
