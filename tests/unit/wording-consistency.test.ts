@@ -148,3 +148,13 @@ describe('a changed mind', () => {
     expect(supersededIn(stale, [rollout([], [])])).toBe(false);
   });
 });
+
+describe('a literal said once, in full', () => {
+  it('folds an example that states the rule\'s literal in full into the rule, with its number as a placeholder', async () => {
+    const { foldExample } = await import('../../src/llm/sim/reflect.js');
+    expect(foldExample('End the commit message with a `Refs:` footer line, e.g. `Refs: #350`.')).toBe('End the commit message with a `Refs: #<number>` footer line.');
+    // an example of another value, or of the same literal, stays as it is
+    expect(foldExample('Start the subject with a type and scope, e.g. `chore(sync): `, then a lower-case summary.')).toBe('Start the subject with a type and scope, e.g. `chore(sync): `, then a lower-case summary.');
+    expect(foldExample('Put the PR reference after the item like `(#123)`.')).toBe('Put the PR reference after the item like `(#123)`.');
+  });
+});

@@ -292,7 +292,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
   // (a judge's provenance, "(kept in 12 of 14 versions; …)", is the rule's evidence, not its words)
   const restated = collectIssues(payload.rollouts).flatMap((i): ReflectIssue[] => {
-    const statement = commandRule(withoutProvenance(i.statement));
+    const statement = foldExample(commandRule(withoutProvenance(i.statement)));
     if (!statement) return [];
     if (!complaintIn(statement)) return [{ ...i, statement }];
     const rule = ruleOfComplaint(statement);
@@ -457,6 +457,21 @@ export function withExample(rule: string, example: string): string {
   const ex = /^`([^`]+)`$/.exec(example.trim())?.[1];
   if (lit && ex && ex.startsWith(lit)) return `${ex === lit ? rule : rule.replace(`\`${lit}\``, `\`${ex}\``)}.`;
   return `${rule}, e.g. ${example}.`;
+}
+
+/**
+ * "End it with a `Refs:` trailer line, e.g. `Refs: #350`": the example states the rule's literal in
+ * full, with one commit's number. A careful rewrite says the literal once, in full, with the number
+ * as a placeholder ("End it with a `Refs: #<number>` trailer line."), so a reader does not take the
+ * bare `Refs:` for the whole trailer. Any other statement is returned as it is.
+ */
+export function foldExample(statement: string): string {
+  const m = /^(.*?`([^`]+)`.*?),?\s*\b(?:e\.g\.|for example|such as|like)[:,]?\s*`([^`]+)`\s*\.?$/i.exec(statement.trim());
+  if (!m) return statement;
+  const [, head, lit, ex] = m;
+  if (ex === lit || !ex.startsWith(lit)) return statement;
+  const full = ex.replace(/#\d+\b/g, '#<number>').replace(/\bv?\d+\.\d+\.\d+\b/g, (v) => (v.startsWith('v') ? 'vX.Y.Z' : 'X.Y.Z'));
+  return `${head.replace(`\`${lit}\``, `\`${full}\``).replace(/[\s,;:]+$/, '')}.`;
 }
 
 /** A line states values (headings, literals, bounds) the rule does not: replacing it by the rule would lose them. */
