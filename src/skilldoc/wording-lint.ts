@@ -362,6 +362,8 @@ export function fragmentIn(text: string): string | null {
   const words = body.replace(/`[^`]*`/g, ' ').replace(/^(?:e\.g\.|for example|for instance|such as)[:,]?/i, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   if (/^(?:e\.g\.|for example|for instance|such as)\b/i.test(body) || words.length === 0) return 'an example with no rule it exemplifies';
   if (/\b(?:the|a|an|to|with|of|in|on|for|and|or|by|under|after|before)[.!?]?$/i.test(body)) return 'a sentence cut short';
+  // "Make sure to the title line must be …": an opener with no verb after it
+  if (/^(?:make sure|be sure|remember|don't forget|please remember) to (?:the|a|an|this|that|these|it|its|each|every)\b/i.test(body)) return 'an opener with no verb after it';
   if (words.length < 2) return 'a word, not a rule';
   return null;
 }

@@ -158,3 +158,22 @@ describe('a literal said once, in full', () => {
     expect(foldExample('Put the PR reference after the item like `(#123)`.')).toBe('Put the PR reference after the item like `(#123)`.');
   });
 });
+
+describe('the user\'s own rule', () => {
+  it('is never deleted with nothing in its place; a replacement is a change of mind and stays', async () => {
+    const { draftedRules } = await import('../../src/trainer/optimizer/consistency.js');
+    const draft = [{ op: 'add' as const, content: '## When writing release notes\n\n- Start the notes with a `# Release vX.Y.Z` title line.\n', rationale: 'r', evidence: [] }];
+    const skill = `${draft[0].content}- Make release notes at least 1000 characters.\n`;
+    const del: ProposedEdit = { edit: { op: 'delete', anchor: '- Start the notes with a `# Release vX.Y.Z` title line.', content: '', rationale: 'this rule looks redundant', evidence: [] }, source: 'failure', support: 1, level: 0 };
+    const other: ProposedEdit = { edit: { op: 'delete', anchor: '- Make release notes at least 1000 characters.', content: '', rationale: 'r', evidence: [] }, source: 'failure', support: 1, level: 0 };
+    const rewrite: ProposedEdit = { edit: { op: 'replace', anchor: '- Start the notes with a `# Release vX.Y.Z` title line.', content: '- Start with a `# Release vX.Y.Z` title line, e.g. `# Release v1.4.0`.', rationale: 'r', evidence: [] }, source: 'failure', support: 1, level: 0 };
+    const { kept, contradicting } = dropContradictions(skill, [del, other, rewrite], draftedRules(draft));
+    expect(kept).toEqual([other, rewrite]);
+    expect(contradicting.map((c) => c.why)).toEqual([expect.stringContaining('your own rule')]);
+  });
+
+  it('reads an opener with no verb after it as no rule', () => {
+    expect(fragmentIn('- Make sure to the title line must be `# Release vX.Y.Z`.')).toContain('opener');
+    expect(fragmentIn('- Make sure to end the commit message with a `Refs: #<number>` trailer.')).toBeNull();
+  });
+});

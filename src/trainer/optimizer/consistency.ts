@@ -24,9 +24,17 @@ export interface InconsistentLine {
   why: string;
 }
 
-/** The lines `edit` newly writes that the skill should not get, each with why ([] when none). */
-export function inconsistentLines(skill: string, edit: Edit): InconsistentLine[] {
-  if (edit.op === 'delete' || !edit.content) return [];
+/**
+ * The lines `edit` newly writes that the skill should not get, each with why ([] when none). `userRules`:
+ * the rules drafted from the user's own words; a delete of one with nothing in its place is refused
+ * (the user's word leaves the skill only when a newer rule replaces it, as a changed mind does).
+ */
+export function inconsistentLines(skill: string, edit: Edit, userRules: ReadonlySet<string> = new Set()): InconsistentLine[] {
+  if (edit.op === 'delete') {
+    const theirs = bullets(edit.anchor ?? '').filter((l) => userRules.has(l));
+    return theirs.map((line) => ({ line, why: 'is your own rule: deleting it with nothing in its place drops what you said' }));
+  }
+  if (!edit.content) return [];
   const replaced = new Set(edit.op === 'replace' && edit.anchor ? bullets(edit.anchor) : []);
   const stays = bullets(skill).filter((l) => !replaced.has(l));
   const held = new Set(bullets(skill));
@@ -50,6 +58,11 @@ export function contradictedRule(skill: string, edit: Edit): { rule: string; why
   return hit ? { rule: /"(.*)" and leaves/.exec(hit.why)![1], why: hit.why } : null;
 }
 
+/** The rules a start draft wrote from the user's own words (its edits' bullets), trimmed. */
+export function draftedRules(edits: readonly Edit[] | undefined): Set<string> {
+  return new Set((edits ?? []).flatMap((e) => bullets(e.content ?? '')));
+}
+
 /** Text without the given lines (an edit's bundle minus what it should not write); null when no bullet is left. */
 function without(content: string, lines: Set<string>): string | null {
   const kept = content.split(/\r?\n/).filter((l) => !lines.has(l.trim()));
@@ -60,16 +73,17 @@ function without(content: string, lines: Set<string>): string | null {
  * The edits with every inconsistent line taken out (`kept`), and what was taken out (`contradicting`:
  * the edit as proposed, with why). An edit left with no rule is only in `contradicting`.
  */
-export function dropContradictions(skill: string, edits: ProposedEdit[]): { kept: ProposedEdit[]; contradicting: Array<ProposedEdit & { why: string }> } {
+export function dropContradictions(skill: string, edits: ProposedEdit[], userRules: ReadonlySet<string> = new Set()): { kept: ProposedEdit[]; contradicting: Array<ProposedEdit & { why: string }> } {
   const kept: ProposedEdit[] = [];
   const contradicting: Array<ProposedEdit & { why: string }> = [];
   for (const p of edits) {
-    const bad = inconsistentLines(skill, p.edit);
+    const bad = inconsistentLines(skill, p.edit, userRules);
     if (!bad.length) {
       kept.push(p);
       continue;
     }
     contradicting.push({ ...p, why: bad.map((b) => `"${b.line}" ${b.why}`).join('; ') });
+    if (p.edit.op === 'delete') continue;
     const rest = without(p.edit.content, new Set(bad.map((b) => b.line)));
     if (rest !== null) kept.push({ ...p, edit: { ...p.edit, content: rest } });
   }

@@ -12,7 +12,7 @@ import { historyText } from '../step-report.js';
 import { reflect } from './reflect.js';
 import { aggregate } from './aggregate.js';
 import { decideBudget, selectEdits } from './select.js';
-import { dropContradictions } from './consistency.js';
+import { draftedRules, dropContradictions } from './consistency.js';
 
 /** Rollouts per analyst call; patches per merge call; optimizer calls in flight. */
 export const MINIBATCH_SIZE = 8;
@@ -55,8 +55,9 @@ export async function propose(ctx: TrainContext, s: StepState): Promise<void> {
   if (refl.patches.length) {
     const agg = await aggregate({ call, skill: s.before.content, patches: refl.patches, metaSkill: metaOf(ctx), mergeBatchSize: MERGE_BATCH_SIZE, concurrency: OPTIMIZER_CONCURRENCY });
     const { kept, blocked } = buffer.filter(agg.edits);
-    // a rule written beside its opposite is no rule: such an edit never reaches selection
-    const { kept: consistent, contradicting } = dropContradictions(s.before.content, kept);
+    // a rule written beside its opposite, a line that is no rule, or the user's own rule deleted with
+    // nothing in its place never reaches selection
+    const { kept: consistent, contradicting } = dropContradictions(s.before.content, kept, draftedRules(st.startDraft?.edits));
     s.pool = consistent;
     s.contradicting = contradicting;
     s.blocked = blocked;
