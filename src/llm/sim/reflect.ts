@@ -291,7 +291,7 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   const induced: ReflectIssue[] = induceFromOutcomes(payload.rollouts).map((r) => ({ key: r.key, statement: r.rule, example: null, negative: /^Never\b/.test(r.rule), taskIds: r.taskIds, verbatim: true, basis: r.basis }));
   // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
   // (a judge's provenance, "(kept in 12 of 14 versions; …)", is the rule's evidence, not its words)
-  const restated = collectIssues(payload.rollouts).flatMap((i): ReflectIssue[] => {
+  const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
     const statement = foldExample(commandRule(withoutProvenance(i.statement)));
     if (!statement) return [];
     if (!complaintIn(statement)) return [{ ...i, statement }];
