@@ -159,7 +159,7 @@ describe('run record, resume and reproducibility', () => {
 
 // the learning-rate and no-regression mechanics need edits to weigh: these runs start from the empty
 // skill (a start draft states every rule of this world, and a failure a stated rule explains leaves
-// the optimizer nothing to propose when it has no real example to make the rule more specific with)
+// the optimizer nothing to propose when the user's words already hold the example)
 describe('deadline, autonomous learning rate, no-regression', () => {
   const tasks = personaSplits(5, 40);
   const skill = { name: 'team-conventions', content: '', handWritten: false };
