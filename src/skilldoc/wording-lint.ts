@@ -87,8 +87,10 @@ const PRONOUN_OBJECT: Record<string, string> = { it: 'it', this: 'it', that: 'it
 export function imperativeOf(text: string): string {
   const t = text.trim();
   // "release notes need a `## Highlights` section" → "Add a `## Highlights` section to release notes"
-  const needs = /^((?:the |new |each |every |all )?[a-z][a-z -]{2,30}?)\s+(?:needs?|requires?)\s+((?:a|an|the)\s+.+?)[.\s]*$/i.exec(t);
-  if (needs && !/^(?:it|this|that|they|you|i|we)$/i.test(needs[1])) return `Add ${needs[2]} to ${/^[A-Z]{2}/.test(needs[1]) ? needs[1] : needs[1].toLowerCase()}`;
+  // (only a bare artifact and one clause: "the release bot needs a json block in the notes, add it" names
+  // no artifact the rule is for, and rewriting it garbled the persona world's rule)
+  const needs = /^((?:new |each |every |all )?[a-z][a-z -]{2,30}?)\s+(?:needs?|requires?)\s+((?:a|an)\s+[^,;]+?)[.\s]*$/i.exec(t);
+  if (needs && !/^(?:it|this|that|they|you|i|we|the\b.*)$/i.test(needs[1])) return `Add ${needs[2]} to ${/^[A-Z]{2}/.test(needs[1]) ? needs[1] : needs[1].toLowerCase()}`;
   // "the title line must be `# Release vX.Y.Z`": the first line is a start, not a heading somewhere
   const title = /^(?:the )?(title(?: line)?|first line|subject(?: line)?|opening line)\s+(?:should|must|has to|needs? to|is to)\s+be\s+(`[^`]+`)[.\s]*$/i.exec(t);
   if (title) return `Start with ${title[2]} as the ${title[1].toLowerCase()}`;
