@@ -103,14 +103,16 @@ export { parseFrontMatter, type FrontMatter } from '../src/skilldoc/document.js'
 
 /**
  * A new skill document with valid front matter (name matches the folder; description decides pickup).
- * Its intro line is a statement for the person reading the file, not an instruction: the agent
- * reads every line of a skill, and "Review changes with `skillopt-sleep review`" read as one more
- * rule for every reply (the sim target took it so; a model could run or suggest the command).
+ * Its intro line is for the person reading the file, not an instruction: the agent reads every line
+ * of a skill, and "Review changes with `skillopt-sleep review`" read as one more rule for every reply
+ * (the sim target took it so; a model could run or suggest the command). As a plain sentence it was
+ * still read as something to say in every reply, so it is an HTML comment: meta text, not content
+ * (outcome world, 30 seeds: the staged skills scored +0.009 with it as a comment).
  */
 export function scaffoldSkill(name: string, description: string): string {
   if (!isValidSkillName(name)) throw new SleepError('INVALID_INPUT', `invalid skill name "${name}"`, { hint: 'use lowercase letters, digits and hyphens' });
   const desc = description.replace(/\s+/g, ' ').trim();
-  return `---\n${yaml().stringify({ name, description: desc }).trimEnd()}\n---\n\n# ${name}\n\nLearned by skillopt-sleep from your recurring tasks; each change was reviewed by the user before it landed here.\n`;
+  return `---\n${yaml().stringify({ name, description: desc }).trimEnd()}\n---\n\n# ${name}\n\n<!-- Learned by skillopt-sleep from your recurring tasks; each change was reviewed by the user before it landed here. -->\n`;
 }
 
 function isFile(p: string): boolean {

@@ -13,7 +13,8 @@
  *   - a heading left with nothing under it (the draft's "## Rules for every job" after a partial apply);
  * and drops the conversational "No," a correction opened with ("No, apply X" → "Apply X").
  * Then the wording lint (skilldoc/wording-lint.ts): a complaint is rewritten as the rule it carried
- * or goes, a rule said twice keeps one copy, and past the token budget the last new rules go, so no
+ * or goes, a rule said twice keeps one copy, a rule that says the opposite of another goes (never
+ * the user's own), a line that is no rule goes, and past the token budget the last new rules go, so no
  * staged skill fails the lint on lines the night wrote (the user's own lines are never touched).
  * The front matter is never rewritten: a candidate that lost or broke the start's is refused.
  * A line the start document already held is the user's (or a decision they already made) and stays,
@@ -25,7 +26,7 @@ import { SleepError } from '../core/errors.js';
 import { GUIDANCE_END, GUIDANCE_START, isFrontMatterValid, parseFrontMatter, splitFrontMatter } from '../skilldoc/document.js';
 import { fixWording, isInstanceSpecific } from '../skilldoc/wording-lint.js';
 
-export type GuardReason = 'run-note' | 'cut-text' | 'padding' | 'one-off' | 'empty-section' | 'not-staged' | 'complaint' | 'duplicate' | 'over-budget';
+export type GuardReason = 'run-note' | 'cut-text' | 'padding' | 'one-off' | 'empty-section' | 'not-staged' | 'complaint' | 'duplicate' | 'over-budget' | 'contradiction' | 'fragment';
 
 export interface GuardRemoval {
   line: string;
@@ -272,10 +273,12 @@ export function describeRemovals(removed: GuardRemoval[], rewrites: GuardRewrite
     complaint: 'complaint(s) with no rule in them',
     duplicate: 'rule(s) the skill already states (each rule is said once)',
     'over-budget': 'rule(s) past the skill\'s token budget',
+    contradiction: 'rule(s) saying the opposite of another rule (yours, when it is yours)',
+    fragment: 'line(s) that are no rule (an example alone, a sentence cut short)',
   };
   const by = new Map<GuardReason, string[]>();
   for (const r of removed) by.set(r.why, [...(by.get(r.why) ?? []), r.line.trim()]);
-  const why = (r: GuardRemoval) => (r.detail && r.why === 'duplicate' ? ` — ${r.detail.slice(0, 100)}` : '');
+  const why = (r: GuardRemoval) => (r.detail && (r.why === 'duplicate' || r.why === 'contradiction') ? ` — ${r.detail.slice(0, 100)}` : '');
   const removedLines = [...by].map(([kind, lines]) => {
     const shown = removed.filter((r) => r.why === kind).slice(0, 3).map((r) => `"${r.line.trim().slice(0, 80)}"${why(r)}`);
     return `staging guard took out ${lines.length} ${label[kind]}: ${shown.join(', ')}${lines.length > 3 ? ', …' : ''}`;
@@ -291,7 +294,7 @@ export function describeRemovals(removed: GuardRemoval[], rewrites: GuardRewrite
  */
 export function guardPartialContent(content: string, start: string, removed: GuardRemoval[]): string {
   // a duplicate or an over-budget rule is judged again on the partial text (its twin may not be chosen)
-  const notStaged = new Set(removed.filter((r) => !['empty-section', 'duplicate', 'over-budget'].includes(r.why)).map((r) => normalizeRule(r.line)).filter(Boolean));
+  const notStaged = new Set(removed.filter((r) => !['empty-section', 'duplicate', 'over-budget', 'contradiction'].includes(r.why)).map((r) => normalizeRule(r.line)).filter(Boolean));
   return guardSkillContent(content, { start, notStaged }).content;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The wording lint (issue 41): a skill reads like one a person wrote, not like the user's complaints
- * pasted back. Three rules, each checked line by line on the rules (bullets) of a skill:
+ * pasted back. These rules, each checked line by line on the rules (bullets) of a skill:
  *   - no duplicate rule: the same directive said twice, in one section or in a job's section and in
  *     the section for every job ("Put entries under `## [Unreleased]`" and "For changelog entries:
  *     entries go under an [Unreleased] header"). Two rules are the same directive when they carry the
@@ -8,7 +8,10 @@
  *     or say the same words;
  *   - no complaint phrasing: "you forgot …", "way too long - …", "no, …", "too thin", "I said",
  *     "again", the second person in the past tense ("you used …");
- *   - within a token budget: DEFAULT_SKILL_TOKEN_BUDGET per skill (config `training.skillTokenBudget`).
+ *   - within a token budget: DEFAULT_SKILL_TOKEN_BUDGET per skill (config `training.skillTokenBudget`);
+ *   - no rule that says the opposite of another ("Group them in a `describe` block …" and "Do not
+ *     group them in a `describe` block …"): a model follows neither reliably;
+ *   - no fragment: an example with no rule ("- e.g. `Refs: #254`."), a sentence cut short.
  * `fixWording` turns a failing text into a passing one: a complaint becomes the imperative it carried
  * ("way too long - keep it at most 500 characters" → "Keep it at most 500 characters"), or goes when
  * it carried none; of two duplicates one goes; over budget, the last rules go. Lines the caller marks
@@ -32,7 +35,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export type WordingProblem = 'duplicate' | 'complaint' | 'over-budget';
+export type WordingProblem = 'duplicate' | 'complaint' | 'over-budget' | 'contradiction' | 'fragment';
 
 export interface WordingIssue {
   kind: WordingProblem;
@@ -83,6 +86,14 @@ const PRONOUN_OBJECT: Record<string, string> = { it: 'it', this: 'it', that: 'it
  */
 export function imperativeOf(text: string): string {
   const t = text.trim();
+  // "release notes need a `## Highlights` section" → "Add a `## Highlights` section to release notes"
+  // (only a bare artifact and one clause: "the release bot needs a json block in the notes, add it" names
+  // no artifact the rule is for, and rewriting it garbled the persona world's rule)
+  const needs = /^((?:new |each |every |all )?[a-z][a-z -]{2,30}?)\s+(?:needs?|requires?)\s+((?:a|an)\s+[^,;]+?)[.\s]*$/i.exec(t);
+  if (needs && !/^(?:it|this|that|they|you|i|we|the\b.*)$/i.test(needs[1])) return `Add ${needs[2]} to ${/^[A-Z]{2}/.test(needs[1]) ? needs[1] : needs[1].toLowerCase()}`;
+  // "the title line must be `# Release vX.Y.Z`": the first line is a start, not a heading somewhere
+  const title = /^(?:the )?(title(?: line)?|first line|subject(?: line)?|opening line)\s+(?:should|must|has to|needs? to|is to)\s+be\s+(`[^`]+`)[.\s]*$/i.exec(t);
+  if (title) return `Start with ${title[2]} as the ${title[1].toLowerCase()}`;
   const should =
     /^(it|this|that|they|(?:the |new |each |every |all )?[a-z][a-z -]{2,30}?)\s+(?:should|must|needs? to|has to|have to|can|is to|are to)\s+(?:always\s+)?(be|have|include|end|start|go|use|list|mention)\b\s*(.*)$/i.exec(t) ??
     /^(it|the [a-z][a-z -]{2,30}?)\s+(?:is|are)\s+()(`.*)$/i.exec(t);
@@ -186,16 +197,29 @@ export function operativeValues(text: string): Set<string> {
   return out;
 }
 
-const NEGATION = /\b(?:never|don't|do not|avoid|no longer|without|not)\b/i;
+/** a prohibition: "never", "do not", "avoid", "without", and "no emoji" (but not "no more than 500", a bound) */
+const NEGATION = /\b(?:never|don't|do not|avoid|no longer|without|not)\b|\bno\s+(?!more\b|fewer\b|less\b|later\b|earlier\b|longer\b)[a-z`]/i;
 
-/** The content words of a rule (no stop words, no scope label), for "says the same words". */
+/**
+ * Verbs that only say "have this in the reply": "put no emoji" and "apply no emoji" are one rule.
+ * The verb that carries the rule ("wrap", "group", "run", "start") stays a content word.
+ */
+const GENERIC_VERBS = new Set('put apply use add include write place insert have give make'.split(' '));
+
+/**
+ * The content words of a rule (no stop words, no scope label, no generic verb), for "says the same
+ * words". A file's name is words of the rule (`CHANGELOG.md` names what "changelog entries" name);
+ * any other literal (`describe`, `jest.fn`) is a value to write (`operativeValues`), not words:
+ * "a describe block" and "a `describe` block" are two readings a model may follow differently.
+ */
 function contentWords(text: string): Set<string> {
   return new Set(
     scopeless(text)
       .toLowerCase()
+      .replace(/`([^`\s]{1,30})`/g, (_m, w: string) => (/^[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)*\.(?:md|txt|json|ya?ml|toml|ts|js|py)$/iu.test(w) || /\//.test(w) ? ` ${w.replace(/[./*_-]+/g, ' ')} ` : ' '))
       .replace(/`[^`]*`/g, ' ')
       .split(/[^\p{L}\p{N}]+/u)
-      .filter((w) => (w.length > 2 || /\d/.test(w)) && !STOP.has(w))
+      .filter((w) => (w.length > 2 || /\d/.test(w)) && !STOP.has(w) && !GENERIC_VERBS.has(w))
       .map((w) => w.replace(/(?:ies|es|s)$/, '')),
   );
 }
@@ -218,12 +242,131 @@ export function sameRule(a: string, b: string): string | null {
   const vb = operativeValues(b);
   const [small, big] = va.size <= vb.size ? [va, vb] : [vb, va];
   if (small.size && [...small].every((v) => big.has(v))) return `both state ${[...small].map(showValue).join(', ')}`;
+  const extended = slotExtended(a, b);
+  if (extended) return extended;
   const wa = contentWords(a);
   const wb = contentWords(b);
   const inter = [...wa].filter((w) => wb.has(w)).length;
   const smaller = Math.min(wa.size, wb.size);
-  // different values on the same words ("at most 500" / "at most 300") are a contradiction, not a copy
-  if (smaller >= 3 && inter / smaller >= 0.8 && !(va.size && vb.size)) return 'it says the same words';
+  // different values on the same words ("at most 500" / "at most 300", two headings) are a contradiction, not a copy
+  if (smaller >= 2 && inter / smaller >= 0.8 && !otherValues(a, b, va, vb) && !(ownValues(a, wb) && ownValues(b, wa))) return 'it says the same words';
+  return null;
+}
+
+/**
+ * Whether a rule quotes a value of its own: a literal that is not an example ("such as `🎉`", "e.g.
+ * `x`") and whose words the other rule does not say (`CHANGELOG.md` beside "changelog entries" is no
+ * value of its own). Two rules on the same words, each with a value of its own (`name0`, `name1`), are two rules.
+ */
+function ownValues(rule: string, otherWords: Set<string>): boolean {
+  for (const m of rule.matchAll(/(?:\b(e\.g\.|such as|like|for example|for instance)[:,]?\s*)?`([^`]+)`/gi)) {
+    if (m[1]) continue;
+    const words = contentWords(`\`${m[2]}\``);
+    if (words.size === 0 || [...words].some((w) => !otherWords.has(w))) return true;
+  }
+  return false;
+}
+
+/** Two rules give one thing different values: other bounds, one slot filled two ways, or other headings. */
+function otherValues(a: string, b: string, va: Set<string>, vb: Set<string>): boolean {
+  const lens = (v: Set<string>) => [...v].filter((x) => x.startsWith('len:'));
+  const [la, lb] = [lens(va), lens(vb)];
+  if (la.length && lb.length && la.join() !== lb.join()) return true;
+  const sa = ruleSlots(a);
+  for (const [slot, v] of ruleSlots(b)) if (sa.has(slot) && sa.get(slot)!.toLowerCase() !== v.toLowerCase()) return true;
+  // "a `## Highlights` section" and "a `## Testing` section" say the same words of two headings
+  const heads = (text: string) => [...text.matchAll(/`(#{1,6}\s*[^`]+)`/g)].map((m) => spellingKey(m[1]));
+  const [ha, hb] = [heads(a), heads(b)];
+  return ha.length > 0 && hb.length > 0 && !ha.some((h) => hb.includes(h));
+}
+
+/** Slots whose value is a literal (a bound's number is another value, not a fuller one). */
+const LITERAL_SLOTS = ['start', 'end', 'placement', 'subheading'];
+
+/**
+ * One slot of the reply filled by both rules, one value the other's said in full ("end with a
+ * `Refs:` footer" and "end with a `Refs: #<number>` trailer"): the same rule, one copy less
+ * specific. Two spellings of one value (`## Unreleased`, `## [Unreleased]`) are a changed mind
+ * (`respelled`), not this.
+ */
+export function slotExtended(a: string, b: string): string | null {
+  const sa = ruleSlots(a);
+  const sb = ruleSlots(b);
+  for (const slot of LITERAL_SLOTS) {
+    const x = sa.get(slot);
+    const y = sb.get(slot);
+    if (x === undefined || y === undefined) continue;
+    const [kx, ky] = [spellingKey(x), spellingKey(y)];
+    if (kx && ky && kx !== ky && (kx.startsWith(ky) || ky.startsWith(kx))) return `both fill the ${slot} with ${kx.length >= ky.length ? x : y}, one less fully`;
+  }
+  return null;
+}
+
+/** The fuller value a rule gives a slot another rule also fills less fully (0 when none): of two such copies, the fuller stays. */
+function slotFullness(rule: string, other: string): number {
+  if (!slotExtended(rule, other)) return 0;
+  const mine = ruleSlots(rule);
+  return Math.max(0, ...LITERAL_SLOTS.map((s) => (ruleSlots(other).has(s) ? spellingKey(mine.get(s) ?? '').length : 0)));
+}
+
+// ---------------------------------------------------------------- negations
+
+/** "It is fine to X", "feel free to X": a permission, the opposite of a prohibition of X. */
+const PERMISSION = /^(?:it is|it's) (?:fine|ok|okay|acceptable|allowed) to\s+|^(?:feel free|you may|you can) (?:to\s+)?/i;
+const OPENER_WORDS = /^(?:always|please|remember to|be sure to|make sure to|ensure(?: that)?|never|do not|don't|avoid)\s+/i;
+
+/** A rule's clauses: its sentences and `;` parts, each without an opener. */
+function clausesOf(text: string): string[] {
+  return scopeless(text)
+    .split(/;\s+|(?<!\b(?:e\.g|i\.e)\.)(?<=[.!?])\s+(?=[A-Z`])/)
+    .map((c) => c.trim())
+    .filter((c) => c.length > 2);
+}
+
+/** A clause's words with its polarity taken out: "Do not group them in a `describe` block" → group describe block. */
+function bareWords(clause: string): Set<string> {
+  let t = clause.replace(PERMISSION, '');
+  for (let i = 0; i < 3 && OPENER_WORDS.test(t); i++) t = t.replace(OPENER_WORDS, '');
+  return contentWords(t.replace(/\b(?:not|no|never|without)\b/gi, ' '));
+}
+
+const polarity = (clause: string): boolean => !PERMISSION.test(clause) && NEGATION.test(clause);
+
+/**
+ * Why rule `b` says the opposite of rule `a`, or null: a clause of one forbids what a clause of the
+ * other asks for or permits, in the same words ("Group them in a `describe` block named after the
+ * function." and "Do not group them in a `describe` block named after the function."; "Never put
+ * WIP in a commit message." and "It is fine to put WIP in a commit message."). A prohibition beside
+ * what to do instead ("never `jest.fn`; use `vi.fn`") is not one: its clauses name other things.
+ */
+export function negates(a: string, b: string): string | null {
+  for (const ca of clausesOf(a)) {
+    for (const cb of clausesOf(b)) {
+      if (polarity(ca) === polarity(cb)) continue;
+      const wa = bareWords(ca);
+      const wb = bareWords(cb);
+      if (Math.min(wa.size, wb.size) < 2) continue;
+      const inter = [...wa].filter((w) => wb.has(w)).length;
+      if (inter / new Set([...wa, ...wb]).size >= 0.8) return `"${cb}" says the opposite of "${ca}"`;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- fragments
+
+/**
+ * Why a bullet is no rule at all, or null: an example with nothing it exemplifies ("- e.g. `Refs:
+ * #254`.", "- `const spy = vi.fn();`."), or a sentence cut short ("Remember to execute the.").
+ */
+export function fragmentIn(text: string): string | null {
+  const body = scopeless(text).trim();
+  const words = body.replace(/`[^`]*`/g, ' ').replace(/^(?:e\.g\.|for example|for instance|such as)[:,]?/i, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  if (/^(?:e\.g\.|for example|for instance|such as)\b/i.test(body) || words.length === 0) return 'an example with no rule it exemplifies';
+  if (/\b(?:the|a|an|to|with|of|in|on|for|and|or|by|under|after|before)[.!?]?$/i.test(body)) return 'a sentence cut short';
+  // "Make sure to the title line must be …": an opener with no verb after it
+  if (/^(?:make sure|be sure|remember|don't forget|please remember) to (?:the|a|an|this|that|these|it|its|each|every)\b/i.test(body)) return 'an opener with no verb after it';
+  if (words.length < 2) return 'a word, not a rule';
   return null;
 }
 
@@ -242,8 +385,10 @@ export function ruleSlots(text: string): Map<string, string> {
   }
   const lit = /`([^`]+)`|"([^"]{1,80})"/.exec(body);
   const first = lit ? (lit[1] ?? lit[2]).trim() : null;
-  if (first && /\b(?:start|begin|open|prefix)\w*\b/i.test(body) && !/\b(?:end|finish)\w*\s+(?:with|on)\b|\btrailer\b/i.test(body)) out.set('start', first);
-  if (first && /\b(?:end|finish|close)\w*\s+(?:with|on)\b|\btrailer\b/i.test(body)) out.set('end', first);
+  // "end with", "end the commit message with", a trailer or footer line
+  const ending = /\b(?:end|finish|close)\w*\s+(?:(?:the|a|an|each|every|your|it|its|[a-z]+)\s+){0,3}?(?:with|on)\b|\btrailer\b|\bfooter\b/i;
+  if (first && /\b(?:start|begin|open|prefix)\w*\b/i.test(body) && !ending.test(body)) out.set('start', first);
+  if (first && ending.test(body)) out.set('end', first);
   const heading = /(?:`|\s|^)(#{2}\s*\[?[A-Za-z][\w .-]{0,40}?\]?)(?=`|[\s,.;]|$)/.exec(body);
   if (heading && /\b(?:under|go|goes|put|place|file|heading|header)\b/i.test(body)) out.set('placement', heading[1].replace(/\s+/g, ' '));
   const sub = /(?:`|\s|^)(#{3,}\s*[A-Za-z][\w .-]{0,40}?)(?=`|[\s,.;]|$)/.exec(body);
@@ -342,6 +487,8 @@ export function lintWording(text: string, opts: WordingOptions = {}): WordingLin
   for (const r of rules) {
     const what = complaintIn(r.line.replace(/^\s*[-*+]\s+/, ''));
     if (what) issues.push({ kind: 'complaint', line: r.line, section: r.section, why: `complaint phrasing: ${what}` });
+    const fragment = fragmentIn(r.line);
+    if (fragment) issues.push({ kind: 'fragment', line: r.line, section: r.section, why: `not a rule: ${fragment}` });
   }
   for (let j = 0; j < rules.length; j++) {
     for (let i = 0; i < j; i++) {
@@ -349,6 +496,11 @@ export function lintWording(text: string, opts: WordingOptions = {}): WordingLin
       const why = sameRule(rules[i].line, rules[j].line);
       if (why) {
         issues.push({ kind: 'duplicate', line: rules[j].line, section: rules[j].section, why: `repeats "${rules[i].line.trim().slice(0, 60)}" (${why})` });
+        break;
+      }
+      const opposite = negates(rules[i].line, rules[j].line);
+      if (opposite) {
+        issues.push({ kind: 'contradiction', line: rules[j].line, section: rules[j].section, why: `contradicts "${rules[i].line.trim().slice(0, 60)}": ${opposite}` });
         break;
       }
     }
@@ -368,6 +520,9 @@ export interface WordingChange {
   why: string;
 }
 
+/** A rule that only turns another around: "Do not …" / "It is fine to …" opening a rule. */
+const turnsAround = (line: string): boolean => /^(?:do not|don't|it is fine to|it's fine to)\b/i.test(scopeless(line).trim());
+
 /**
  * Of two copies of one rule, whether `a` is the one that goes: the copy in the section for every job
  * before the job's own; then the one that states fewer values (the other says it all); then the later.
@@ -375,6 +530,9 @@ export interface WordingChange {
 function goesBefore(a: RuleLine, b: RuleLine): boolean {
   const ag = GENERAL.test(a.section ?? '');
   if (ag !== GENERAL.test(b.section ?? '')) return ag;
+  const fa = slotFullness(a.line, b.line);
+  const fb = slotFullness(b.line, a.line);
+  if (fa !== fb) return fa < fb;
   const na = operativeValues(a.line).size;
   const nb = operativeValues(b.line).size;
   if (na !== nb) return na < nb;
@@ -395,6 +553,12 @@ export function fixWording(text: string, opts: WordingOptions = {}): { content: 
   for (const r of ruleLines(text)) {
     if (keep.has(r.line.trim())) continue;
     const m = /^(\s*[-*+]\s+)(.*)$/.exec(r.line)!;
+    const fragment = fragmentIn(m[2]);
+    if (fragment) {
+      gone.add(r.index);
+      changes.push({ line: r.line, to: null, kind: 'fragment', why: `not a rule: ${fragment}` });
+      continue;
+    }
     const what = complaintIn(m[2]);
     if (!what) continue;
     const rule = ruleOfComplaint(m[2]);
@@ -416,6 +580,21 @@ export function fixWording(text: string, opts: WordingOptions = {}): { content: 
       if (!why || !goesBefore(rules[j], rules[i]) || keep.has(rules[j].line.trim())) continue;
       gone.add(rules[j].index);
       changes.push({ line: rules[j].line, to: null, kind: 'duplicate', why: `repeats "${rules[i].line.trim().slice(0, 60)}" (${why})` });
+      break;
+    }
+  }
+  // of two rules that say opposite things, the user's own stays; of two the night wrote, the prohibition
+  // that turns a rule around goes (the optimizer's over-generalisation), else the later one
+  for (let j = 0; j < rules.length; j++) {
+    if (gone.has(rules[j].index) || keep.has(rules[j].line.trim())) continue;
+    for (let i = 0; i < rules.length; i++) {
+      if (i === j || gone.has(rules[i].index) || !comparable(rules[i], rules[j])) continue;
+      const opposite = negates(rules[i].line, rules[j].line);
+      if (!opposite) continue;
+      const iKept = keep.has(rules[i].line.trim());
+      if (!iKept && !(turnsAround(rules[j].line) && !turnsAround(rules[i].line)) && !(turnsAround(rules[j].line) === turnsAround(rules[i].line) && j > i)) continue;
+      gone.add(rules[j].index);
+      changes.push({ line: rules[j].line, to: null, kind: 'contradiction', why: `contradicts "${rules[i].line.trim().slice(0, 60)}": ${opposite}` });
       break;
     }
   }

@@ -31,6 +31,8 @@ export interface StepState {
   refl: ReflectResult | null;
   pool: ProposedEdit[];
   blocked: ProposedEdit[];
+  /** propose: edits dropped for writing a rule's opposite beside it (optimizer/consistency.ts), with why */
+  contradicting?: Array<ProposedEdit & { why: string }>;
   mergeFallbacks: number;
   /** pre-screen: the proposals were each tried alone (the gate then takes fresh draws for a single one) */
   screenedAlone: boolean;

@@ -57,7 +57,7 @@ function notRules(text: string): string[] {
     if (/Epoch review|Still failing|Regressed:|skillopt:guidance|Notes from past nights/.test(line)) problems.push(`run report line: ${line}`);
     if (/\p{L}(\.{3,}|…)\W*$/u.test(line) || /more characters\]/.test(line)) problems.push(`cut text: ${line}`);
     if (/^#\s/.test(line)) continue; // the title
-    if (/^Learned by skillopt-sleep from your recurring tasks[.;]/.test(line)) continue; // the scaffold's intro
+    if (/^(?:<!--\s*)?Learned by skillopt-sleep from your recurring tasks[.;]/.test(line)) continue; // the scaffold's intro
     if (/^#{2,6}\s+\S/.test(line)) {
       closeSection();
       section = line;

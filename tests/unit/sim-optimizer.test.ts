@@ -350,7 +350,7 @@ describe('sim guidance wording', () => {
     }
     const { collectIssues } = await import('../../src/llm/sim/feedback.js');
     const feedback = 'Rubric (0.5): Missing: It respects what the user insisted on before: "use it.each; not loops"; "wrap them in a describe"; Mentions the PR';
-    const issues = collectIssues([{ taskId: 't1', score: 0.5, feedback, response: '' } as unknown as RolloutDigest], new Rng(1));
+    const issues = collectIssues([{ taskId: 't1', score: 0.5, feedback, response: '' } as unknown as RolloutDigest]);
     expect(issues.map((i) => i.statement)).toEqual(['It respects what the user insisted on before: "use it.each; not loops"; "wrap them in a describe".', 'Mentions the PR.']);
   });
 });

@@ -96,6 +96,6 @@ describe('the start draft composer', () => {
   it('drops a complaint with no rule in it, and rewrites a conversational correction as an imperative', () => {
     expect(cleanCorrection('you used jest again')).toBeNull();
     expect(cleanCorrection('you forgot the PR reference, put it after the item like `(#123)`')).toBe('Put the PR reference after the item like `(#123)`.');
-    expect(cleanCorrection('the title line must be `# Release vX.Y.Z`')).toBe('Make the title line `# Release vX.Y.Z`.');
+    expect(cleanCorrection('the title line must be `# Release vX.Y.Z`')).toBe('Start with `# Release vX.Y.Z` as the title line.');
   });
 });

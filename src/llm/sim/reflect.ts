@@ -292,13 +292,14 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
   // a complaint the user typed, quoted beside a failure, is restated as the rule it carried (or dropped)
   // (a judge's provenance, "(kept in 12 of 14 versions; …)", is the rule's evidence, not its words)
   const restated = collectIssues(payload.rollouts, rng).flatMap((i): ReflectIssue[] => {
-    const statement = commandRule(withoutProvenance(i.statement));
+    const statement = foldExample(commandRule(withoutProvenance(i.statement)));
     if (!statement) return [];
     if (!complaintIn(statement)) return [{ ...i, statement }];
     const rule = ruleOfComplaint(statement);
     return rule ? [{ ...i, statement: rule }] : [];
   });
-  const all: ReflectIssue[] = [...induced, ...restated];
+  // a check made from what the user said before they changed their mind is stale: the dates beside it say so
+  const all: ReflectIssue[] = [...induced, ...restated.filter((i) => !supersededIn(i.statement, payload.rollouts))];
   const covered = (i: ReflectIssue): boolean => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i));
   const issues = all.filter((i) => !covered(i));
   const intentOf = new Map(payload.rollouts.map((r) => [r.taskId, r.intent]));
@@ -394,6 +395,8 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
     }
     // a vague line that says this rule without its value (a complaint, no literal) is replaced by it, at the top of its section
     const vague = dropped ? null : coveringLine(payload.skill, issue);
+    // a line that says more than this rule (other headings, other values) would lose them: left alone
+    if (vague && (complaintIn(vague) !== null || !/`[^`]+`/.test(vague)) && saysMoreThan(vague, content)) continue;
     const redundant = vague && (complaintIn(vague) !== null || !/`[^`]+`/.test(vague)) ? sectionRewrite(payload.skill, content, [{ line: vague, becomes: null }]) : null;
     if (redundant) {
       edits.push({ op: 'replace', anchor: redundant.anchor, content: redundant.content, rationale: `${rationale} (the skill says it without its value: "${vague!.trim()}"; rewritten more specific and moved up)`, evidence: [...issue.taskIds] });
@@ -419,6 +422,63 @@ export function reflect(payload: ReflectPayload, rates: ReflectRates, rng: Rng):
 }
 
 const MAX_RULES_PER_EDIT = 3;
+
+/**
+ * Whether the value a statement quotes (`## Unreleased`) is one the user since changed: the newest
+ * dated text in front of the optimizer that spells it another way (a correction "use `## [Unreleased]`
+ * with the brackets from now on", a kept version's heading) is newer than the newest that spells it
+ * this way. A model reading the quoted corrections and the kept versions with their dates sees which
+ * spelling is current; a check mined from an older session still asks for the old one.
+ */
+export function supersededIn(statement: string, rollouts: ReflectPayload['rollouts']): boolean {
+  const lit = /`([^`]+)`/.exec(statement)?.[1]?.trim();
+  if (!lit) return false;
+  let same = -Infinity;
+  let other = -Infinity;
+  const see = (text: string, at: number) => {
+    if (text.toLowerCase().includes(lit.toLowerCase())) same = Math.max(same, at);
+    else if (respelled(`\`${lit}\``, text)) other = Math.max(other, at);
+  };
+  for (const r of rollouts) {
+    for (const c of r.corrections ?? []) if (c.at !== null) see(c.text, c.at);
+    // a kept version's lines, each read as the value it writes
+    for (const k of r.kept ?? []) for (const line of k.kept.split(/\r?\n/)) if (line.trim()) see(`\`${line.trim()}\``, k.at);
+  }
+  return other > same;
+}
+
+/**
+ * A rule with its example: "…, e.g. `x`." — or, when the example states the rule's own literal in
+ * full (`Refs:` → `Refs: #<number>`), the rule with that literal written in full, as a careful
+ * rewrite says it once ("End the commit message with a `Refs: #<number>` footer line.").
+ */
+export function withExample(rule: string, example: string): string {
+  const lit = /`([^`]+)`/.exec(rule)?.[1];
+  const ex = /^`([^`]+)`$/.exec(example.trim())?.[1];
+  if (lit && ex && ex.startsWith(lit)) return `${ex === lit ? rule : rule.replace(`\`${lit}\``, `\`${ex}\``)}.`;
+  return `${rule}, e.g. ${example}.`;
+}
+
+/**
+ * "End it with a `Refs:` trailer line, e.g. `Refs: #350`": the example states the rule's literal in
+ * full, with one commit's number. A careful rewrite says the literal once, in full, with the number
+ * as a placeholder ("End it with a `Refs: #<number>` trailer line."), so a reader does not take the
+ * bare `Refs:` for the whole trailer. Any other statement is returned as it is.
+ */
+export function foldExample(statement: string): string {
+  const m = /^(.*?`([^`]+)`.*?),?\s*\b(?:e\.g\.|for example|such as|like)[:,]?\s*`([^`]+)`\s*\.?$/i.exec(statement.trim());
+  if (!m) return statement;
+  const [, head, lit, ex] = m;
+  if (ex === lit || !ex.startsWith(lit)) return statement;
+  const full = ex.replace(/#\d+\b/g, '#<number>').replace(/\bv?\d+\.\d+\.\d+\b/g, (v) => (v.startsWith('v') ? 'vX.Y.Z' : 'X.Y.Z'));
+  return `${head.replace(`\`${lit}\``, `\`${full}\``).replace(/[\s,;:]+$/, '')}.`;
+}
+
+/** A line states values (headings, literals, bounds) the rule does not: replacing it by the rule would lose them. */
+export function saysMoreThan(line: string, rule: string): boolean {
+  const mine = operativeValues(rule);
+  return [...operativeValues(line)].some((v) => !mine.has(v));
+}
 
 /**
  * A statement without the judge's provenance ("… (kept in 12 of 14 versions; the agent's drafts
@@ -520,7 +580,7 @@ function rewriteEdits(skill: string, stated: ReflectIssue[], maxEdits: number, s
     const text = line.replace(/^\s*[-*+]\s+/, '').trim();
     // the example with the failing ask's own values as placeholders, as in a new rule
     const example = /`[^`]+`/.exec(generalized(issue.example ?? '', visibleValues(seen.intentOf(issue.taskIds[0] ?? ''), '')))?.[0];
-    const precise = issue.verbatim ? issue.statement : example ? `${imperative(issue.statement.replace(/[.\s]*$/, ''))}, e.g. ${example}.` : null;
+    const precise = issue.verbatim ? issue.statement : example ? withExample(imperative(issue.statement.replace(/[.\s]*$/, '')), example) : null;
     const job = seen.jobOf(issue.taskIds[0] ?? '');
     const rivals = findRivals(skill, precise ?? text, job, seen.failingReplies(job)).filter((r) => r.line !== line && !done.has(r.line));
     if (rivals.length) {
@@ -576,13 +636,13 @@ const normalizeLine = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{
  * Skill-aware labels, as an analyst reading the skill would give them: a failure whose every
  * issue the skill already states is an execution lapse; one the skill does not cover is a defect.
  */
-export function labelFailures(payload: ReflectPayload, rng: Rng): FailureLabel[] {
+export function labelFailures(payload: ReflectPayload, _rng?: Rng): FailureLabel[] {
   if (payload.mode !== 'failures') return [];
   return payload.rollouts
     .filter((r) => !r.passed)
     .map((r) => {
       const induced: ReflectIssue[] = induceFromOutcomes([r]).map((x) => ({ key: x.key, statement: x.rule, example: null, negative: /^Never\b/.test(x.rule), taskIds: x.taskIds, verbatim: true }));
-      const issues: ReflectIssue[] = [...induced, ...collectIssues([r], rng)];
+      const issues: ReflectIssue[] = [...induced, ...collectIssues([r])];
       const covered = issues.every((i) => (i.verbatim ? inducedCovered(payload.skill, i) : alreadyCovered(payload.skill, i)));
       // a stated rule worded so the agent misses it is the skill's defect: it gets rewritten
       const lapse = issues.length > 0 && covered && rewriteEdits(payload.skill, issues, Number.MAX_SAFE_INTEGER, readReplies(payload)).length === 0;

@@ -12,6 +12,7 @@ import { historyText } from '../step-report.js';
 import { reflect } from './reflect.js';
 import { aggregate } from './aggregate.js';
 import { decideBudget, selectEdits } from './select.js';
+import { draftedRules, dropContradictions } from './consistency.js';
 
 /** Rollouts per analyst call; patches per merge call; optimizer calls in flight. */
 export const MINIBATCH_SIZE = 8;
@@ -54,7 +55,11 @@ export async function propose(ctx: TrainContext, s: StepState): Promise<void> {
   if (refl.patches.length) {
     const agg = await aggregate({ call, skill: s.before.content, patches: refl.patches, metaSkill: metaOf(ctx), mergeBatchSize: MERGE_BATCH_SIZE, concurrency: OPTIMIZER_CONCURRENCY });
     const { kept, blocked } = buffer.filter(agg.edits);
-    s.pool = kept;
+    // a rule written beside its opposite, a line that is no rule, or the user's own rule deleted with
+    // nothing in its place never reaches selection
+    const { kept: consistent, contradicting } = dropContradictions(s.before.content, kept, draftedRules(st.startDraft?.edits));
+    s.pool = consistent;
+    s.contradicting = contradicting;
     s.blocked = blocked;
     s.mergeFallbacks = agg.fallbacks.length;
   }
@@ -101,7 +106,7 @@ export async function select(ctx: TrainContext, s: StepState): Promise<void> {
   report.applied = applied.results.filter((r) => r.status === 'applied').length;
   report.unmatched = applied.results.length - report.applied;
   report.candidateHash = sha256(applied.content).slice(0, 16);
-  s.edits = { selected: applied.results, dropped: sel.dropped, blocked: s.blocked };
+  s.edits = { selected: applied.results, dropped: [...sel.dropped, ...(s.contradicting ?? [])], blocked: s.blocked };
   s.appliedEdits = applied.results.filter((r) => r.status === 'applied');
   s.candidate = applied.content;
   if (!sel.selected.length) {
