@@ -52,6 +52,28 @@ const CLAUDE = path.join(checkoutRoot(path.dirname(fileURLToPath(import.meta.url
 const TURN2 = { tokens: 1_380_000, calls: 178 };
 const TARGET_TOKENS = 400_000;
 
+/** What each phase of the night is, in the words of docs/TRAINER.md (the trainer's stage names otherwise). */
+const PHASE_NAMES: Record<string, string> = {
+  'judge audit': 'judge audit (starting skill, val tasks first)',
+  baseline: 'baseline (starting skill on val)',
+  start_draft: 'start draft on val (the start gate)',
+  test: 'test measures (starting and final skill)',
+  rollout: 'train rollouts',
+  incumbent: "incumbent's fresh val look",
+  prescreen: 'pre-screen (each edit alone on val)',
+  gate: 'candidate val measures (gate)',
+  focus: "gate's focus rounds",
+  rescue: 'rescue',
+  slow_update: 'slow update',
+  prune: 'prune',
+  attribution: 'attribution',
+  simplify: 'simplify',
+  fresh_estimate: "best skill's fresh val estimate",
+  'audit slice': 'sealed audit slice (before, after)',
+};
+/** The phases of seed 1's night before the cuts of wave 5 (same world, same flags): 89 tallied, 85 out. */
+const PHASES_BEFORE: Record<string, number> = { prescreen: 23, rollout: 18, 'judge audit': 16, start_draft: 11, incumbent: 11, test: 8, 'audit slice': 2 };
+
 const flag = (args: string[], name: string, dflt: number): number => {
   const i = args.indexOf(name);
   const v = i >= 0 ? Number(args[i + 1]) : dflt;
@@ -262,6 +284,13 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: '  our own tokens (prompts sent + replies, every role)', value: k(own), unit: 'k tokens' },
   ];
   for (const [role, n] of roles) rows.push({ name: `  ${role}: CLI overhead (${Math.round(n * outShare)} calls out)`, value: k(overheadOf('now', role, n)), unit: 'k tokens', note: `was ${k(overheadOf('turn 2', role, n))}k` });
+  // where the target's calls go: per phase of the night, each a text-task replay's CLI overhead
+  const phases = Object.entries(night.targetReplays).sort((a, b) => b[1] - a[1]);
+  for (const [phase, n] of phases) {
+    const was = PHASES_BEFORE[phase];
+    rows.push({ name: `    target replays: ${PHASE_NAMES[phase] ?? phase}`, value: n, unit: 'replays', note: `${k(n * overhead('now', 'text task'))}k tokens${was !== undefined ? `; was ${was}` : ''}` });
+  }
+  for (const [phase, was] of Object.entries(PHASES_BEFORE)) if (!(phase in night.targetReplays)) rows.push({ name: `    target replays: ${PHASE_NAMES[phase] ?? phase}`, value: 0, unit: 'replays', note: `was ${was}` });
   rows.push(
     { name: 'tokens per night, claude in every role: turn 2 flags, this night', value: k(before), unit: 'k tokens' },
     { name: '  wave 3 flags (Read, Edit in unseeded workspaces; plugin skill listed), this night', value: k(beforeWave), unit: 'k tokens' },

@@ -101,7 +101,30 @@ export interface E2eSeedOutcome {
   stagedSkills: Record<string, string>;
   /** the night's model calls per role (its report's tally, cached replies included) and what its budget counted spent */
   calls: { byRole: Record<string, number>; used: { calls: number; tokens: number } };
+  /**
+   * The night's target replays per phase: the judge audit's (its sample; fresh on a first night),
+   * the trainer's fresh replays per stage (its run state's usage), the audit slice's (before and
+   * after). Where a night's tokens go with an agent CLI as target (bench tokens).
+   */
+  targetReplays: Record<string, number>;
   cpuMs: number;
+}
+
+/** The target replays per phase of a night's items (see E2eSeedOutcome.targetReplays). */
+function targetReplaysOf(items: NightItemReport[], runsDir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const add = (phase: string, n: number) => {
+    if (n > 0) out[phase] = (out[phase] ?? 0) + n;
+  };
+  for (const i of items) {
+    add('judge audit', i.judgeAudit?.sampled ?? 0);
+    const state = i.trainRunId ? readIfExists(path.join(runsDir, i.trainRunId, 'state.json')) : null;
+    const stages = state ? ((JSON.parse(state) as { usage?: Record<string, { replays?: number }> }).usage ?? {}) : {};
+    for (const [stage, u] of Object.entries(stages)) add(stage, u.replays ?? 0);
+    // the slice under the starting and the staged skill (one replay each a task; the same skill twice is one)
+    if (i.audit && i.audit.after !== null) add('audit slice', i.audit.ids.length * 2);
+  }
+  return out;
 }
 
 /** The body of a skill file (what follows its frontmatter). */
@@ -283,6 +306,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
         },
         stagedSkills,
         calls: { byRole: Object.fromEntries(Object.entries(night.modelCalls?.byRole ?? {}).map(([role, t]) => [role, t.calls])), used: { calls: night.used.calls, tokens: night.used.tokens } },
+        targetReplays: targetReplaysOf(night.items, paths.runsDir),
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     } finally {
