@@ -121,6 +121,28 @@ describe('fitPlanToBudget', () => {
     expect(r.trained).toHaveLength(1);
   });
 
+  it("shrinks to budget.maxTokens when an agent CLI's overhead per replay makes the tokens bind before the calls", () => {
+    const items = [item('a', sets(11, 6, 2, { judge: { checks: [], reference: { kind: 'rubric', rubric: '- names the change' } } })), item('b', sets(7, 5, 3, { judge: { checks: [], reference: { kind: 'rubric', rubric: '- names the change' } } }))];
+    // the night's pricing with `claude` in every role: a replay carries ~6,000 tokens of the CLI's
+    // own prompt, a judge or optimizer call ~460 (bench tokens); our own prompt and reply on top
+    const cli: FitInput['cost'] = (_item, tasks, epochs) => {
+      const calls = forecastCalls(tasks, { epochs, batchSize: shape.batchSize, lr: 4, attributionMaxEdits: 12, skillChars: 400, estimate: (kind, chars) => ({ tokens: Math.ceil(chars / 4) + (kind === 'rollout' ? 6000 + 1200 : 460 + 2000), usd: 0 }) });
+      return { calls: calls.length, tokens: calls.reduce((t, c) => t + c.tokens, 0), usd: 0 };
+    };
+    // the default maxTokens (2M) with the calls out of the way: the tokens bind
+    const limits = { calls: 5000, tokens: 2_000_000, usd: 2 };
+    const byCalls = fitPlanToBudget({ items, shape, cost: cli, limits: { ...limits, tokens: 1e9 }, lastTrained: new Map() });
+    const r = fitPlanToBudget({ items, shape, cost: cli, limits, lastTrained: new Map() });
+    expect(r.limitedBy).toBe('tokens');
+    expect(r.planned.tokens).toBeLessThanOrEqual(2_000_000 * FIT_HEADROOM);
+    expect(r.planned.calls).toBeLessThan(byCalls.planned.calls);
+    expect(r.trained).toHaveLength(2);
+    // why the default is not 400k: this forecast prices the smallest night of one skill above it,
+    // so the night would stop before its first call (its real spend is ~600k for both skills, bench tokens)
+    const tight = fitPlanToBudget({ items, shape, cost: cli, limits: { ...limits, tokens: 400_000 }, lastTrained: new Map() });
+    expect(tight.stopBeforeSpending).toMatch(/no skill fits/);
+  });
+
   it('shrinks epochs first and the validation split last', () => {
     const ladder = shapeLadder({ epochs: 2, train: 20, val: 10, test: 8 }, shape);
     expect(ladder[0]).toEqual({ epochs: 2, train: 20, val: 10, test: 8 });
