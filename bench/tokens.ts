@@ -24,7 +24,9 @@
  * Tokens per night with `claude` in every role = our own tokens + per role, its calls × that role's
  * measured CLI overhead. (The night itself runs on the sim: a night of replays through the real
  * binary would spend minutes of CPU on this shared machine; the per-call figures come from the
- * binary, the plan from the product's own night.) The last rows say where the tokens go: how many
+ * binary, the plan from the product's own night.) The target's rows say where its replays go, per
+ * phase of the night (the trainer's stages from its run state, the judge audit and the sealed audit
+ * slice from the night's report), beside the phases before wave 5's cuts. The last rows say how many
  * target replays the 400k target leaves room for beside the other roles, against the night's.
  *
  * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8).
@@ -54,7 +56,7 @@ const TARGET_TOKENS = 400_000;
 
 /** What each phase of the night is, in the words of docs/TRAINER.md (the trainer's stage names otherwise). */
 const PHASE_NAMES: Record<string, string> = {
-  'judge audit': 'judge audit (starting skill, val tasks first)',
+  'judge audit': 'judge audit (starting skill; val, then test tasks first: read again from the cache)',
   baseline: 'baseline (starting skill on val)',
   start_draft: 'start draft on val (the start gate)',
   test: 'test measures (starting and final skill)',
