@@ -13,7 +13,10 @@
  * it: the edit's own job's val tasks first (an edit that does not raise them is dropped there),
  * then the other jobs' tasks, only for an edit that passed and only when the leak screen can
  * call a leak on them (scopeScreen on, ≥ MIN_OFF_TARGET_TASKS of them). The verdicts are the ones a
- * measure of the whole split gives: a rollout depends on its skill, task and sample alone.
+ * measure of the whole split gives: a rollout depends on its skill, task and sample alone. Within
+ * its own job, the tasks the incumbent scores full are measured last and only when the others
+ * leave the edit a gain to lose (gainBound: exact, a task scores at most 1); a drop there records
+ * that bound in the buffer, not the full measure's gain (the buffer orders what it shows by it).
  */
 import { DEFAULT_MIXED_WEIGHT, metricScore } from '../../core/scoring.js';
 import { applyEdits } from '../../skilldoc/edits.js';
