@@ -73,6 +73,8 @@ const PHASE_NAMES: Record<string, string> = {
   fresh_estimate: "best skill's fresh val estimate",
   'audit slice': 'sealed audit slice (before, after)',
 };
+/** The phases outside the training steps: what a night spends on its tasks whatever it learns. */
+const UNTRAINED_PHASES = new Set(['judge audit', 'baseline', 'start_draft', 'test', 'audit slice']);
 /** The phases of seed 1's night before the cuts of wave 5 (same world, same flags): 89 tallied, 85 out. */
 const PHASES_BEFORE: Record<string, number> = { prescreen: 23, rollout: 18, 'judge audit': 16, start_draft: 11, incumbent: 11, test: 8, 'audit slice': 2 };
 
@@ -271,6 +273,9 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const nonTarget = own + roles.reduce((t, [role, n]) => t + (role === 'target' ? 0 : overheadOf('now', role, n)), 0);
   const targetRoom = Math.max(0, Math.floor((TARGET_TOKENS - nonTarget) / Math.max(1, overhead('now', 'text task'))));
   const targetOut = Math.round((night.calls.byRole.target ?? 0) * outShare);
+  // the replays every night makes before and after training (fixed by its tasks) and the training steps' own
+  const fixedReplays = Object.entries(night.targetReplays).reduce((n, [phase, c]) => n + (UNTRAINED_PHASES.has(phase) ? c : 0), 0);
+  const trainingReplays = Object.values(night.targetReplays).reduce((n, c) => n + c, 0) - fixedReplays;
   const nightScore = night.scores['night (staged skills)'];
   const emptyScore = night.scores['empty skill'];
   log(`night: ${night.pipeline.nightStatus}, ${night.calls.used.calls} calls out (${roles.map(([r, n]) => `${r} ${n}`).join(', ')} tallied), ${own} tokens of our own, staged ${night.pipeline.staged.length}; hidden test ${nightScore.toFixed(3)} vs empty ${emptyScore.toFixed(3)}`);
@@ -301,6 +306,12 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: '  what-if, not adopted: our own system prompt for replays', value: k(ownSystem), unit: 'k tokens' },
     { name: '  what-if, not adopted: the Skill tool only in unseeded workspaces', value: k(skillOnly), unit: 'k tokens' },
     { name: `  where the rest goes: target replays that fit in ${TARGET_TOKENS / 1000}k beside the other roles, at ${Math.round(overhead('now', 'text task'))} tokens each (this night: ${targetOut})`, value: targetRoom, unit: 'replays' },
+    {
+      name: `  where the rest goes: the night without its training steps (judge audit, start gate, test and audit-slice measures: ${fixedReplays} replays), our own tokens and the other roles' overhead`,
+      value: k(nonTarget + fixedReplays * overhead('now', 'text task')),
+      unit: 'k tokens',
+      note: `leaves ${Math.max(0, Math.floor((TARGET_TOKENS - nonTarget) / Math.max(1, overhead('now', 'text task'))) - fixedReplays)} replays for training steps in ${TARGET_TOKENS / 1000}k; this night's took ${trainingReplays}`,
+    },
     { name: `hidden-test points: night ${nightScore.toFixed(3)} − empty skill ${emptyScore.toFixed(3)} (×100)`, value: Math.round(points * 10) / 10, unit: 'points' },
     { name: 'hidden-test points per 100k tokens: now', value: Math.round((points / (now / 1e5)) * 100) / 100, unit: 'pts/100k' },
     { name: 'hidden-test points per 100k tokens: turn 2 flags, same night', value: Math.round((points / (before / 1e5)) * 100) / 100, unit: 'pts/100k' },
