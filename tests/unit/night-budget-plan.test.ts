@@ -122,7 +122,8 @@ describe('fitPlanToBudget', () => {
   });
 
   it("shrinks to budget.maxTokens when an agent CLI's overhead per replay makes the tokens bind before the calls", () => {
-    const items = [item('a', sets(11, 6, 2, { judge: { checks: [], reference: { kind: 'rubric', rubric: '- names the change' } } })), item('b', sets(7, 5, 3, { judge: { checks: [], reference: { kind: 'rubric', rubric: '- names the change' } } }))];
+    const judged = { judge: { checks: [], reference: { kind: 'rubric' as const, rubric: '- names the change', passThreshold: 0.7 } } };
+    const items = [item('a', sets(11, 6, 2, judged)), item('b', sets(7, 5, 3, judged))];
     // the night's pricing with `claude` in every role: a replay carries ~6,000 tokens of the CLI's
     // own prompt, a judge or optimizer call ~460 (bench tokens); our own prompt and reply on top
     const cli: FitInput['cost'] = (_item, tasks, epochs) => {
