@@ -51,6 +51,14 @@ export interface E2eSizes {
   maxJudgeDisagreement?: number;
   /** only these jobs of the world (default: all five); the tokens arm's user has three (bench/tokens.ts) */
   jobs?: JobKey[];
+  /** budget.maxTokens for the night, over the chosen budget (the tokens arm: bench/tokens.ts) */
+  maxTokens?: number;
+  /**
+   * prompt tokens the sim reports per call beyond what it was sent, as the `claude` CLI adds them
+   * (measured from the binary by bench/tokens.ts): the night's budget then counts a night as it
+   * would through that CLI (backends.sim.replayOverheadTokens / callOverheadTokens)
+   */
+  cliOverhead?: { replay: number; call: number };
 }
 
 /** Budgets no night of this world reaches (the sim's calls cost nothing). */
@@ -166,7 +174,7 @@ export function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   };
 }
 
-function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement' | 'maxCalls'> = {}): Config {
+function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement' | 'maxCalls' | 'maxTokens' | 'cliOverhead'> = {}): Config {
   const c = defaultConfig();
   if (judge.judgeWrongRate) c.backends.sim.judgeWrongRate = judge.judgeWrongRate;
   if (judge.maxJudgeDisagreement !== undefined) c.training.maxJudgeDisagreement = judge.maxJudgeDisagreement;
@@ -177,6 +185,8 @@ function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSiz
   // skill spends most of it and the last ones are starved (printed beside the headline as its own row)
   if (budget === 'ample') Object.assign(c.budget, E2E_AMPLE_BUDGET);
   if (judge.maxCalls !== undefined) c.budget.maxCalls = judge.maxCalls;
+  if (judge.maxTokens !== undefined) c.budget.maxTokens = judge.maxTokens;
+  if (judge.cliOverhead) Object.assign(c.backends.sim, { replayOverheadTokens: judge.cliOverhead.replay, callOverheadTokens: judge.cliOverhead.call });
   return c;
 }
 

@@ -118,6 +118,9 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
   const overheads: Partial<Record<'target' | 'optimizer', CallOverhead>> = {};
   for (const role of ['target', 'optimizer'] as const) {
     if (backends && CLI_BACKENDS.includes(backends[role].name)) overheads[role] = measuredCallOverhead(db, backends[role].name, role);
+    // a benchmark's sim that reports an agent CLI's overhead (backends.sim.*OverheadTokens) is forecast like that CLI
+    const simOverhead = role === 'target' ? config.backends.sim.replayOverheadTokens : config.backends.sim.callOverheadTokens;
+    if (backends?.[role].name === 'sim' && simOverhead) overheads[role] = { tokens: simOverhead, usdPerCall: 0, calls: 0, source: 'default' };
   }
   const callsFor = (item: PlanItem, tasks: TaskSets, epochs: number): CallEstimate[] =>
     forecastCalls(tasks, {
