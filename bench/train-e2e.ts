@@ -97,7 +97,7 @@ export interface E2eSeedOutcome {
     correctionsMinedAsAsks: number;
     nightStatus: string;
     /** the night's calls against its budget, and what its budget fit planned, cut and deferred (night/fit.ts) */
-    budget: { used: number; maxCalls: number; wantedCalls: number | null; plannedCalls: number | null; limitedBy: string | null; deferred: string[]; cut: string[]; stopBeforeSpending: string | null };
+    budget: { used: number; maxCalls: number; wantedCalls: number | null; plannedCalls: number | null; plannedTokens: number | null; usedTokens: number; maxTokens: number; limitedBy: string | null; deferred: string[]; cut: string[]; stopBeforeSpending: string | null };
     staged: Array<{ name: string; kind: string; path: string; chars: number }>;
     items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null }; judgeAudit?: NightItemReport['judgeAudit'] }>;
     /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
@@ -303,6 +303,9 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
             maxCalls: config.budget.maxCalls,
             wantedCalls: night.budgetPlan?.wanted.calls ?? null,
             plannedCalls: night.budgetPlan?.planned.calls ?? null,
+            plannedTokens: night.budgetPlan?.planned.tokens ?? null,
+            usedTokens: night.used.tokens,
+            maxTokens: config.budget.maxTokens,
             limitedBy: night.budgetPlan?.limitedBy ?? null,
             deferred: night.budgetPlan?.deferred.map((d) => `${d.target} (${d.tasks} tasks)`) ?? [],
             // train/val/test×epochs each trained skill wanted → got (the tasks left out wait for later nights)

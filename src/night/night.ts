@@ -104,6 +104,15 @@ function itemSkeleton(item: PlanItem): NightItemReport {
 }
 
 /**
+ * A reply's tokens as the forecast counts them: a typical reply with room to spare, not the
+ * maximum a call may return (counted at the maximum, 1,200 and 2,000, the three-job user's forecast
+ * was 1.6× the tokens its night spent). A replay answers in a few hundred tokens, a grade in a
+ * short JSON; the optimizer may return a whole rewritten skill. What a night really spends is
+ * held by the runtime budget, call by call.
+ */
+const FORECAST_REPLY_TOKENS = { rollout: 600, judge: 300, optimizer: 2000 } as const;
+
+/**
  * The night's forecaster: the calls one target's training would make with given tasks and epochs,
  * priced for the role's backend. Agent CLIs wrap each prompt in their own system prompt, tools and
  * file reads: count what they added per call as measured in the ledger (else the built-in figure),
@@ -132,7 +141,7 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
       estimate: (kind, chars) => {
         const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer
         const o = overheads[role];
-        const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), kind === 'rollout' ? 1200 : 2000);
+        const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), FORECAST_REPLY_TOKENS[kind]);
         return o ? { tokens: e.tokens, usd: e.usd + o.usdPerCall } : e;
       },
     });
@@ -389,7 +398,7 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       const weight = (it: PlanItem) => Math.max(1, plannedCalls.get(it.target.path)?.calls ?? 1);
       const share = weight(item) / ahead.reduce((n, it) => n + weight(it), 0);
       const release = budget.capShare({ usd: rem.usd * share, tokens: Math.floor(rem.tokens * share), calls: Math.floor(rem.calls * share) });
-      const itemConfig = item.epochs && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
+      const itemConfig = item.epochs !== undefined && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
       try {
         markTrained(db, item, clock.now());
         await trainItem({ db, paths, config: itemConfig, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath, callHealth: () => guard.failedShareReason() });
