@@ -206,7 +206,9 @@ export function fitPlanToBudget(input: FitInput): FitResult {
   ).map((i) => {
     const tasks: TaskSets = { train: rankTasks(i.tasks.train, input.taskLastTrained), val: rankTasks(i.tasks.val), test: rankTasks(i.tasks.test) };
     const full = shapeOf(tasks, input.shape.epochs);
-    const priced = shapeLadder(full, input.shape).map((shape) => ({ shape, cost: { ...input.cost(i, take(tasks, shape), shape.epochs), tasks: shape.train + shape.val + shape.test } }));
+    // budget.maxTasks counts the tasks a night replays: without training steps its train tasks only lend the draft their corrections
+    const replayed = (shape: ItemShape) => (shape.epochs === 0 ? 0 : shape.train) + shape.val + shape.test;
+    const priced = shapeLadder(full, input.shape).map((shape) => ({ shape, cost: { ...input.cost(i, take(tasks, shape), shape.epochs), tasks: replayed(shape) } }));
     // a training shape that costs no more than the night without training at full val sits below
     // it in cost but above it in the ladder: it trades the gate's val tasks for training, so it goes
     const untrained = priced.find((p) => p.shape.epochs === 0)!.cost;
