@@ -189,6 +189,9 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   if (!proposal) throw new Error(`${item.target.name}: training improved on validation but nothing was staged`);
   ir.status = 'staged';
   ir.proposalId = proposal.id;
+  if (result.stoppedBy === 'budget' || result.stoppedBy === 'deadline') {
+    ir.reason = `staged what passed the gate before training stopped: the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : "budget (this skill's fair share of what remained) ran out"}`;
+  }
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);

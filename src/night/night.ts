@@ -25,7 +25,7 @@ import { acquireLease, releaseLease, renewLease } from '../store/repos/leases.js
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { createRun, listRuns, updateRun } from '../store/repos/runs.js';
 import { listTasks } from '../store/repos/tasks.js';
-import { budgetFromConfig, type BudgetTracker, type CallEstimate, type Spend } from '../llm/budget.js';
+import { budgetFromConfig, type BudgetTracker, type Spend } from '../llm/budget.js';
 import { CHARS_PER_TOKEN, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
 import { measuredCallOverhead, type CallOverhead } from '../llm/ledger.js';
 import { createRoleBackends } from '../llm/registry.js';
@@ -35,7 +35,7 @@ import { runHarvest } from '../harvest/ingest.js';
 import { agentNotices } from '../harvest/agent-moves.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
-import { forecastCalls, planNight, type PlanItem, type TaskSets } from './plan.js';
+import { forecastCalls, planNight, type ForecastCall, type PlanItem, type TaskSets } from './plan.js';
 import { fitPlanToBudget } from './fit.js';
 import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './report.js';
 import { recoverInterrupted } from '../proposals/recover.js';
@@ -131,7 +131,7 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
     const simOverhead = role === 'target' ? config.backends.sim.replayOverheadTokens : config.backends.sim.callOverheadTokens;
     if (backends?.[role].name === 'sim' && simOverhead) overheads[role] = { tokens: simOverhead, usdPerCall: 0, calls: 0, source: 'default' };
   }
-  const callsFor = (item: PlanItem, tasks: TaskSets, epochs: number): CallEstimate[] =>
+  const callsFor = (item: PlanItem, tasks: TaskSets, epochs: number): ForecastCall[] =>
     forecastCalls(tasks, {
       epochs,
       batchSize: config.training.batchSize,
@@ -147,11 +147,16 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
     });
   const cost = (item: PlanItem, tasks: TaskSets, epochs: number): Spend =>
     callsFor(item, tasks, epochs).reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
+  /** what must still run once training ends: the test measures (the sealed audit slice among them) */
+  const afterTraining = (item: PlanItem): Spend =>
+    callsFor(item, item.tasks, item.epochs ?? config.training.epochs)
+      .filter((c) => c.phase === 'test')
+      .reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
   const forecast = (items: PlanItem[], budget: BudgetTracker) => ({
     ...budget.forecast(items.filter((i) => !i.skip).flatMap((i) => callsFor(i, i.tasks, i.epochs ?? config.training.epochs))),
     overheads,
   });
-  return { cost, forecast };
+  return { cost, forecast, afterTraining };
 }
 
 /**
@@ -399,12 +404,15 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       const share = weight(item) / ahead.reduce((n, it) => n + weight(it), 0);
       const release = budget.capShare({ usd: rem.usd * share, tokens: Math.floor(rem.tokens * share), calls: Math.floor(rem.calls * share) });
       const itemConfig = item.epochs !== undefined && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
+      // a training the budget stops must leave the calls that measure and stage what passed the gate
+      budget.holdBack(forecaster.afterTraining(item));
       try {
         markTrained(db, item, clock.now());
         await trainItem({ db, paths, config: itemConfig, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath, callHealth: () => guard.failedShareReason() });
       } catch (err) {
         if (!guard.failure) throw err;
       } finally {
+        budget.releaseHeld();
         release();
       }
       persist();
