@@ -29,7 +29,17 @@
  * slice from the night's report), beside the phases before wave 5's cuts. The last rows say how many
  * target replays the 400k target leaves room for beside the other roles, against the night's.
  *
- * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8).
+ *  3. The night under a token budget: the sim charges each call the CLI overhead measured in (1)
+ *     for its role (a replay the text-task figure, any other call the text-call figure; a
+ *     bench-only setting, backends.sim.replayOverheadTokens / callOverheadTokens), so the night's
+ *     own budget, forecast and ledger count tokens as they would through `claude`. The three-job
+ *     user's night under `budget.maxTokens 400000` beside the default 2M (both with the default 400
+ *     calls and 60 tasks), seeds 1..--seeds of the e2e world: tokens per night, hidden-test score,
+ *     their paired difference with its 95% CI, points per 100k tokens. Then the same two budgets
+ *     in the outcome world (bench/train-outcomes.ts, seeds 1..min(--seeds, 10)), where training
+ *     buys most of what a night earns.
+ *
+ * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8), --seeds N (the budget arms, default 10).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,7 +50,9 @@ import { buildClaudeInvocation, CLAUDE_LEAN_ENV, CLAUDE_TARGET_TOOLS, claudeSkil
 import type { ExecInvocation } from '../adapters/exec-common.js';
 import { CHARS_PER_TOKEN } from '../src/llm/pricing.js';
 import { startFakeAnthropic, type CapturedRequest, type FakeReply } from '../tests/helpers/fake-anthropic.js';
-import { runE2eSeed } from './train-e2e.js';
+import { runE2eSeed, type E2eSeedOutcome } from './train-e2e.js';
+import { runOutcomeBudgetSeed } from './train-outcomes.js';
+import { ci, f3, mean, pairedBootstrap } from './stats.js';
 import type { BenchResult } from './types.js';
 
 /** The checkout this runs from (bench/ from source, dist-bench/bench/ when built): the nearest folder with a package.json. */
@@ -53,6 +65,10 @@ const CLAUDE = path.join(checkoutRoot(path.dirname(fileURLToPath(import.meta.url
 /** Turn 2's figure (issue 40): a night with the `claude` CLI as target, before this work. */
 const TURN2 = { tokens: 1_380_000, calls: 178 };
 const TARGET_TOKENS = 400_000;
+/** The product's default budget.maxTokens, the budget arm's reference night. */
+const DEFAULT_MAX_TOKENS = 2_000_000;
+/** The outcome world is never run past these seeds here (its seeds above 30 are the held-out check of bench outcomes). */
+const MAX_OUTCOME_SEEDS = 10;
 
 /** What each phase of the night is, in the words of docs/TRAINER.md (the trainer's stage names otherwise). */
 const PHASE_NAMES: Record<string, string> = {
@@ -316,5 +332,76 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'hidden-test points per 100k tokens: now', value: Math.round((points / (now / 1e5)) * 100) / 100, unit: 'pts/100k' },
     { name: 'hidden-test points per 100k tokens: turn 2 flags, same night', value: Math.round((points / (before / 1e5)) * 100) / 100, unit: 'pts/100k' },
   );
+  rows.push(...(await budgetArms(flag(args, '--seeds', 10), perProject, { replay: Math.round(overhead('now', 'text task')), call: Math.round(overhead('now', 'text call')) }, log)));
+  return rows;
+}
+
+interface ArmNight {
+  tokens: number;
+  score: number;
+  empty: number;
+  staged: number;
+  note: string;
+}
+
+/** Points (score × 100) over the empty skill per 100k tokens, over the seeds' means. */
+const per100k = (ns: ArmNight[]) => Math.round((((mean(ns.map((n) => n.score)) - mean(ns.map((n) => n.empty))) * 100) / (mean(ns.map((n) => n.tokens)) / 1e5)) * 100) / 100;
+
+/** The rows of one world: each budget's tokens and score, their paired difference, the points per 100k. */
+function armRows(world: string, tight: ArmNight[], wide: ArmNight[], extra: BenchResult[] = []): BenchResult[] {
+  const d = pairedBootstrap(
+    tight.map((n) => n.score),
+    wide.map((n) => n.score),
+  );
+  const most = Math.max(...tight.map((n) => n.tokens));
+  return [
+    { name: `${world}: tokens per night, budget.maxTokens ${TARGET_TOKENS / 1000}k (mean; most ${k(most)}k)`, value: k(mean(tight.map((n) => n.tokens))), unit: 'k tokens', target: `<= ${TARGET_TOKENS / 1000}`, pass: most <= TARGET_TOKENS },
+    { name: `${world}: tokens per night, budget.maxTokens ${DEFAULT_MAX_TOKENS / 1e6}M (mean)`, value: k(mean(wide.map((n) => n.tokens))), unit: 'k tokens' },
+    { name: `${world}: seeds whose ${TARGET_TOKENS / 1000}k night staged`, value: tight.filter((n) => n.staged > 0).length, unit: `of ${tight.length}` },
+    { name: `${world}: hidden test, ${TARGET_TOKENS / 1000}k night (mean)`, value: mean(tight.map((n) => n.score)), unit: 'score' },
+    { name: `${world}: hidden test, ${DEFAULT_MAX_TOKENS / 1e6}M night (mean)`, value: mean(wide.map((n) => n.score)), unit: 'score' },
+    { name: `${world}: ${TARGET_TOKENS / 1000}k − ${DEFAULT_MAX_TOKENS / 1e6}M, paired over seeds [95% CI]`, value: Math.round(d.diff * 1000) / 1000, unit: 'score', note: ci(d) },
+    { name: `${world}: points per 100k tokens, ${TARGET_TOKENS / 1000}k night`, value: per100k(tight), unit: 'pts/100k' },
+    { name: `${world}: points per 100k tokens, ${DEFAULT_MAX_TOKENS / 1e6}M night`, value: per100k(wide), unit: 'pts/100k' },
+    ...extra,
+  ];
+}
+
+/** The three-job user's nights and the outcome world's under 400k and 2M, each call charged the CLI's measured overhead. */
+async function budgetArms(seedCount: number, perProject: number, cliOverhead: { replay: number; call: number }, log: (s: string) => void): Promise<BenchResult[]> {
+  const seeds = Array.from({ length: seedCount }, (_, i) => i + 1);
+  log(`budget arms: each call charged the CLI's overhead (${cliOverhead.replay} tokens a replay, ${cliOverhead.call} a text call), seeds 1..${seedCount}`);
+  const e2e = async (seed: number, maxTokens: number): Promise<ArmNight & { o: E2eSeedOutcome }> => {
+    const o = await runE2eSeed(seed, { perProject, hiddenPerJob: 8, budget: 'default', jobs: ['changelog', 'commit', 'release'], maxTokens, cliOverhead });
+    const b = o.pipeline.budget;
+    const note = b.stopBeforeSpending ?? [b.cut.join(', '), ...b.deferred.map((x) => `deferred ${x}`)].filter(Boolean).join('; ');
+    return { tokens: o.calls.used.tokens, score: o.scores['night (staged skills)'], empty: o.scores['empty skill'], staged: o.pipeline.staged.length, note, o };
+  };
+  const tight: ArmNight[] = [];
+  const wide: ArmNight[] = [];
+  const fromDraft: number[] = [];
+  for (const seed of seeds) {
+    const t = await e2e(seed, TARGET_TOKENS);
+    const w = await e2e(seed, DEFAULT_MAX_TOKENS);
+    tight.push(t);
+    wide.push(w);
+    fromDraft.push(w.o.scores['night (staged skills)'] - w.o.scores['night: its start, no optimizer']);
+    log(`  e2e seed ${seed}: ${TARGET_TOKENS / 1000}k night ${k(t.tokens)}k tokens, test ${f3(t.score)}, staged ${t.staged} (${t.note}); 2M night ${k(w.tokens)}k, test ${f3(w.score)} (${w.note})`);
+  }
+  const rows = armRows('e2e, three-job user', tight, wide, [{ name: 'e2e, three-job user: what training added at 2M (night − its start, mean)', value: Math.round(mean(fromDraft) * 1000) / 1000, unit: 'score' }]);
+
+  const outcomeSeeds = seeds.slice(0, MAX_OUTCOME_SEEDS);
+  const oTight: ArmNight[] = [];
+  const oWide: ArmNight[] = [];
+  const oGain: number[] = [];
+  for (const seed of outcomeSeeds) {
+    const t = await runOutcomeBudgetSeed(seed, { maxTokens: TARGET_TOKENS, cliOverhead });
+    const w = await runOutcomeBudgetSeed(seed, { maxTokens: DEFAULT_MAX_TOKENS, cliOverhead });
+    oTight.push({ tokens: t.tokens, score: t.night, empty: t.empty, staged: t.staged, note: '' });
+    oWide.push({ tokens: w.tokens, score: w.night, empty: w.empty, staged: w.staged, note: '' });
+    oGain.push(w.night - w.start);
+    log(`  outcome seed ${seed}: ${TARGET_TOKENS / 1000}k night ${k(t.tokens)}k tokens, ${t.calls} calls, test ${f3(t.night)} (its start ${f3(t.start)}), staged ${t.staged}; 2M night ${k(w.tokens)}k, ${w.calls} calls, test ${f3(w.night)} (its start ${f3(w.start)}), staged ${w.staged}`);
+  }
+  rows.push(...armRows('outcome world', oTight, oWide, [{ name: 'outcome world: what training added at 2M (night − its start, mean)', value: Math.round(mean(oGain) * 1000) / 1000, unit: 'score' }]));
   return rows;
 }
