@@ -147,10 +147,10 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
     });
   const cost = (item: PlanItem, tasks: TaskSets, epochs: number): Spend =>
     callsFor(item, tasks, epochs).reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
-  /** what must still run once training ends: the test measures (the sealed audit slice among them) */
+  /** what must still run once training ends: the final skill's test measure (the sealed audit slice among it) */
   const afterTraining = (item: PlanItem): Spend =>
     callsFor(item, item.tasks, item.epochs ?? config.training.epochs)
-      .filter((c) => c.phase === 'test')
+      .filter((c) => c.phase === 'final test')
       .reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
   const forecast = (items: PlanItem[], budget: BudgetTracker) => ({
     ...budget.forecast(items.filter((i) => !i.skip).flatMap((i) => callsFor(i, i.tasks, i.epochs ?? config.training.epochs))),
@@ -402,7 +402,18 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       const ahead = items.slice(i).filter((it) => !it.skip);
       const weight = (it: PlanItem) => Math.max(1, plannedCalls.get(it.target.path)?.calls ?? 1);
       const share = weight(item) / ahead.reduce((n, it) => n + weight(it), 0);
-      const release = budget.capShare({ usd: rem.usd * share, tokens: Math.floor(rem.tokens * share), calls: Math.floor(rem.calls * share) });
+      // or, when more, all that the skills after it do not need by their forecasts: the plan's
+      // slack goes to the skill training now (a start gate that needs extra rounds, say) rather
+      // than stopping it on a proportional share while the night has room
+      const later = ahead.slice(1).reduce<Spend>((s, it) => {
+        const f = plannedCalls.get(it.target.path);
+        return f ? { usd: s.usd + f.usd, tokens: s.tokens + f.tokens, calls: s.calls + f.calls } : s;
+      }, { usd: 0, tokens: 0, calls: 0 });
+      const release = budget.capShare({
+        usd: Math.max(rem.usd * share, rem.usd - later.usd),
+        tokens: Math.max(Math.floor(rem.tokens * share), rem.tokens - later.tokens),
+        calls: Math.max(Math.floor(rem.calls * share), rem.calls - later.calls),
+      });
       const itemConfig = item.epochs !== undefined && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
       // a training the budget stops must leave the calls that measure and stage what passed the gate
       budget.holdBack(forecaster.afterTraining(item));

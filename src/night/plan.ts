@@ -190,7 +190,7 @@ export interface ForecastShape {
 
 /** A forecast call, with the phase of the night it belongs to (bench/tokens.ts sets them beside what a night spent). */
 export type ForecastCall = CallEstimate & { phase: ForecastPhase };
-export type ForecastPhase = 'judge audit' | 'baseline' | 'start draft' | 'rollout' | 'optimizer' | 'pre-screen' | 'gate' | 'incumbent' | 'slow update' | 'attribution' | 'test';
+export type ForecastPhase = 'judge audit' | 'baseline' | 'start draft' | 'test' | 'rollout' | 'optimizer' | 'pre-screen' | 'gate' | 'incumbent' | 'slow update' | 'attribution' | 'final test';
 
 /** Tasks the judge's audit replays under the starting skill (replay/judge-audit.ts JUDGE_AUDIT_SAMPLE): val first, then test, then train. */
 const JUDGE_AUDIT_TASKS = 8;
@@ -210,7 +210,8 @@ const FRESH_LOOKS = 4;
  *  - the judge's audit replays up to eight tasks under the starting skill (val, then test, then
  *    train) and grades each twice; those replies are cached, so the validation baseline and the
  *    starting skill's test figure replay only the tasks the audit left out;
- *  - the start draft (the user's corrections) is measured on val;
+ *  - the start draft (the user's corrections) is measured on val, and once taken the starting
+ *    skill on the test tasks the audit left out;
  *  - per step: the train minibatch, four optimizer calls, the pre-screen (PRESCREENED_EDITS edits
  *    alone on val), the candidate's val measure, and the incumbent's fresh val look (the first
  *    FRESH_LOOKS steps);
@@ -218,7 +219,8 @@ const FRESH_LOOKS = 4;
  *    current one, the rewrite, a val check) and the meta skill;
  *  - attribution re-scores the accepted edits on val (at most one accepted per step, and
  *    training.attributionMaxEdits);
- *  - the final skill on the test split.
+ *  - the final skill on the test split, the sealed audit slice among it ('final test': what the
+ *    night holds back while the skill trains).
  * Epochs 0 is the night without training steps: the audit, the start draft through the val gate
  * and the test measure, what a night needs to stage its draft. Rubric and outcome tasks add one
  * judge call per rollout.
@@ -242,6 +244,7 @@ export function forecastCalls(tasks: TaskSets, shape: ForecastShape): ForecastCa
   }
   tasks.val.slice(auditedVal).forEach((t) => rollout(t, 'baseline'));
   valRollouts('start draft');
+  tasks.test.slice(auditedTest).forEach((t) => rollout(t, 'test'));
   const steps = Math.max(1, Math.ceil(tasks.train.length / Math.max(1, shape.batchSize)));
   const sample = tasks.train.slice(0, shape.slowUpdateSamples ?? 20);
   let step = 0;
@@ -261,7 +264,6 @@ export function forecastCalls(tasks: TaskSets, shape: ForecastShape): ForecastCa
   }
   const attributed = Math.min(shape.attributionMaxEdits ?? 12, shape.epochs * steps);
   for (let k = 0; k < attributed; k++) valRollouts('attribution');
-  tasks.test.slice(auditedTest).forEach((t) => rollout(t, 'test'));
-  tasks.test.forEach((t) => rollout(t, 'test'));
+  tasks.test.forEach((t) => rollout(t, 'final test'));
   return calls;
 }

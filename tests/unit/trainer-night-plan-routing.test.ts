@@ -104,16 +104,19 @@ describe('forecastCalls', () => {
     expect(by('optimizer')).toBe(6 * 4 + 2);
     // one accepted edit per step at most, re-scored on val
     expect(by('attribution')).toBe(6 * 3);
-    expect(by('test')).toBe(2);
+    // the starting skill's test figure is the audit's; the final skill's replays both test tasks
+    expect(by('test')).toBe(0);
+    expect(by('final test')).toBe(2);
     expect(calls).toHaveLength(16 + 3 + 20 + 18 + 18 + 12 + 28 + 26 + 18 + 2);
   });
 
   it('epochs 0 is the night without training steps: the audit, the start draft on val and the test measure', () => {
     const s = { train: splits(10, 0, 0), val: splits(0, 6, 0), test: splits(0, 0, 4) };
     const calls = forecastCalls(s, { epochs: 0, batchSize: 4, lr: 4, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0 }) });
-    expect([...new Set(calls.map((c) => c.phase))]).toEqual(['judge audit', 'start draft', 'test']);
-    // the audit takes 6 val and 2 test tasks; the final skill's test replays all 4, the starting one's the 2 the audit left
-    expect(calls.filter((c) => c.phase === 'test')).toHaveLength(2 + 4);
+    expect([...new Set(calls.map((c) => c.phase))]).toEqual(['judge audit', 'start draft', 'test', 'final test']);
+    // the audit takes 6 val and 2 test tasks; the starting skill's test replays the 2 it left, the final skill's all 4
+    expect(calls.filter((c) => c.phase === 'test')).toHaveLength(2);
+    expect(calls.filter((c) => c.phase === 'final test')).toHaveLength(4);
   });
 
   it('rubric tasks add a judge call per rollout', () => {
