@@ -140,13 +140,14 @@ describe('fitPlanToBudget', () => {
     expect(r.planned.calls).toBeLessThan(byCalls.planned.calls);
     expect(r.trained).toHaveLength(2);
     // at 400k both skills still have a night: without training steps, the start draft through the
-    // full val gate and the test measure, which is what stages the user's corrections
+    // val gate (on the gate's minimum of tasks, with room for an extra round) and the test measure,
+    // which is what stages the user's corrections
     const tight = fitPlanToBudget({ items, shape, cost: cli, limits: { ...limits, tokens: 400_000 }, lastTrained: new Map() });
     expect(tight.stopBeforeSpending).toBeNull();
     expect(tight.planned.tokens).toBeLessThanOrEqual(400_000 * FIT_HEADROOM);
     expect(tight.trained.map((t) => [t.planned.epochs, t.planned.val])).toEqual([
-      [0, 6],
-      [0, 5],
+      [0, 3],
+      [0, 3],
     ]);
     const fitted = tight.items.filter((i) => !i.skip);
     expect(fitted.map((i) => i.tasks.train.length)).toEqual([11, 7]); // their corrections still reach the draft

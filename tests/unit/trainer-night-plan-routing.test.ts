@@ -92,7 +92,8 @@ describe('forecastCalls', () => {
     // the starting skill's test figure read them back from the cache
     expect(by('judge audit')).toBe(16);
     expect(by('baseline')).toBe(0);
-    expect(by('start draft')).toBe(3);
+    // the start draft on val, and one extra round of its gate (both skills on val again)
+    expect(by('start draft')).toBe(3 + 2 * 3);
     // 2 epochs of 3 steps (batches 4, 4, 2): each step its batch, four optimizer calls, one edit
     // pre-screened (lr 1) and the candidate on val; the incumbent's fresh look on the first four
     expect(by('rollout')).toBe(2 * 10);
@@ -107,7 +108,7 @@ describe('forecastCalls', () => {
     // the starting skill's test figure is the audit's; the final skill's replays both test tasks
     expect(by('test')).toBe(0);
     expect(by('final test')).toBe(2);
-    expect(calls).toHaveLength(16 + 3 + 20 + 18 + 18 + 12 + 28 + 26 + 18 + 2);
+    expect(calls).toHaveLength(16 + 9 + 20 + 18 + 18 + 12 + 28 + 26 + 18 + 2);
   });
 
   it('epochs 0 is the night without training steps: the audit, the start draft on val and the test measure', () => {
@@ -124,7 +125,7 @@ describe('forecastCalls', () => {
     t.judge = { checks: [], reference: { kind: 'rubric', rubric: 'good', passThreshold: 0.7 } };
     const kinds: string[] = [];
     forecastCalls({ train: [], val: [t], test: [] }, { epochs: 0, batchSize: 1, lr: 1, skillChars: 0, estimate: (k) => (kinds.push(k), { tokens: 1, usd: 0 }) });
-    // the audit's replay, its grade and the grade again; the start draft's replay and its grade
-    expect(kinds).toEqual(['rollout', 'judge', 'judge', 'rollout', 'judge']);
+    // the audit's replay, its grade and the grade again; the start draft's replay and its grade, and its gate's extra round
+    expect(kinds).toEqual(['rollout', 'judge', 'judge', ...Array(3).fill(['rollout', 'judge']).flat()]);
   });
 });
