@@ -206,7 +206,10 @@ const PRESCREENED_EDITS = 2;
  * allows GATE.rounds = 4). Measured: on the three-job user's nights under 400k with none counted,
  * half the seeds' first start gate was undecided at full val and the budget refused its round, so
  * that skill staged nothing (hidden test 0.844 vs 0.951 at 2M, 10 seeds); with one counted the fit
- * plans the gate on fewer val tasks, every skill stages and the night spends 220k (0.949).
+ * plans the gate on fewer val tasks, every skill stages and the night spends 220k (0.949). Counted
+ * only in a night without training steps: a training night's forecast already counts more than a
+ * round it does not spend (the slow update after a high-scoring draft, attribution), and counting
+ * it there too shrank the outcome world's 2M nights with `claude`'s overhead (0.754 → 0.700).
  */
 const START_GATE_EXTRA_ROUNDS = 1;
 /** The incumbent's fresh val looks per run (trainer/gate/fresh-incumbent.ts MAX_FRESH_LOOKS). */
@@ -218,8 +221,8 @@ const FRESH_LOOKS = 4;
  *  - the judge's audit replays up to eight tasks under the starting skill (val, then test, then
  *    train) and grades each twice; those replies are cached, so the validation baseline and the
  *    starting skill's test figure replay only the tasks the audit left out;
- *  - the start draft (the user's corrections) is measured on val, with START_GATE_EXTRA_ROUNDS
- *    extra rounds of its gate (both skills again on val), and once taken the starting
+ *  - the start draft (the user's corrections) is measured on val (in a night without training
+ *    steps, with START_GATE_EXTRA_ROUNDS extra rounds of its gate), and once taken the starting
  *    skill on the test tasks the audit left out;
  *  - per step: the train minibatch, four optimizer calls, the pre-screen (PRESCREENED_EDITS edits
  *    alone on val), the candidate's val measure, and the incumbent's fresh val look (the first
@@ -253,7 +256,7 @@ export function forecastCalls(tasks: TaskSets, shape: ForecastShape): ForecastCa
   }
   tasks.val.slice(auditedVal).forEach((t) => rollout(t, 'baseline'));
   valRollouts('start draft');
-  for (let k = 0; k < 2 * START_GATE_EXTRA_ROUNDS; k++) valRollouts('start draft');
+  if (shape.epochs === 0) for (let k = 0; k < 2 * START_GATE_EXTRA_ROUNDS; k++) valRollouts('start draft');
   tasks.test.slice(auditedTest).forEach((t) => rollout(t, 'test'));
   const steps = Math.max(1, Math.ceil(tasks.train.length / Math.max(1, shape.batchSize)));
   const sample = tasks.train.slice(0, shape.slowUpdateSamples ?? 20);

@@ -92,8 +92,8 @@ describe('forecastCalls', () => {
     // the starting skill's test figure read them back from the cache
     expect(by('judge audit')).toBe(16);
     expect(by('baseline')).toBe(0);
-    // the start draft on val, and one extra round of its gate (both skills on val again)
-    expect(by('start draft')).toBe(3 + 2 * 3);
+    // the start draft on val (its gate's extra round is counted only without training steps)
+    expect(by('start draft')).toBe(3);
     // 2 epochs of 3 steps (batches 4, 4, 2): each step its batch, four optimizer calls, one edit
     // pre-screened (lr 1) and the candidate on val; the incumbent's fresh look on the first four
     expect(by('rollout')).toBe(2 * 10);
@@ -108,13 +108,15 @@ describe('forecastCalls', () => {
     // the starting skill's test figure is the audit's; the final skill's replays both test tasks
     expect(by('test')).toBe(0);
     expect(by('final test')).toBe(2);
-    expect(calls).toHaveLength(16 + 9 + 20 + 18 + 18 + 12 + 28 + 26 + 18 + 2);
+    expect(calls).toHaveLength(16 + 3 + 20 + 18 + 18 + 12 + 28 + 26 + 18 + 2);
   });
 
   it('epochs 0 is the night without training steps: the audit, the start draft on val and the test measure', () => {
     const s = { train: splits(10, 0, 0), val: splits(0, 6, 0), test: splits(0, 0, 4) };
     const calls = forecastCalls(s, { epochs: 0, batchSize: 4, lr: 4, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0 }) });
     expect([...new Set(calls.map((c) => c.phase))]).toEqual(['judge audit', 'start draft', 'test', 'final test']);
+    // the start draft and one extra round of its gate (both skills on val again)
+    expect(calls.filter((c) => c.phase === 'start draft')).toHaveLength(3 * 6);
     // the audit takes 6 val and 2 test tasks; the starting skill's test replays the 2 it left, the final skill's all 4
     expect(calls.filter((c) => c.phase === 'test')).toHaveLength(2);
     expect(calls.filter((c) => c.phase === 'final test')).toHaveLength(4);
