@@ -212,6 +212,13 @@ const PRESCREENED_EDITS = 2;
  * it there too shrank the outcome world's 2M nights with `claude`'s overhead (0.754 → 0.700).
  */
 const START_GATE_EXTRA_ROUNDS = 1;
+/**
+ * ... and only on fewer val tasks than this: a paired interval narrows with the tasks, and the
+ * undecided first looks were on 5-8 val tasks; on 9-25 (bench budget's nights, 400 calls) every
+ * skill staged without the round counted, and counting it there left 45% of the calls unspent
+ * (worst seed −0.020 against the unbudgeted night, was −0.007).
+ */
+const START_GATE_ROUND_BELOW_VAL = 9;
 /** The incumbent's fresh val looks per run (trainer/gate/fresh-incumbent.ts MAX_FRESH_LOOKS). */
 const FRESH_LOOKS = 4;
 
@@ -256,7 +263,7 @@ export function forecastCalls(tasks: TaskSets, shape: ForecastShape): ForecastCa
   }
   tasks.val.slice(auditedVal).forEach((t) => rollout(t, 'baseline'));
   valRollouts('start draft');
-  if (shape.epochs === 0) for (let k = 0; k < 2 * START_GATE_EXTRA_ROUNDS; k++) valRollouts('start draft');
+  if (shape.epochs === 0 && tasks.val.length < START_GATE_ROUND_BELOW_VAL) for (let k = 0; k < 2 * START_GATE_EXTRA_ROUNDS; k++) valRollouts('start draft');
   tasks.test.slice(auditedTest).forEach((t) => rollout(t, 'test'));
   const steps = Math.max(1, Math.ceil(tasks.train.length / Math.max(1, shape.batchSize)));
   const sample = tasks.train.slice(0, shape.slowUpdateSamples ?? 20);
