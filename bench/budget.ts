@@ -46,6 +46,11 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     );
     out.write(`        unbudgeted night used ${ample.pipeline.budget.used} calls; CPU ${((budgeted.cpuMs + ample.cpuMs) / 1000).toFixed(1)} s for both\n`);
   }
+  // where the budgeted nights' target replays went (the calls an agent CLI prices highest; bench tokens)
+  const phases = new Map<string, number>();
+  for (const r of rows) for (const [phase, n] of Object.entries(r.budgeted.targetReplays)) phases.set(phase, (phases.get(phase) ?? 0) + n / rows.length);
+  const replays = [...phases.values()].reduce((a, n) => a + n, 0);
+  out.write(`  target replays per budgeted night (mean over ${rows.length} seeds): ${replays.toFixed(1)}: ${[...phases].sort((a, b) => b[1] - a[1]).map(([p, n]) => `${p} ${n.toFixed(1)}`).join(', ')}\n`);
   const within = rows.filter((r) => r.budgeted.pipeline.budget.used <= r.budgeted.pipeline.budget.maxCalls).length;
   const staged = rows.filter((r) => r.budgeted.pipeline.staged.length > 0).length;
   const gapOf = (r: (typeof rows)[number]) => r.budgeted.scores[NIGHT] - r.ample.scores[NIGHT];
@@ -62,6 +67,7 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: 'budget: seeds whose budgeted night staged', value: staged, unit: `of ${rows.length}`, target: `${rows.length}`, pass: staged === rows.length },
     { name: 'budget: hidden test, budgeted night (mean)', value: mean(rows.map((r) => r.budgeted.scores[NIGHT])), unit: 'score' },
     { name: 'budget: hidden test, unbudgeted night (mean)', value: mean(rows.map((r) => r.ample.scores[NIGHT])), unit: 'score' },
+    { name: 'budget: target replays per budgeted night (mean; every phase, from the night\'s run states)', value: Math.round(replays * 10) / 10, unit: 'replays' },
     { name: 'budget: most calls a budgeted night used', value: mostUsed, unit: 'calls', target: `≤ ${worst.budgeted.pipeline.budget.maxCalls}`, pass: mostUsed <= worst.budgeted.pipeline.budget.maxCalls },
     { name: `budget: worst seed (${worst.budgeted.seed}), budgeted − unbudgeted`, value: worstGap, unit: 'score', target: `≥ −${MAX_SCORE_GAP}`, pass: worstGap >= -MAX_SCORE_GAP, note: `left for later nights: ${worstLeft}; its unbudgeted night used ${worst.ample.pipeline.budget.used} calls` },
   ];

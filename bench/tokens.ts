@@ -24,10 +24,22 @@
  * Tokens per night with `claude` in every role = our own tokens + per role, its calls × that role's
  * measured CLI overhead. (The night itself runs on the sim: a night of replays through the real
  * binary would spend minutes of CPU on this shared machine; the per-call figures come from the
- * binary, the plan from the product's own night.) The last rows say where the tokens go: how many
+ * binary, the plan from the product's own night.) The target's rows say where its replays go, per
+ * phase of the night (the trainer's stages from its run state, the judge audit and the sealed audit
+ * slice from the night's report), beside the phases before wave 5's cuts. The last rows say how many
  * target replays the 400k target leaves room for beside the other roles, against the night's.
  *
- * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8).
+ *  3. The night under a token budget: the sim charges each call the CLI overhead measured in (1)
+ *     for its role (a replay the text-task figure, any other call the text-call figure; a
+ *     bench-only setting, backends.sim.replayOverheadTokens / callOverheadTokens), so the night's
+ *     own budget, forecast and ledger count tokens as they would through `claude`. The three-job
+ *     user's night under `budget.maxTokens 400000` beside the default 2M (both with the default 400
+ *     calls and 60 tasks), seeds 1..--seeds of the e2e world: tokens per night, hidden-test score,
+ *     their paired difference with its 95% CI, points per 100k tokens. Then the same two budgets
+ *     in the outcome world (bench/train-outcomes.ts, seeds 1..min(--seeds, 10)), where training
+ *     buys most of what a night earns.
+ *
+ * Flags: --seed N (default 1), --per-project N (sessions per job and project, default 8), --seeds N (the budget arms, default 10).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,7 +50,9 @@ import { buildClaudeInvocation, CLAUDE_LEAN_ENV, CLAUDE_TARGET_TOOLS, claudeSkil
 import type { ExecInvocation } from '../adapters/exec-common.js';
 import { CHARS_PER_TOKEN } from '../src/llm/pricing.js';
 import { startFakeAnthropic, type CapturedRequest, type FakeReply } from '../tests/helpers/fake-anthropic.js';
-import { runE2eSeed } from './train-e2e.js';
+import { runE2eSeed, type E2eSeedOutcome } from './train-e2e.js';
+import { runOutcomeBudgetSeed } from './train-outcomes.js';
+import { ci, f3, mean, pairedBootstrap } from './stats.js';
 import type { BenchResult } from './types.js';
 
 /** The checkout this runs from (bench/ from source, dist-bench/bench/ when built): the nearest folder with a package.json. */
@@ -51,6 +65,34 @@ const CLAUDE = path.join(checkoutRoot(path.dirname(fileURLToPath(import.meta.url
 /** Turn 2's figure (issue 40): a night with the `claude` CLI as target, before this work. */
 const TURN2 = { tokens: 1_380_000, calls: 178 };
 const TARGET_TOKENS = 400_000;
+/** The product's default budget.maxTokens, the budget arm's reference night. */
+const DEFAULT_MAX_TOKENS = 2_000_000;
+/** The outcome world is never run past these seeds here (its seeds above 30 are the held-out check of bench outcomes). */
+const MAX_OUTCOME_SEEDS = 10;
+
+/** What each phase of the night is, in the words of docs/TRAINER.md (the trainer's stage names otherwise). */
+const PHASE_NAMES: Record<string, string> = {
+  'judge audit': 'judge audit (starting skill; val, then test tasks first: read again from the cache)',
+  baseline: 'baseline (starting skill on val)',
+  start_draft: 'start draft on val (the start gate)',
+  test: 'test measures (starting and final skill)',
+  rollout: 'train rollouts',
+  incumbent: "incumbent's fresh val look",
+  prescreen: 'pre-screen (each edit alone on val)',
+  gate: 'candidate val measures (gate)',
+  focus: "gate's focus rounds",
+  rescue: 'rescue',
+  slow_update: 'slow update',
+  prune: 'prune',
+  attribution: 'attribution',
+  simplify: 'simplify',
+  fresh_estimate: "best skill's fresh val estimate",
+  'audit slice': 'sealed audit slice (before, after)',
+};
+/** The phases outside the training steps: what a night spends on its tasks whatever it learns. */
+const UNTRAINED_PHASES = new Set(['judge audit', 'baseline', 'start_draft', 'test', 'audit slice']);
+/** The phases of seed 1's night before the cuts of wave 5 (same world, same flags): 89 tallied, 85 out. */
+const PHASES_BEFORE: Record<string, number> = { prescreen: 23, rollout: 18, 'judge audit': 16, start_draft: 11, incumbent: 11, test: 8, 'audit slice': 2 };
 
 const flag = (args: string[], name: string, dflt: number): number => {
   const i = args.indexOf(name);
@@ -247,6 +289,9 @@ export async function run(args: string[]): Promise<BenchResult[]> {
   const nonTarget = own + roles.reduce((t, [role, n]) => t + (role === 'target' ? 0 : overheadOf('now', role, n)), 0);
   const targetRoom = Math.max(0, Math.floor((TARGET_TOKENS - nonTarget) / Math.max(1, overhead('now', 'text task'))));
   const targetOut = Math.round((night.calls.byRole.target ?? 0) * outShare);
+  // the replays every night makes before and after training (fixed by its tasks) and the training steps' own
+  const fixedReplays = Object.entries(night.targetReplays).reduce((n, [phase, c]) => n + (UNTRAINED_PHASES.has(phase) ? c : 0), 0);
+  const trainingReplays = Object.values(night.targetReplays).reduce((n, c) => n + c, 0) - fixedReplays;
   const nightScore = night.scores['night (staged skills)'];
   const emptyScore = night.scores['empty skill'];
   log(`night: ${night.pipeline.nightStatus}, ${night.calls.used.calls} calls out (${roles.map(([r, n]) => `${r} ${n}`).join(', ')} tallied), ${own} tokens of our own, staged ${night.pipeline.staged.length}; hidden test ${nightScore.toFixed(3)} vs empty ${emptyScore.toFixed(3)}`);
@@ -262,6 +307,13 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: '  our own tokens (prompts sent + replies, every role)', value: k(own), unit: 'k tokens' },
   ];
   for (const [role, n] of roles) rows.push({ name: `  ${role}: CLI overhead (${Math.round(n * outShare)} calls out)`, value: k(overheadOf('now', role, n)), unit: 'k tokens', note: `was ${k(overheadOf('turn 2', role, n))}k` });
+  // where the target's calls go: per phase of the night, each a text-task replay's CLI overhead
+  const phases = Object.entries(night.targetReplays).sort((a, b) => b[1] - a[1]);
+  for (const [phase, n] of phases) {
+    const was = PHASES_BEFORE[phase];
+    rows.push({ name: `    target replays: ${PHASE_NAMES[phase] ?? phase}`, value: n, unit: 'replays', note: `${k(n * overhead('now', 'text task'))}k tokens${was !== undefined ? `; was ${was}` : ''}` });
+  }
+  for (const [phase, was] of Object.entries(PHASES_BEFORE)) if (!(phase in night.targetReplays)) rows.push({ name: `    target replays: ${PHASE_NAMES[phase] ?? phase}`, value: 0, unit: 'replays', note: `was ${was}` });
   rows.push(
     { name: 'tokens per night, claude in every role: turn 2 flags, this night', value: k(before), unit: 'k tokens' },
     { name: '  wave 3 flags (Read, Edit in unseeded workspaces; plugin skill listed), this night', value: k(beforeWave), unit: 'k tokens' },
@@ -270,9 +322,86 @@ export async function run(args: string[]): Promise<BenchResult[]> {
     { name: '  what-if, not adopted: our own system prompt for replays', value: k(ownSystem), unit: 'k tokens' },
     { name: '  what-if, not adopted: the Skill tool only in unseeded workspaces', value: k(skillOnly), unit: 'k tokens' },
     { name: `  where the rest goes: target replays that fit in ${TARGET_TOKENS / 1000}k beside the other roles, at ${Math.round(overhead('now', 'text task'))} tokens each (this night: ${targetOut})`, value: targetRoom, unit: 'replays' },
+    {
+      name: `  where the rest goes: the night without its training steps (judge audit, start gate, test and audit-slice measures: ${fixedReplays} replays), our own tokens and the other roles' overhead`,
+      value: k(nonTarget + fixedReplays * overhead('now', 'text task')),
+      unit: 'k tokens',
+      note: `leaves ${Math.max(0, Math.floor((TARGET_TOKENS - nonTarget) / Math.max(1, overhead('now', 'text task'))) - fixedReplays)} replays for training steps in ${TARGET_TOKENS / 1000}k; this night's took ${trainingReplays}`,
+    },
     { name: `hidden-test points: night ${nightScore.toFixed(3)} − empty skill ${emptyScore.toFixed(3)} (×100)`, value: Math.round(points * 10) / 10, unit: 'points' },
     { name: 'hidden-test points per 100k tokens: now', value: Math.round((points / (now / 1e5)) * 100) / 100, unit: 'pts/100k' },
     { name: 'hidden-test points per 100k tokens: turn 2 flags, same night', value: Math.round((points / (before / 1e5)) * 100) / 100, unit: 'pts/100k' },
   );
+  rows.push(...(await budgetArms(flag(args, '--seeds', 10), perProject, { replay: Math.round(overhead('now', 'text task')), call: Math.round(overhead('now', 'text call')) }, log)));
+  return rows;
+}
+
+interface ArmNight {
+  tokens: number;
+  score: number;
+  empty: number;
+  staged: number;
+  note: string;
+}
+
+/** Points (score × 100) over the empty skill per 100k tokens, over the seeds' means. */
+const per100k = (ns: ArmNight[]) => Math.round((((mean(ns.map((n) => n.score)) - mean(ns.map((n) => n.empty))) * 100) / (mean(ns.map((n) => n.tokens)) / 1e5)) * 100) / 100;
+
+/** The rows of one world: each budget's tokens and score, their paired difference, the points per 100k. */
+function armRows(world: string, tight: ArmNight[], wide: ArmNight[], extra: BenchResult[] = []): BenchResult[] {
+  const d = pairedBootstrap(
+    tight.map((n) => n.score),
+    wide.map((n) => n.score),
+  );
+  const most = Math.max(...tight.map((n) => n.tokens));
+  return [
+    { name: `${world}: tokens per night, budget.maxTokens ${TARGET_TOKENS / 1000}k (mean; most ${k(most)}k)`, value: k(mean(tight.map((n) => n.tokens))), unit: 'k tokens', target: `<= ${TARGET_TOKENS / 1000}`, pass: most <= TARGET_TOKENS },
+    { name: `${world}: tokens per night, budget.maxTokens ${DEFAULT_MAX_TOKENS / 1e6}M (mean)`, value: k(mean(wide.map((n) => n.tokens))), unit: 'k tokens' },
+    { name: `${world}: seeds whose ${TARGET_TOKENS / 1000}k night staged`, value: tight.filter((n) => n.staged > 0).length, unit: `of ${tight.length}` },
+    { name: `${world}: hidden test, ${TARGET_TOKENS / 1000}k night (mean)`, value: mean(tight.map((n) => n.score)), unit: 'score' },
+    { name: `${world}: hidden test, ${DEFAULT_MAX_TOKENS / 1e6}M night (mean)`, value: mean(wide.map((n) => n.score)), unit: 'score' },
+    { name: `${world}: ${TARGET_TOKENS / 1000}k − ${DEFAULT_MAX_TOKENS / 1e6}M, paired over seeds [95% CI]`, value: Math.round(d.diff * 1000) / 1000, unit: 'score', note: ci(d) },
+    { name: `${world}: points per 100k tokens, ${TARGET_TOKENS / 1000}k night`, value: per100k(tight), unit: 'pts/100k' },
+    { name: `${world}: points per 100k tokens, ${DEFAULT_MAX_TOKENS / 1e6}M night`, value: per100k(wide), unit: 'pts/100k' },
+    ...extra,
+  ];
+}
+
+/** The three-job user's nights and the outcome world's under 400k and 2M, each call charged the CLI's measured overhead. */
+async function budgetArms(seedCount: number, perProject: number, cliOverhead: { replay: number; call: number }, log: (s: string) => void): Promise<BenchResult[]> {
+  const seeds = Array.from({ length: seedCount }, (_, i) => i + 1);
+  log(`budget arms: each call charged the CLI's overhead (${cliOverhead.replay} tokens a replay, ${cliOverhead.call} a text call), seeds 1..${seedCount}`);
+  const e2e = async (seed: number, maxTokens: number): Promise<ArmNight & { o: E2eSeedOutcome }> => {
+    const o = await runE2eSeed(seed, { perProject, hiddenPerJob: 8, budget: 'default', jobs: ['changelog', 'commit', 'release'], maxTokens, cliOverhead });
+    const b = o.pipeline.budget;
+    const note = b.stopBeforeSpending ?? [b.cut.join(', '), ...b.deferred.map((x) => `deferred ${x}`)].filter(Boolean).join('; ');
+    return { tokens: o.calls.used.tokens, score: o.scores['night (staged skills)'], empty: o.scores['empty skill'], staged: o.pipeline.staged.length, note, o };
+  };
+  const tight: ArmNight[] = [];
+  const wide: ArmNight[] = [];
+  const fromDraft: number[] = [];
+  for (const seed of seeds) {
+    const t = await e2e(seed, TARGET_TOKENS);
+    const w = await e2e(seed, DEFAULT_MAX_TOKENS);
+    tight.push(t);
+    wide.push(w);
+    fromDraft.push(w.o.scores['night (staged skills)'] - w.o.scores['night: its start, no optimizer']);
+    log(`  e2e seed ${seed}: ${TARGET_TOKENS / 1000}k night ${k(t.tokens)}k tokens, test ${f3(t.score)}, staged ${t.staged} (${t.note}); 2M night ${k(w.tokens)}k, test ${f3(w.score)} (${w.note})`);
+  }
+  const rows = armRows('e2e, three-job user', tight, wide, [{ name: 'e2e, three-job user: what training added at 2M (night − its start, mean)', value: Math.round(mean(fromDraft) * 1000) / 1000, unit: 'score' }]);
+
+  const outcomeSeeds = seeds.slice(0, MAX_OUTCOME_SEEDS);
+  const oTight: ArmNight[] = [];
+  const oWide: ArmNight[] = [];
+  const oGain: number[] = [];
+  for (const seed of outcomeSeeds) {
+    const t = await runOutcomeBudgetSeed(seed, { maxTokens: TARGET_TOKENS, cliOverhead });
+    const w = await runOutcomeBudgetSeed(seed, { maxTokens: DEFAULT_MAX_TOKENS, cliOverhead });
+    oTight.push({ tokens: t.tokens, score: t.night, empty: t.empty, staged: t.staged, note: '' });
+    oWide.push({ tokens: w.tokens, score: w.night, empty: w.empty, staged: w.staged, note: '' });
+    oGain.push(w.night - w.start);
+    log(`  outcome seed ${seed}: ${TARGET_TOKENS / 1000}k night ${k(t.tokens)}k tokens, ${t.calls} calls, test ${f3(t.night)} (its start ${f3(t.start)}), staged ${t.staged}; 2M night ${k(w.tokens)}k, ${w.calls} calls, test ${f3(w.night)} (its start ${f3(w.start)}), staged ${w.staged}`);
+  }
+  rows.push(...armRows('outcome world', oTight, oWide, [{ name: 'outcome world: what training added at 2M (night − its start, mean)', value: Math.round(mean(oGain) * 1000) / 1000, unit: 'score' }]));
   return rows;
 }

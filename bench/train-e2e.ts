@@ -51,6 +51,14 @@ export interface E2eSizes {
   maxJudgeDisagreement?: number;
   /** only these jobs of the world (default: all five); the tokens arm's user has three (bench/tokens.ts) */
   jobs?: JobKey[];
+  /** budget.maxTokens for the night, over the chosen budget (the tokens arm: bench/tokens.ts) */
+  maxTokens?: number;
+  /**
+   * prompt tokens the sim reports per call beyond what it was sent, as the `claude` CLI adds them
+   * (measured from the binary by bench/tokens.ts): the night's budget then counts a night as it
+   * would through that CLI (backends.sim.replayOverheadTokens / callOverheadTokens)
+   */
+  cliOverhead?: { replay: number; call: number };
 }
 
 /** Budgets no night of this world reaches (the sim's calls cost nothing). */
@@ -89,7 +97,7 @@ export interface E2eSeedOutcome {
     correctionsMinedAsAsks: number;
     nightStatus: string;
     /** the night's calls against its budget, and what its budget fit planned, cut and deferred (night/fit.ts) */
-    budget: { used: number; maxCalls: number; wantedCalls: number | null; plannedCalls: number | null; limitedBy: string | null; deferred: string[]; cut: string[]; stopBeforeSpending: string | null };
+    budget: { used: number; maxCalls: number; wantedCalls: number | null; plannedCalls: number | null; plannedTokens: number | null; usedTokens: number; maxTokens: number; limitedBy: string | null; deferred: string[]; cut: string[]; stopBeforeSpending: string | null };
     staged: Array<{ name: string; kind: string; path: string; chars: number }>;
     items: Array<{ name: string; status: string; reason?: string; tasks: string; audit?: { ids: string[]; before: number | null; after: number | null }; judgeAudit?: NightItemReport['judgeAudit'] }>;
     /** tasks of a night's sealed audit slice that a staged proposal shows anyway (must be 0) */
@@ -101,7 +109,30 @@ export interface E2eSeedOutcome {
   stagedSkills: Record<string, string>;
   /** the night's model calls per role (its report's tally, cached replies included) and what its budget counted spent */
   calls: { byRole: Record<string, number>; used: { calls: number; tokens: number } };
+  /**
+   * The night's target replays per phase: the judge audit's (its sample; fresh on a first night),
+   * the trainer's fresh replays per stage (its run state's usage), the audit slice's (before and
+   * after). Where a night's tokens go with an agent CLI as target (bench tokens).
+   */
+  targetReplays: Record<string, number>;
   cpuMs: number;
+}
+
+/** The target replays per phase of a night's items (see E2eSeedOutcome.targetReplays). */
+function targetReplaysOf(items: NightItemReport[], runsDir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const add = (phase: string, n: number) => {
+    if (n > 0) out[phase] = (out[phase] ?? 0) + n;
+  };
+  for (const i of items) {
+    add('judge audit', i.judgeAudit?.sampled ?? 0);
+    const state = i.trainRunId ? readIfExists(path.join(runsDir, i.trainRunId, 'state.json')) : null;
+    const stages = state ? ((JSON.parse(state) as { usage?: Record<string, { replays?: number }> }).usage ?? {}) : {};
+    for (const [stage, u] of Object.entries(stages)) add(stage, u.replays ?? 0);
+    // the slice under the starting and the staged skill (one replay each a task; the same skill twice is one)
+    if (i.audit && i.audit.after !== null) add('audit slice', i.audit.ids.length * 2);
+  }
+  return out;
 }
 
 /** The body of a skill file (what follows its frontmatter). */
@@ -143,7 +174,7 @@ export function withProcessEnv(vars: NodeJS.ProcessEnv): () => void {
   };
 }
 
-function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement' | 'maxCalls'> = {}): Config {
+function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSizes, 'judgeWrongRate' | 'maxJudgeDisagreement' | 'maxCalls' | 'maxTokens' | 'cliOverhead'> = {}): Config {
   const c = defaultConfig();
   if (judge.judgeWrongRate) c.backends.sim.judgeWrongRate = judge.judgeWrongRate;
   if (judge.maxJudgeDisagreement !== undefined) c.training.maxJudgeDisagreement = judge.maxJudgeDisagreement;
@@ -154,6 +185,8 @@ function e2eConfig(seed: number, budget: 'ample' | 'default', judge: Pick<E2eSiz
   // skill spends most of it and the last ones are starved (printed beside the headline as its own row)
   if (budget === 'ample') Object.assign(c.budget, E2E_AMPLE_BUDGET);
   if (judge.maxCalls !== undefined) c.budget.maxCalls = judge.maxCalls;
+  if (judge.maxTokens !== undefined) c.budget.maxTokens = judge.maxTokens;
+  if (judge.cliOverhead) Object.assign(c.backends.sim, { replayOverheadTokens: judge.cliOverhead.replay, callOverheadTokens: judge.cliOverhead.call });
   return c;
 }
 
@@ -270,6 +303,9 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
             maxCalls: config.budget.maxCalls,
             wantedCalls: night.budgetPlan?.wanted.calls ?? null,
             plannedCalls: night.budgetPlan?.planned.calls ?? null,
+            plannedTokens: night.budgetPlan?.planned.tokens ?? null,
+            usedTokens: night.used.tokens,
+            maxTokens: config.budget.maxTokens,
             limitedBy: night.budgetPlan?.limitedBy ?? null,
             deferred: night.budgetPlan?.deferred.map((d) => `${d.target} (${d.tasks} tasks)`) ?? [],
             // train/val/test×epochs each trained skill wanted → got (the tasks left out wait for later nights)
@@ -283,6 +319,7 @@ export async function runE2eSeed(seed: number, sizes: E2eSizes = E2E_FULL): Prom
         },
         stagedSkills,
         calls: { byRole: Object.fromEntries(Object.entries(night.modelCalls?.byRole ?? {}).map(([role, t]) => [role, t.calls])), used: { calls: night.used.calls, tokens: night.used.tokens } },
+        targetReplays: targetReplaysOf(night.items, paths.runsDir),
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     } finally {

@@ -71,7 +71,17 @@ export interface OutcomeSeed {
 const MODES = { full: { evidence: true }, 'no-evidence': { evidence: false } } as const;
 type Mode = keyof typeof MODES;
 
-function outcomeConfig(seed: number, evidence: boolean): Config {
+/**
+ * A night under a token budget with each call charged an agent CLI's overhead (bench/tokens.ts:
+ * what a `budget.maxTokens` costs this world in learning): absent, the ample budget and the sim's
+ * own token counts.
+ */
+export interface OutcomeTokenBudget {
+  maxTokens: number;
+  cliOverhead: { replay: number; call: number };
+}
+
+function outcomeConfig(seed: number, evidence: boolean, tokenBudget?: OutcomeTokenBudget): Config {
   const c = defaultConfig();
   for (const role of Object.keys(c.roles) as Array<keyof Config['roles']>) c.roles[role].backend = 'sim';
   c.backends.sim.seed = seed;
@@ -80,6 +90,11 @@ function outcomeConfig(seed: number, evidence: boolean): Config {
   // the kept helper's switch (issue 41): when the config has it, the miner itself leaves outcome evidence out
   const mining = c.mining as Config['mining'] & { outcomeEvidence?: boolean };
   if (!evidence && 'outcomeEvidence' in mining) mining.outcomeEvidence = false;
+  if (tokenBudget) {
+    // the product's default budget (400 calls, 60 tasks) with this maxTokens, as the e2e arm of bench tokens
+    c.budget = { ...defaultConfig().budget, maxTokens: tokenBudget.maxTokens };
+    Object.assign(c.backends.sim, { replayOverheadTokens: tokenBudget.cliOverhead.replay, callOverheadTokens: tokenBudget.cliOverhead.call });
+  }
   return c;
 }
 
@@ -131,7 +146,7 @@ interface PipelineOutcome {
 }
 
 /** One pipeline run of one seed in its own sandbox: world on disk → harvest → mine → night. */
-async function runPipeline(seed: number, knobs: OutcomeKnobs, mode: Mode, withGateOff: boolean): Promise<PipelineOutcome> {
+async function runPipeline(seed: number, knobs: OutcomeKnobs, mode: Mode, withGateOff: boolean, tokenBudget?: OutcomeTokenBudget): Promise<PipelineOutcome> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sos-outcome-'));
   let restoreEnv = () => {};
   try {
@@ -146,7 +161,7 @@ async function runPipeline(seed: number, knobs: OutcomeKnobs, mode: Mode, withGa
     fs.mkdirSync(paths.stateDir, { recursive: true });
     const db = openDb(paths.database);
     try {
-      const config = outcomeConfig(seed, MODES[mode].evidence);
+      const config = outcomeConfig(seed, MODES[mode].evidence, tokenBudget);
       const harvest = await runHarvest(db, config, { env, agents: ['claude-code'], workers: 0, stateDir: paths.stateDir });
       if (harvest.errors.length) throw new Error(`outcome harvest failed: ${harvest.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
       await runMining(db, config, { now });
@@ -249,6 +264,18 @@ export async function runOutcomeSeed(seed: number, knobs: OutcomeKnobs = OUTCOME
     stagedSkills: full.staged,
     cpuMs: (cpu.user + cpu.system) / 1000,
   };
+}
+
+/**
+ * One seed's night under a token budget (bench/tokens.ts): the full pipeline without the gate-off
+ * retraining, its staged skills and its start scored on the seed's hidden instances, and what it spent.
+ */
+export async function runOutcomeBudgetSeed(seed: number, tokenBudget: OutcomeTokenBudget, knobs: OutcomeKnobs = OUTCOME_DEFAULTS): Promise<{ night: number; start: number; empty: number; tokens: number; calls: number; staged: number; status: string }> {
+  const full = await runPipeline(seed, knobs, 'full', false, tokenBudget);
+  const hidden = outcomeHidden(seed, knobs.hiddenPerJob);
+  const tester = createSimBackend({ seed: seed + 10_000, role: 'target', compliance: OUTCOME_COMPLIANCE });
+  const score = async (f: (project: string) => string) => (await scoreOutcomeArm(hidden, f, tester)).overall;
+  return { night: await score(full.nightSkill), start: await score(full.startSkill), empty: await score(() => ''), tokens: full.night.tokens, calls: full.night.calls, staged: full.night.staged, status: full.night.status };
 }
 
 export interface OutcomeReport {

@@ -92,6 +92,18 @@ export const ConfigSchema = z
             irrelevantEditRate: z.number().min(0).max(1).default(0.1).describe('Sim optimizer: share of proposed edits that do nothing.'),
             malformedJsonRate: z.number().min(0).max(1).default(0.05).describe('Sim optimizer: share of replies that are not valid JSON (exercises repair).'),
             judgeWrongRate: z.number().min(0).max(1).optional().describe('Sim judge: share of rubric grades that are valid JSON but wrong (exercises the judge audit); default 0.'),
+            replayOverheadTokens: z
+              .number()
+              .int()
+              .min(0)
+              .optional()
+              .describe("Sim target: prompt tokens each replay reports beyond what was sent, as an agent CLI's own system prompt and tools would (benchmarks price a night as the `claude` CLI would); default 0."),
+            callOverheadTokens: z
+              .number()
+              .int()
+              .min(0)
+              .optional()
+              .describe('Sim optimizer, judge and miner: prompt tokens each call reports beyond what was sent (as replayOverheadTokens, for the calls that replay nothing); default 0.'),
           })
           .strict()
           .prefault({}),

@@ -52,6 +52,8 @@ export class BudgetTracker {
   private pending: Spend = { usd: 0, tokens: 0, calls: 0 };
   /** a temporary ceiling below the limits (absolute spend totals): one skill's share of the night */
   private cap: Spend | null = null;
+  /** spend set aside for what must run after training (the test measure, the audit slice): counted as spent until released */
+  private held: Spend = { usd: 0, tokens: 0, calls: 0 };
 
   constructor(
     readonly limits: BudgetLimits,
@@ -65,20 +67,22 @@ export class BudgetTracker {
     if (l.deadlineMs !== undefined && this.clock.now() >= l.deadlineMs) {
       throw this.exceeded('deadline', `the night's deadline (${new Date(l.deadlineMs).toISOString()}) has passed`);
     }
-    const calls = this.spent.calls + this.pending.calls + 1;
-    if (calls > l.maxCalls) throw this.exceeded('calls', `call ${calls} would exceed the budget of ${l.maxCalls} calls`);
-    const tokens = this.spent.tokens + this.pending.tokens + estimate.tokens;
+    const h = this.held;
+    const calls = this.spent.calls + this.pending.calls + h.calls + 1;
+    const heldNote = h.calls > 0 ? ` (${h.calls} calls kept for the test and audit measures after training)` : '';
+    if (calls > l.maxCalls) throw this.exceeded('calls', `call ${calls} would exceed the budget of ${l.maxCalls} calls${heldNote}`);
+    const tokens = this.spent.tokens + this.pending.tokens + h.tokens + estimate.tokens;
     const cap = this.cap;
     if (cap) {
       if (calls > cap.calls) throw this.exceeded('calls', `call ${calls} would pass this skill's share of the night (${cap.calls} calls in all)`);
-      if (tokens > cap.tokens) throw this.exceeded('tokens', `~${estimate.tokens} more tokens would pass this skill's share of the night`);
-      if (billable && this.spent.usd + this.pending.usd + estimate.usd > cap.usd + EPS) throw this.exceeded('usd', `~$${estimate.usd.toFixed(4)} more would pass this skill's share of the night`);
+      if (tokens > cap.tokens) throw this.exceeded('tokens', `~${estimate.tokens} more tokens would pass this skill's share of the night${heldNote}`);
+      if (billable && this.spent.usd + this.pending.usd + h.usd + estimate.usd > cap.usd + EPS) throw this.exceeded('usd', `~$${estimate.usd.toFixed(4)} more would pass this skill's share of the night`);
     }
     if (tokens > l.maxTokens) {
-      throw this.exceeded('tokens', `~${estimate.tokens} more tokens would exceed the budget of ${l.maxTokens} (used ${this.spent.tokens + this.pending.tokens})`);
+      throw this.exceeded('tokens', `~${estimate.tokens} more tokens would exceed the budget of ${l.maxTokens} (used ${this.spent.tokens + this.pending.tokens}${h.tokens > 0 ? `, ${h.tokens} kept for the test and audit measures after training` : ''})`);
     }
     if (billable) {
-      const usd = this.spent.usd + this.pending.usd + estimate.usd;
+      const usd = this.spent.usd + this.pending.usd + h.usd + estimate.usd;
       if (usd > l.maxUsd + EPS) {
         throw this.exceeded('usd', `~$${estimate.usd.toFixed(4)} more would exceed the budget of $${l.maxUsd} (used $${(this.spent.usd + this.pending.usd).toFixed(4)})`);
       }
@@ -130,6 +134,20 @@ export class BudgetTracker {
     return () => {
       this.cap = null;
     };
+  }
+
+  /**
+   * Sets `spend` aside for what must run after training: until released, every check counts it as
+   * spent, so a training stopped by the budget still leaves the calls that measure and stage what
+   * passed the gate (the night holds back its test and audit-slice replays; the training loop
+   * releases them when it ends). A second hold replaces the first.
+   */
+  holdBack(spend: Spend): void {
+    this.held = { ...spend };
+  }
+
+  releaseHeld(): void {
+    this.held = { usd: 0, tokens: 0, calls: 0 };
   }
 
   remaining(): Spend & { ms?: number } {

@@ -49,13 +49,26 @@ function keyFor(env: NodeJS.ProcessEnv, name: string, backend: string): string {
   return key;
 }
 
+/** The sim, reporting `tokens` more prompt tokens per call than it was sent (benchmarks only: backends.sim.*OverheadTokens). */
+function withReportedOverhead(inner: Backend, tokens: number): Backend {
+  return {
+    name: inner.name,
+    model: inner.model,
+    destination: inner.destination,
+    complete: async (req, signal) => {
+      const r = await inner.complete(req, signal);
+      return { ...r, tokensIn: r.tokensIn + tokens };
+    },
+  };
+}
+
 /** Constructs one raw backend (not wrapped). */
 export function createBackend(
   config: Config,
   backend: ConcreteBackend,
   model: string | undefined,
   opts: { env: NodeJS.ProcessEnv; role?: Role; workspacesDir: string; onWorkspace?: (dir: string) => void },
-): { backend: Backend; price: ModelPrice; billable: boolean; local: boolean } {
+): { backend: Backend; price: ModelPrice; billable: boolean; local: boolean; overheadTokens?: number } {
   const b = config.backends;
   switch (backend) {
     case 'anthropic': {
@@ -105,7 +118,10 @@ export function createBackend(
         role: opts.role,
         model,
       });
-      return { backend: sim, price: FREE, billable: false, local: true };
+      // a benchmark may make the sim report what an agent CLI would add to each call (its system
+      // prompt, tools): the night's budget then counts it as it would a real CLI's (bench/tokens.ts)
+      const overheadTokens = (opts.role === 'target' ? s.replayOverheadTokens : s.callOverheadTokens) ?? 0;
+      return { backend: overheadTokens > 0 ? withReportedOverhead(sim, overheadTokens) : sim, price: FREE, billable: false, local: true, overheadTokens };
     }
   }
 }
@@ -138,7 +154,7 @@ export function createRoleBackends(config: Config, opts: RoleBackendOptions = {}
       billable: made.billable,
       local: made.local,
       // what this CLI really added per call on this machine (the ledger), else the built-in figure
-      overheadTokens: isCli ? measuredCallOverhead(opts.db, choice.backend, role).tokens : 0,
+      overheadTokens: isCli ? measuredCallOverhead(opts.db, choice.backend, role).tokens : (made.overheadTokens ?? 0),
       db: opts.db,
       runId: opts.runId,
       budget: opts.budget,

@@ -141,7 +141,10 @@ function rankTasks(ts: Task[], lastTrained?: ReadonlyMap<string, number>): Task[
 /**
  * The shapes a target may take, largest first: fewer epochs, then a smaller test split, then fewer
  * train tasks (down to one minibatch), then fewer validation tasks (down to the gate's minimum;
- * the gate's verdict is what the night exists for, so it shrinks last).
+ * the gate's verdict is what the night exists for, so it shrinks last). Below every training
+ * shape, the night without training steps (epochs 0): the judge audit, the start draft (the
+ * user's corrections, from every train and val task: they stay) through the full val gate, the
+ * test measure. What a night needs to stage anything; then the same with fewer val tasks.
  */
 export function shapeLadder(full: ItemShape, s: FitShape): ItemShape[] {
   const out: ItemShape[] = [{ ...full }];
@@ -166,12 +169,18 @@ export function shapeLadder(full: ItemShape, s: FitShape): ItemShape[] {
     cur.val = Math.max(minVal, Math.floor(cur.val * 0.75));
     push();
   }
+  const untrained = { epochs: 0, train: full.train, val: full.val, test: minTest };
+  out.push({ ...untrained });
+  while (untrained.val > minVal) {
+    untrained.val = Math.max(minVal, Math.floor(untrained.val * 0.75));
+    out.push({ ...untrained });
+  }
   return out;
 }
 
 const take = (ts: TaskSets, shape: ItemShape): TaskSets => ({ train: ts.train.slice(0, shape.train), val: ts.val.slice(0, shape.val), test: ts.test.slice(0, shape.test) });
 const shapeOf = (ts: TaskSets, epochs: number): ItemShape => ({ epochs, train: ts.train.length, val: ts.val.length, test: ts.test.length });
-const describeShape = (s: ItemShape) => `${s.train}/${s.val}/${s.test} tasks, ${s.epochs} epoch${s.epochs === 1 ? '' : 's'}`;
+const describeShape = (s: ItemShape) => `${s.train}/${s.val}/${s.test} tasks, ${s.epochs === 0 ? 'no training steps (the start draft through the gate)' : `${s.epochs} epoch${s.epochs === 1 ? '' : 's'}`}`;
 
 export function fitPlanToBudget(input: FitInput): FitResult {
   const cap: Spend = { usd: input.limits.usd * FIT_HEADROOM, tokens: Math.floor(input.limits.tokens * FIT_HEADROOM), calls: Math.floor(input.limits.calls * FIT_HEADROOM) };
@@ -197,7 +206,13 @@ export function fitPlanToBudget(input: FitInput): FitResult {
   ).map((i) => {
     const tasks: TaskSets = { train: rankTasks(i.tasks.train, input.taskLastTrained), val: rankTasks(i.tasks.val), test: rankTasks(i.tasks.test) };
     const full = shapeOf(tasks, input.shape.epochs);
-    const ladder = shapeLadder(full, input.shape).map((shape) => ({ shape, cost: { ...input.cost(i, take(tasks, shape), shape.epochs), tasks: shape.train + shape.val + shape.test } }));
+    // budget.maxTasks counts the tasks a night replays: without training steps its train tasks only lend the draft their corrections
+    const replayed = (shape: ItemShape) => (shape.epochs === 0 ? 0 : shape.train) + shape.val + shape.test;
+    const priced = shapeLadder(full, input.shape).map((shape) => ({ shape, cost: { ...input.cost(i, take(tasks, shape), shape.epochs), tasks: replayed(shape) } }));
+    // a training shape that costs no more than the night without training at full val sits below
+    // it in cost but above it in the ladder: it trades the gate's val tasks for training, so it goes
+    const untrained = priced.find((p) => p.shape.epochs === 0)!.cost;
+    const ladder = priced.filter((p) => p.shape.epochs === 0 || p.cost.tokens > untrained.tokens || p.cost.calls > untrained.calls);
     return { item: i, tasks, full, ladder };
   });
   const wanted = candidates.reduce((s, c) => add(s, c.ladder[0].cost), ZERO);

@@ -189,21 +189,28 @@ export async function trainItem(a: TrainItemArgs): Promise<void> {
   if (!proposal) throw new Error(`${item.target.name}: training improved on validation but nothing was staged`);
   ir.status = 'staged';
   ir.proposalId = proposal.id;
+  if (result.stoppedBy === 'budget' || result.stoppedBy === 'deadline') {
+    ir.reason = `staged what passed the gate before training stopped: the night's ${result.stoppedBy === 'deadline' ? 'deadline passed' : "budget (this skill's fair share of what remained) ran out"}`;
+  }
   a.report.proposals.push(proposal.id);
   maybeAutoApply(a, proposal.id, { before: before.test, after: result.best.test });
   await scoreAudit(a, audit, start, result.bestSkill);
 }
 
 /**
- * The tasks the judge's audit replays, validation tasks first: the trainer's first measure is the
- * starting skill on validation, the audit's replies are that skill's, and a rollout is cached by
- * skill, task and sample, so each audited val task is a rollout (and a grade) the training then
- * need not pay for again (8 replays a skill on the bench's three-job user, of ~45). The same number
- * of judged tasks as a draw over every train and val task; the train tasks fill what val lacks.
+ * The tasks the judge's audit replays: validation tasks first, then test tasks, then train tasks.
+ * The trainer measures the starting skill on validation (its first measure) and on the test split
+ * (the "before" figure), the audit's replies are that skill's, and a rollout is cached by skill,
+ * task and sample: each audited val or test task is a rollout (and a grade) the night then need not
+ * pay for again. A train task is replayed under the starting skill only here (the train batches run
+ * the incumbent, the start draft when the gate took it). Test tasks stay held out: the audit checks
+ * the judge's agreement with itself and the rules, and no skill is chosen on what it sees. The same
+ * number of judged tasks as a draw over every task; each split fills what the one before lacks.
  */
-export function judgeAuditTasks(tasks: { train: Task[]; val: Task[] }, seed: number): Task[] {
-  const fromVal = auditSample(tasks.val, seed);
-  return [...fromVal, ...auditSample(tasks.train, seed, JUDGE_AUDIT_SAMPLE - fromVal.length)];
+export function judgeAuditTasks(tasks: { train: Task[]; val: Task[]; test?: Task[] }, seed: number): Task[] {
+  const picked: Task[] = [];
+  for (const split of [tasks.val, tasks.test ?? [], tasks.train]) picked.push(...auditSample(split, seed, JUDGE_AUDIT_SAMPLE - picked.length));
+  return picked;
 }
 
 /**

@@ -25,7 +25,7 @@ import { acquireLease, releaseLease, renewLease } from '../store/repos/leases.js
 import { kvGet, kvSet } from '../store/repos/kv.js';
 import { createRun, listRuns, updateRun } from '../store/repos/runs.js';
 import { listTasks } from '../store/repos/tasks.js';
-import { budgetFromConfig, type BudgetTracker, type CallEstimate, type Spend } from '../llm/budget.js';
+import { budgetFromConfig, type BudgetTracker, type Spend } from '../llm/budget.js';
 import { CHARS_PER_TOKEN, estimateCall, FALLBACK_PRICE, FREE, priceFor } from '../llm/pricing.js';
 import { measuredCallOverhead, type CallOverhead } from '../llm/ledger.js';
 import { createRoleBackends } from '../llm/registry.js';
@@ -35,7 +35,7 @@ import { runHarvest } from '../harvest/ingest.js';
 import { agentNotices } from '../harvest/agent-moves.js';
 import { runMining } from '../mine/index.js';
 import { discoverSkills, managedSkillTarget, personalManagedSkillTarget } from '../../adapters/skills-registry.js';
-import { forecastCalls, planNight, type PlanItem, type TaskSets } from './plan.js';
+import { forecastCalls, planNight, type ForecastCall, type PlanItem, type TaskSets } from './plan.js';
 import { fitPlanToBudget } from './fit.js';
 import { renderNightReport, summarizeNight, type NightItemReport, type NightReport } from './report.js';
 import { recoverInterrupted } from '../proposals/recover.js';
@@ -104,6 +104,15 @@ function itemSkeleton(item: PlanItem): NightItemReport {
 }
 
 /**
+ * A reply's tokens as the forecast counts them: a typical reply with room to spare, not the
+ * maximum a call may return (counted at the maximum, 1,200 and 2,000, the three-job user's forecast
+ * was 1.6× the tokens its night spent). A replay answers in a few hundred tokens, a grade in a
+ * short JSON; the optimizer may return a whole rewritten skill. What a night really spends is
+ * held by the runtime budget, call by call.
+ */
+const FORECAST_REPLY_TOKENS = { rollout: 600, judge: 300, optimizer: 2000 } as const;
+
+/**
  * The night's forecaster: the calls one target's training would make with given tasks and epochs,
  * priced for the role's backend. Agent CLIs wrap each prompt in their own system prompt, tools and
  * file reads: count what they added per call as measured in the ledger (else the built-in figure),
@@ -118,8 +127,11 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
   const overheads: Partial<Record<'target' | 'optimizer', CallOverhead>> = {};
   for (const role of ['target', 'optimizer'] as const) {
     if (backends && CLI_BACKENDS.includes(backends[role].name)) overheads[role] = measuredCallOverhead(db, backends[role].name, role);
+    // a benchmark's sim that reports an agent CLI's overhead (backends.sim.*OverheadTokens) is forecast like that CLI
+    const simOverhead = role === 'target' ? config.backends.sim.replayOverheadTokens : config.backends.sim.callOverheadTokens;
+    if (backends?.[role].name === 'sim' && simOverhead) overheads[role] = { tokens: simOverhead, usdPerCall: 0, calls: 0, source: 'default' };
   }
-  const callsFor = (item: PlanItem, tasks: TaskSets, epochs: number): CallEstimate[] =>
+  const callsFor = (item: PlanItem, tasks: TaskSets, epochs: number): ForecastCall[] =>
     forecastCalls(tasks, {
       epochs,
       batchSize: config.training.batchSize,
@@ -129,17 +141,22 @@ function nightForecaster(db: Db, config: Config, backends: RoleBackends | null) 
       estimate: (kind, chars) => {
         const role = kind === 'rollout' ? 'target' : 'optimizer'; // the judge is priced like the optimizer
         const o = overheads[role];
-        const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), kind === 'rollout' ? 1200 : 2000);
+        const e = estimateCall(price(role), chars + (o ? o.tokens * CHARS_PER_TOKEN : 0), FORECAST_REPLY_TOKENS[kind]);
         return o ? { tokens: e.tokens, usd: e.usd + o.usdPerCall } : e;
       },
     });
   const cost = (item: PlanItem, tasks: TaskSets, epochs: number): Spend =>
     callsFor(item, tasks, epochs).reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
+  /** what must still run once training ends: the final skill's test measure (the sealed audit slice among it) */
+  const afterTraining = (item: PlanItem): Spend =>
+    callsFor(item, item.tasks, item.epochs ?? config.training.epochs)
+      .filter((c) => c.phase === 'final test')
+      .reduce<Spend>((s, c) => ({ usd: s.usd + c.usd, tokens: s.tokens + c.tokens, calls: s.calls + 1 }), { usd: 0, tokens: 0, calls: 0 });
   const forecast = (items: PlanItem[], budget: BudgetTracker) => ({
     ...budget.forecast(items.filter((i) => !i.skip).flatMap((i) => callsFor(i, i.tasks, i.epochs ?? config.training.epochs))),
     overheads,
   });
-  return { cost, forecast };
+  return { cost, forecast, afterTraining };
 }
 
 /**
@@ -385,14 +402,28 @@ export async function runNight(db: Db, paths: SleepPaths, baseConfig: Config, op
       const ahead = items.slice(i).filter((it) => !it.skip);
       const weight = (it: PlanItem) => Math.max(1, plannedCalls.get(it.target.path)?.calls ?? 1);
       const share = weight(item) / ahead.reduce((n, it) => n + weight(it), 0);
-      const release = budget.capShare({ usd: rem.usd * share, tokens: Math.floor(rem.tokens * share), calls: Math.floor(rem.calls * share) });
-      const itemConfig = item.epochs && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
+      // or, when more, all that the skills after it do not need by their forecasts: the plan's
+      // slack goes to the skill training now (a start gate that needs extra rounds, say) rather
+      // than stopping it on a proportional share while the night has room
+      const later = ahead.slice(1).reduce<Spend>((s, it) => {
+        const f = plannedCalls.get(it.target.path);
+        return f ? { usd: s.usd + f.usd, tokens: s.tokens + f.tokens, calls: s.calls + f.calls } : s;
+      }, { usd: 0, tokens: 0, calls: 0 });
+      const release = budget.capShare({
+        usd: Math.max(rem.usd * share, rem.usd - later.usd),
+        tokens: Math.max(Math.floor(rem.tokens * share), rem.tokens - later.tokens),
+        calls: Math.max(Math.floor(rem.calls * share), rem.calls - later.calls),
+      });
+      const itemConfig = item.epochs !== undefined && item.epochs !== config.training.epochs ? { ...config, training: { ...config.training, epochs: item.epochs } } : config;
+      // a training the budget stops must leave the calls that measure and stage what passed the gate
+      budget.holdBack(forecaster.afterTraining(item));
       try {
         markTrained(db, item, clock.now());
         await trainItem({ db, paths, config: itemConfig, env, budget, backends, item, ir, report, nightId: id, signal: guard.signal, progress, userSkillPath: opts.userSkillPath, callHealth: () => guard.failedShareReason() });
       } catch (err) {
         if (!guard.failure) throw err;
       } finally {
+        budget.releaseHeld();
         release();
       }
       persist();

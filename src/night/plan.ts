@@ -179,7 +179,7 @@ export function checkItem(tasks: TaskSets, minValTasks: number): PlanItem['skip'
 export interface ForecastShape {
   epochs: number;
   batchSize: number;
-  /** max edits per step: bounds how many accepted edits attribution re-scores */
+  /** max edits per step: bounds how many edits the pre-screen replays alone */
   lr: number;
   /** at most this many accepted edits are re-scored by attribution (`training.attributionMaxEdits`; default 12) */
   attributionMaxEdits?: number;
@@ -191,39 +191,102 @@ export interface ForecastShape {
   estimate: (kind: 'rollout' | 'optimizer' | 'judge', promptChars: number) => CallEstimate;
 }
 
+/** A forecast call, with the phase of the night it belongs to (bench/tokens.ts sets them beside what a night spent). */
+export type ForecastCall = CallEstimate & { phase: ForecastPhase };
+export type ForecastPhase = 'judge audit' | 'baseline' | 'start draft' | 'test' | 'rollout' | 'optimizer' | 'pre-screen' | 'gate' | 'incumbent' | 'slow update' | 'attribution' | 'final test';
+
+/** Tasks the judge's audit replays under the starting skill (replay/judge-audit.ts JUDGE_AUDIT_SAMPLE): val first, then test, then train. */
+const JUDGE_AUDIT_TASKS = 8;
 /**
- * The calls one target's training will make when nothing is cached (so usually an upper bound):
- * the validation baseline; per step a train minibatch, two analysts, a merge, a rank and a
- * validation replay of the candidate; per epoch the slow update (a train sample under the skill
- * entering the epoch and the current one, the rewrite, a validation check) and the meta skill;
- * leave-one-edit-out attribution on validation; the test split before and after. Rubric and
- * outcome tasks add one judge call per rollout.
+ * Edits the pre-screen replays alone on val per step, at most the step's learning rate. Measured:
+ * the three-job user's nights replay 2.1 per step (23 replays over two steps of 6 and 5 val tasks,
+ * bench tokens), the exact bound dropping the rest; the forecast counts two, the fit's headroom
+ * and the runtime stop take the rest.
  */
-export function forecastCalls(tasks: TaskSets, shape: ForecastShape): CallEstimate[] {
-  const calls: CallEstimate[] = [];
-  const rollout = (t: Task) => {
-    calls.push(shape.estimate('rollout', shape.skillChars + t.intent.length + t.context.length + 400));
+const PRESCREENED_EDITS = 2;
+/**
+ * Extra sample rounds the start gate is counted for (each replays val under both skills; the gate
+ * allows GATE.rounds = 4). Measured: on the three-job user's nights under 400k with none counted,
+ * half the seeds' first start gate was undecided at full val and the budget refused its round, so
+ * that skill staged nothing (hidden test 0.844 vs 0.951 at 2M, 10 seeds); with one counted the fit
+ * plans the gate on fewer val tasks, every skill stages and the night spends 220k (0.949). Counted
+ * only in a night without training steps: a training night's forecast already counts more than a
+ * round it does not spend (the slow update after a high-scoring draft, attribution), and counting
+ * it there too shrank the outcome world's 2M nights with `claude`'s overhead (0.754 → 0.700).
+ */
+const START_GATE_EXTRA_ROUNDS = 1;
+/**
+ * ... and only on fewer val tasks than this: a paired interval narrows with the tasks, and the
+ * undecided first looks were on 5-8 val tasks; on 9-25 (bench budget's nights, 400 calls) every
+ * skill staged without the round counted, and counting it there left 45% of the calls unspent
+ * (worst seed −0.020 against the unbudgeted night, was −0.007).
+ */
+const START_GATE_ROUND_BELOW_VAL = 9;
+/** The incumbent's fresh val looks per run (trainer/gate/fresh-incumbent.ts MAX_FRESH_LOOKS). */
+const FRESH_LOOKS = 4;
+
+/**
+ * The calls one target's night will make, phase by phase, as the night runs them (a cache may
+ * still save some; the fit keeps FIT_HEADROOM for what this misses):
+ *  - the judge's audit replays up to eight tasks under the starting skill (val, then test, then
+ *    train) and grades each twice; those replies are cached, so the validation baseline and the
+ *    starting skill's test figure replay only the tasks the audit left out;
+ *  - the start draft (the user's corrections) is measured on val (in a night without training
+ *    steps, with START_GATE_EXTRA_ROUNDS extra rounds of its gate), and once taken the starting
+ *    skill on the test tasks the audit left out;
+ *  - per step: the train minibatch, four optimizer calls, the pre-screen (PRESCREENED_EDITS edits
+ *    alone on val), the candidate's val measure, and the incumbent's fresh val look (the first
+ *    FRESH_LOOKS steps);
+ *  - per epoch boundary: the slow update (a train sample under the skill entering the epoch and the
+ *    current one, the rewrite, a val check) and the meta skill;
+ *  - attribution re-scores the accepted edits on val (at most one accepted per step, and
+ *    training.attributionMaxEdits);
+ *  - the final skill on the test split, the sealed audit slice among it ('final test': what the
+ *    night holds back while the skill trains).
+ * Epochs 0 is the night without training steps: the audit, the start draft through the val gate
+ * and the test measure, what a night needs to stage its draft. Rubric and outcome tasks add one
+ * judge call per rollout.
+ */
+export function forecastCalls(tasks: TaskSets, shape: ForecastShape): ForecastCall[] {
+  const calls: ForecastCall[] = [];
+  const rollout = (t: Task, phase: ForecastPhase) => {
+    calls.push({ ...shape.estimate('rollout', shape.skillChars + t.intent.length + t.context.length + 400), phase });
     const k = t.judge.reference.kind;
-    if (k === 'rubric' || k === 'outcome') calls.push(shape.estimate('judge', t.intent.length + 3000));
+    if (k === 'rubric' || k === 'outcome') calls.push({ ...shape.estimate('judge', t.intent.length + 3000), phase });
   };
-  const optimizer = () => calls.push(shape.estimate('optimizer', shape.skillChars + 6000));
-  tasks.val.forEach(rollout);
+  const optimizer = (phase: ForecastPhase) => calls.push({ ...shape.estimate('optimizer', shape.skillChars + 6000), phase });
+  const valRollouts = (phase: ForecastPhase) => tasks.val.forEach((t) => rollout(t, phase));
+
+  const auditedVal = Math.min(tasks.val.length, JUDGE_AUDIT_TASKS);
+  const auditedTest = Math.min(tasks.test.length, JUDGE_AUDIT_TASKS - auditedVal);
+  const auditedTrain = Math.min(tasks.train.length, JUDGE_AUDIT_TASKS - auditedVal - auditedTest);
+  for (const t of [...tasks.val.slice(0, auditedVal), ...tasks.test.slice(0, auditedTest), ...tasks.train.slice(0, auditedTrain)]) {
+    rollout(t, 'judge audit');
+    calls.push({ ...shape.estimate('judge', t.intent.length + 3000), phase: 'judge audit' }); // the re-grade of the same reply
+  }
+  tasks.val.slice(auditedVal).forEach((t) => rollout(t, 'baseline'));
+  valRollouts('start draft');
+  if (shape.epochs === 0 && tasks.val.length < START_GATE_ROUND_BELOW_VAL) for (let k = 0; k < 2 * START_GATE_EXTRA_ROUNDS; k++) valRollouts('start draft');
+  tasks.test.slice(auditedTest).forEach((t) => rollout(t, 'test'));
   const steps = Math.max(1, Math.ceil(tasks.train.length / Math.max(1, shape.batchSize)));
   const sample = tasks.train.slice(0, shape.slowUpdateSamples ?? 20);
+  let step = 0;
   for (let e = 0; e < shape.epochs; e++) {
-    for (let s = 0; s < steps; s++) {
-      tasks.train.slice(s * shape.batchSize, (s + 1) * shape.batchSize).forEach(rollout);
-      for (let k = 0; k < 4; k++) optimizer();
-      tasks.val.forEach(rollout);
+    for (let s = 0; s < steps; s++, step++) {
+      tasks.train.slice(s * shape.batchSize, (s + 1) * shape.batchSize).forEach((t) => rollout(t, 'rollout'));
+      for (let k = 0; k < 4; k++) optimizer('optimizer');
+      for (let k = 0; k < Math.min(shape.lr, PRESCREENED_EDITS); k++) valRollouts('pre-screen');
+      valRollouts('gate');
+      if (step < FRESH_LOOKS) valRollouts('incumbent');
     }
-    sample.forEach(rollout);
-    sample.forEach(rollout);
-    optimizer();
-    tasks.val.forEach(rollout);
-    optimizer();
+    sample.forEach((t) => rollout(t, 'slow update'));
+    sample.forEach((t) => rollout(t, 'slow update'));
+    optimizer('slow update');
+    valRollouts('slow update');
+    optimizer('optimizer');
   }
-  const attributed = Math.min(shape.attributionMaxEdits ?? 12, shape.epochs * steps * shape.lr);
-  for (let k = 0; k < attributed; k++) tasks.val.forEach(rollout);
-  for (let k = 0; k < 2; k++) tasks.test.forEach(rollout);
+  const attributed = Math.min(shape.attributionMaxEdits ?? 12, shape.epochs * steps);
+  for (let k = 0; k < attributed; k++) valRollouts('attribution');
+  tasks.test.forEach((t) => rollout(t, 'final test'));
   return calls;
 }

@@ -138,7 +138,7 @@ export function describeCliOverhead(role: string, o: CallOverhead): string {
   return `${role} CLI overhead counted: ~${o.tokens} tokens per call${cost} (${o.source === 'measured' ? `measured on its last ${o.calls} calls` : 'built-in figure: no calls measured yet'})`;
 }
 
-const shapeText = (s: ItemShape) => `${s.train}/${s.val}/${s.test} tasks, ${s.epochs} epoch${s.epochs === 1 ? '' : 's'}`;
+const shapeText = (s: ItemShape) => `${s.train}/${s.val}/${s.test} tasks, ${s.epochs === 0 ? 'no training steps (the start draft through the gate)' : `${s.epochs} epoch${s.epochs === 1 ? '' : 's'}`}`;
 
 /** The budget fit in lines: what the mined plan wanted, what was cut and what waits for later nights. */
 export function describeBudgetPlan(r: Pick<NightReport, 'budgetPlan'>): string[] {

@@ -162,5 +162,8 @@ export async function runEpochs(ctx: TrainContext): Promise<TrainResult['stopped
     updateRun(db, runId, { status: 'failed', endedAt: Date.now(), record: { ...(getRun(db, runId)?.record ?? {}), error: (err as Error).message } });
     progress.done('failed');
     throw err;
+  } finally {
+    // training is over: what the night held back for the test and audit measures is theirs now
+    ctx.input.budget?.releaseHeld();
   }
 }

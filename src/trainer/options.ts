@@ -115,7 +115,8 @@ export function resolveTrainOptions(partial: Partial<TrainOptions>): TrainOption
   const intMin = (v: number, min: number, name: string) => {
     if (!Number.isInteger(v) || v < min) throw new SleepError('USAGE', `${name} must be an integer ≥ ${min} (got ${v})`, { exitCode: 2 });
   };
-  intMin(o.epochs, 1, 'epochs');
+  // 0: no training steps, the start draft through the gate only (a night's budget fit, night/fit.ts)
+  intMin(o.epochs, 0, 'epochs');
   intMin(o.batchSize, 1, 'batch size');
   intMin(o.lr, 1, 'learning rate');
   intMin(o.minLr, 0, 'minimum learning rate');

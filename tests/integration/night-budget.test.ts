@@ -27,6 +27,21 @@ describe('night under a tight budget (sim, e2e world)', () => {
     expect(o.scores['night (staged skills)']).toBeGreaterThan(o.scores['empty skill'] + 0.2);
   }, 120_000);
 
+  it("keeps the three-job user's night under budget.maxTokens 400k with an agent CLI's overhead on every call, and still stages", async () => {
+    // each call charged what the `claude` CLI adds (bench tokens: ~6,000 tokens a replay, ~460 a judge or optimizer call)
+    const o = await runE2eSeed(1, { perProject: 8, hiddenPerJob: 4, budget: 'default', jobs: ['changelog', 'commit', 'release'], maxTokens: 400_000, cliOverhead: { replay: 6012, call: 461 } });
+    const b = o.pipeline.budget;
+    expect(b.stopBeforeSpending).toBeNull();
+    expect(b.usedTokens).toBeGreaterThan(100_000); // the overhead was charged
+    expect(b.usedTokens).toBeLessThanOrEqual(400_000);
+    expect(b.plannedTokens).toBeLessThanOrEqual(400_000);
+    // both skills planned without training steps (×0), every train task kept (their corrections make the draft)
+    expect(b.cut.length).toBe(2);
+    for (const c of b.cut) expect(c).toMatch(/^(\d+)\/\d+\/\d+×2→\1\/\d+\/\d+×0$/);
+    expect(o.pipeline.staged.length).toBe(2);
+    expect(o.scores['night (staged skills)']).toBeGreaterThan(o.scores['empty skill'] + 0.2);
+  }, 120_000);
+
   it('stops before spending when no skill fits, and names the work left for later', async () => {
     const o = await runE2eSeed(2, { ...WORLD, budget: 'default', maxCalls: 20 });
     const b = o.pipeline.budget;

@@ -155,6 +155,30 @@ describe('run record, resume and reproducibility', () => {
     expect(fs.readFileSync(path.join(r.runDir, 'best_skill.md'), 'utf8')).toBe(r.bestSkill);
     expect(getRun(db, r.runId)?.status).toBe('done');
   });
+
+  it('a budget stop mid-training still measures the test split when the night held its calls back', async () => {
+    const run = async (hold: boolean) => {
+      const { db, paths } = store();
+      const config = defaultConfig();
+      config.roles = { target: { backend: 'sim' }, optimizer: { backend: 'sim' }, judge: { backend: 'sim' }, miner: { backend: 'sim' } };
+      config.backends.sim = { seed: 5, latencyMs: 0, harmfulEditRate: 0, irrelevantEditRate: 0, malformedJsonRate: 0 };
+      const budget = new BudgetTracker({ maxUsd: 1, maxTokens: 10_000_000, maxCalls: 90 });
+      // the night holds back the test measures of the starting and the final skill (night.ts)
+      if (hold) budget.holdBack({ calls: 2 * tasks.test.length, tokens: 0, usd: 0 });
+      const backends = createRoleBackends(config, { db, budget, simAllowed: true, env: {} });
+      const r = await trainSkill({ db, paths, skill, tasks, backends, budget, options: opts({ epochs: 3 }) });
+      return { r, used: budget.used().calls };
+    };
+    const unheld = await run(false);
+    const held = await run(true);
+    expect(unheld.r.stoppedBy).toBe('budget');
+    expect(held.r.stoppedBy).toBe('budget');
+    // training ended a step or more earlier, and the calls it left measured the best skill on test
+    expect(held.r.steps.length).toBeLessThanOrEqual(unheld.r.steps.length);
+    expect(unheld.r.best.test).toBeNull();
+    expect(held.r.best.test).not.toBeNull();
+    expect(held.used).toBeLessThanOrEqual(90);
+  });
 });
 
 // the learning-rate and no-regression mechanics need edits to weigh: these runs start from the empty

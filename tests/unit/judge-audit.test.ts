@@ -110,6 +110,11 @@ describe('auditJudge', () => {
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+    // test tasks before train tasks: the starting skill's test figure reads them from the cache too
+    const test = split.train.slice(0, 2).map((t) => ({ ...t, id: `${t.id}-test`, split: 'test' as const }));
+    const withTest = judgeAuditTasks({ ...split, test }, 7);
+    expect(withTest.slice(0, split.val.length + test.length).map((t) => t.id).sort()).toEqual([...split.val, ...test].map((t) => t.id).sort());
+    expect(withTest.slice(split.val.length + test.length).map((t) => t.id)).toEqual(auditSample(split.train, 7, JUDGE_AUDIT_SAMPLE - split.val.length - test.length).map((t) => t.id));
     // as many val tasks as the sample or more: the draw is over val alone
     expect(judgeAuditTasks({ train: split.train, val: all }, 7).map((t) => t.id)).toEqual(auditSample(all, 7).map((t) => t.id));
   });

@@ -67,7 +67,8 @@ describe('fitPlanToBudget', () => {
     const stale = item('stale', sets(16, 8, 4, { corrections: ['use tabs'], correctionSources: [{ session: 's', at: 1_000 }] }));
     const none = item('none', sets(16, 8, 4));
     const fresh = item('fresh', sets(16, 8, 4, { corrections: ['cite the issue', 'no emoji'], correctionSources: [{ session: 's', at: 5_000 }, { session: 's', at: 6_000 }] }));
-    const smallest = cost(fresh, { train: fresh.tasks.train.slice(0, 8), val: fresh.tasks.val.slice(0, 3), test: fresh.tasks.test.slice(0, 4) }, 1).calls;
+    // the smallest night: no training steps, the gate's minimum of val tasks
+    const smallest = cost(fresh, { train: fresh.tasks.train, val: fresh.tasks.val.slice(0, 3), test: fresh.tasks.test.slice(0, 4) }, 0).calls;
     // room for one skill at its smallest, not two
     const r = fit([none, stale, fresh], Math.ceil((smallest * 1.5) / FIT_HEADROOM));
     expect(r.trained.map((t) => t.target)).toEqual(['fresh']);
@@ -85,7 +86,7 @@ describe('fitPlanToBudget', () => {
   it('spreads a backlog across nights: what was deferred tonight goes first the next night', () => {
     const a = item('a', sets(16, 8, 4));
     const b = item('b', sets(16, 8, 4));
-    const smallest = cost(a, { train: a.tasks.train.slice(0, 8), val: a.tasks.val.slice(0, 3), test: a.tasks.test.slice(0, 4) }, 1).calls;
+    const smallest = cost(a, { train: a.tasks.train, val: a.tasks.val.slice(0, 3), test: a.tasks.test.slice(0, 4) }, 0).calls;
     const budget = Math.ceil((smallest * 1.5) / FIT_HEADROOM);
     const first = fit([a, b], budget);
     expect(first.trained).toHaveLength(1);
@@ -121,6 +122,37 @@ describe('fitPlanToBudget', () => {
     expect(r.trained).toHaveLength(1);
   });
 
+  it("shrinks to budget.maxTokens when an agent CLI's overhead per replay makes the tokens bind before the calls", () => {
+    const judged = { judge: { checks: [], reference: { kind: 'rubric' as const, rubric: '- names the change', passThreshold: 0.7 } } };
+    const items = [item('a', sets(11, 6, 2, judged)), item('b', sets(7, 5, 3, judged))];
+    // the night's pricing with `claude` in every role: a replay carries ~6,000 tokens of the CLI's
+    // own prompt, a judge or optimizer call ~460 (bench tokens); our own prompt and the night's typical reply on top
+    const cli: FitInput['cost'] = (_item, tasks, epochs) => {
+      const calls = forecastCalls(tasks, { epochs, batchSize: shape.batchSize, lr: 4, attributionMaxEdits: 12, skillChars: 400, estimate: (kind, chars) => ({ tokens: Math.ceil(chars / 4) + { rollout: 6000 + 600, judge: 460 + 300, optimizer: 460 + 2000 }[kind], usd: 0 }) });
+      return { calls: calls.length, tokens: calls.reduce((t, c) => t + c.tokens, 0), usd: 0 };
+    };
+    // the default maxTokens (2M) with the calls out of the way: the tokens bind
+    const limits = { calls: 5000, tokens: 2_000_000, usd: 2 };
+    const byCalls = fitPlanToBudget({ items, shape, cost: cli, limits: { ...limits, tokens: 1e9 }, lastTrained: new Map() });
+    const r = fitPlanToBudget({ items, shape, cost: cli, limits, lastTrained: new Map() });
+    expect(r.limitedBy).toBe('tokens');
+    expect(r.planned.tokens).toBeLessThanOrEqual(2_000_000 * FIT_HEADROOM);
+    expect(r.planned.calls).toBeLessThan(byCalls.planned.calls);
+    expect(r.trained).toHaveLength(2);
+    // at 400k both skills still have a night: without training steps, the start draft through the
+    // val gate (on the gate's minimum of tasks, with room for an extra round) and the test measure,
+    // which is what stages the user's corrections
+    const tight = fitPlanToBudget({ items, shape, cost: cli, limits: { ...limits, tokens: 400_000 }, lastTrained: new Map() });
+    expect(tight.stopBeforeSpending).toBeNull();
+    expect(tight.planned.tokens).toBeLessThanOrEqual(400_000 * FIT_HEADROOM);
+    expect(tight.trained.map((t) => [t.planned.epochs, t.planned.val])).toEqual([
+      [0, 3],
+      [0, 3],
+    ]);
+    const fitted = tight.items.filter((i) => !i.skip);
+    expect(fitted.map((i) => i.tasks.train.length)).toEqual([11, 7]); // their corrections still reach the draft
+  });
+
   it('shrinks epochs first and the validation split last', () => {
     const ladder = shapeLadder({ epochs: 2, train: 20, val: 10, test: 8 }, shape);
     expect(ladder[0]).toEqual({ epochs: 2, train: 20, val: 10, test: 8 });
@@ -128,6 +160,11 @@ describe('fitPlanToBudget', () => {
     const firstValCut = ladder.findIndex((s) => s.val < 10);
     const lastTrainCut = ladder.findLastIndex((s, i) => i > 0 && s.train < ladder[i - 1].train);
     expect(firstValCut).toBeGreaterThan(lastTrainCut);
-    expect(ladder.at(-1)).toEqual({ epochs: 1, train: 8, val: 3, test: 4 });
+    // below every training shape: the night without training steps, full val first, then the gate's minimum
+    const untrained = ladder.findIndex((s) => s.epochs === 0);
+    expect(ladder[untrained - 1]).toEqual({ epochs: 1, train: 8, val: 3, test: 4 });
+    expect(ladder[untrained]).toEqual({ epochs: 0, train: 20, val: 10, test: 4 });
+    expect(ladder.slice(untrained).every((s) => s.epochs === 0)).toBe(true);
+    expect(ladder.at(-1)).toEqual({ epochs: 0, train: 20, val: 3, test: 4 });
   });
 });

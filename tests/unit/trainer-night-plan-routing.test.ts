@@ -84,15 +84,42 @@ describe('planNight', () => {
 });
 
 describe('forecastCalls', () => {
-  it('counts baseline, steps, epoch boundaries, attribution and test', () => {
+  it('counts the night phase by phase: the judge audit (its replies cached), the start draft, steps, boundaries, attribution and test', () => {
     const s = { train: splits(10, 0, 0), val: splits(0, 3, 0), test: splits(0, 0, 2) };
     const calls = forecastCalls(s, { epochs: 2, batchSize: 4, lr: 1, slowUpdateSamples: 5, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0.001 }) });
-    // steps: 3 per epoch with batches 4,4,2 → each + 4 optimizer + 3 val
-    const stepsPerEpoch = (4 + 4 + 3) + (4 + 4 + 3) + (2 + 4 + 3);
-    // epoch boundary: 2 × 5 sampled train + slow update + 3 val + meta
-    const boundary = 10 + 1 + 3 + 1;
-    const attribution = Math.min(12, 2 * 3 * 1) * 3;
-    expect(calls.length).toBe(3 + 2 * (stepsPerEpoch + boundary) + attribution + 4);
+    const by = (phase: string) => calls.filter((c) => c.phase === phase).length;
+    // the audit: 3 val, 2 test, 3 train tasks replayed and each reply graded again; the baseline and
+    // the starting skill's test figure read them back from the cache
+    expect(by('judge audit')).toBe(16);
+    expect(by('baseline')).toBe(0);
+    // the start draft on val (its gate's extra round is counted only without training steps)
+    expect(by('start draft')).toBe(3);
+    // 2 epochs of 3 steps (batches 4, 4, 2): each step its batch, four optimizer calls, one edit
+    // pre-screened (lr 1) and the candidate on val; the incumbent's fresh look on the first four
+    expect(by('rollout')).toBe(2 * 10);
+    expect(by('pre-screen')).toBe(6 * 3);
+    expect(by('gate')).toBe(6 * 3);
+    expect(by('incumbent')).toBe(4 * 3);
+    // each boundary: 2 × 5 sampled train + the rewrite + 3 val; then the meta skill
+    expect(by('slow update')).toBe(2 * (10 + 1 + 3));
+    expect(by('optimizer')).toBe(6 * 4 + 2);
+    // one accepted edit per step at most, re-scored on val
+    expect(by('attribution')).toBe(6 * 3);
+    // the starting skill's test figure is the audit's; the final skill's replays both test tasks
+    expect(by('test')).toBe(0);
+    expect(by('final test')).toBe(2);
+    expect(calls).toHaveLength(16 + 3 + 20 + 18 + 18 + 12 + 28 + 26 + 18 + 2);
+  });
+
+  it('epochs 0 is the night without training steps: the audit, the start draft on val and the test measure', () => {
+    const s = { train: splits(10, 0, 0), val: splits(0, 6, 0), test: splits(0, 0, 4) };
+    const calls = forecastCalls(s, { epochs: 0, batchSize: 4, lr: 4, skillChars: 100, estimate: () => ({ tokens: 10, usd: 0 }) });
+    expect([...new Set(calls.map((c) => c.phase))]).toEqual(['judge audit', 'start draft', 'test', 'final test']);
+    // the start draft and one extra round of its gate (both skills on val again)
+    expect(calls.filter((c) => c.phase === 'start draft')).toHaveLength(3 * 6);
+    // the audit takes 6 val and 2 test tasks; the starting skill's test replays the 2 it left, the final skill's all 4
+    expect(calls.filter((c) => c.phase === 'test')).toHaveLength(2);
+    expect(calls.filter((c) => c.phase === 'final test')).toHaveLength(4);
   });
 
   it('rubric tasks add a judge call per rollout', () => {
@@ -100,6 +127,7 @@ describe('forecastCalls', () => {
     t.judge = { checks: [], reference: { kind: 'rubric', rubric: 'good', passThreshold: 0.7 } };
     const kinds: string[] = [];
     forecastCalls({ train: [], val: [t], test: [] }, { epochs: 0, batchSize: 1, lr: 1, skillChars: 0, estimate: (k) => (kinds.push(k), { tokens: 1, usd: 0 }) });
-    expect(kinds).toEqual(['rollout', 'judge']);
+    // the audit's replay, its grade and the grade again; the start draft's replay and its grade, and its gate's extra round
+    expect(kinds).toEqual(['rollout', 'judge', 'judge', ...Array(3).fill(['rollout', 'judge']).flat()]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrapMeanCI, pairedCompare, pairedGateDecision, settleGate, type PairedGateDecision } from '../../src/trainer/gate/paired.js';
 import { mulberry32 } from '../../src/trainer/rng.js';
+import { SleepError } from '../../src/core/errors.js';
 import type { SplitScores } from '../../src/trainer/gate/gate.js';
 import { GATE, perLookConfidence } from '../../src/trainer/gate/val-gate.js';
 
@@ -79,6 +80,25 @@ describe('settleGate: an indecisive candidate earns more samples, then is reject
     expect(won.rounds).toBe(1);
     expect(won.decision.outcome).toBe('accept');
     expect(won.candidate).toBe(clear);
+  });
+
+  it("rejects an undecided candidate when the night's budget allows no further round, and rethrows any other failure", async () => {
+    const cur = split([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
+    const noisy = split([0.9, 0.5, 0.5, 0.5, 0.5, 0.45]);
+    const decide = (c: SplitScores, k: SplitScores, round: number): PairedGateDecision => pairedGateDecision({ metric: 'soft', current: c, candidate: k, bestScore: 0.5, seed: round });
+    let calls = 0;
+    const spent = async (round: number) => {
+      calls++;
+      if (round === 2) throw new SleepError('BUDGET_EXCEEDED', 'call 91 would exceed the budget of 90 calls');
+      return { current: cur, candidate: noisy };
+    };
+    const stopped = await settleGate({ decide, current: cur, candidate: noisy, maxRounds: 4, remeasure: spent });
+    expect(calls).toBe(2);
+    expect(stopped.rounds).toBe(1);
+    expect(stopped.decision.accepted).toBe(false);
+    expect(stopped.decision.reason).toMatch(/after 1 extra sample round\(s\) \(the night's budget allows no more\): rejected/);
+    const broken = () => settleGate({ decide, current: cur, candidate: noisy, maxRounds: 4, remeasure: async () => Promise.reject(new SleepError('BACKEND_UNAVAILABLE', 'gone')) });
+    await expect(broken()).rejects.toThrow(/gone/);
   });
 });
 

@@ -17,6 +17,7 @@ import { resolvePaths } from '../../src/core/paths.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { trainOptionsFromConfig, trainSkill, type TrainOptions, type TrainResult } from '../../src/trainer/index.js';
 import { focusGain, leakCheck, MIN_OFF_TARGET_TASKS, restrictScores } from '../../src/trainer/gate/scope-leak.js';
+import { byHeadroom, gainBound } from '../../src/trainer/gate/pre-screen.js';
 import type { SplitScores } from '../../src/trainer/gate/gate.js';
 import { scriptedBackend } from '../helpers/scripted-backend.js';
 import { makeTempDir } from '../helpers/sandbox.js';
@@ -67,7 +68,7 @@ function backends(proposal: string[]): RoleBackends {
   return { target, optimizer, judge: scriptedBackend({}) };
 }
 
-async function run(proposal: string[], options: Partial<TrainOptions> = {}, tasks: typeof world = world): Promise<TrainResult> {
+async function run(proposal: string[], options: Partial<TrainOptions> = {}, tasks: typeof world = world, start = ''): Promise<TrainResult> {
   const home = makeTempDir('sos-leak-');
   dirs.push(home);
   const paths = resolvePaths({ env: { SKILLOPT_SLEEP_HOME: home } });
@@ -76,7 +77,7 @@ async function run(proposal: string[], options: Partial<TrainOptions> = {}, task
   return trainSkill({
     db,
     paths,
-    skill: { name: 'leak-conventions', content: '', handWritten: false },
+    skill: { name: 'leak-conventions', content: start, handWritten: false },
     tasks,
     backends: backends(proposal),
     options: { ...trainOptionsFromConfig(defaultConfig().training), epochs: 1, batchSize: 8, lr: 4, lrSchedule: 'constant', slowUpdate: false, metaSkill: false, prune: false, simplify: false, ...options },
@@ -179,6 +180,32 @@ describe('the pre-screen of single edits', () => {
     const few = await run([GOOD, LEAKY, INERT], {}, { ...world, val: [...world.val.slice(0, 8), ...world.val.slice(8, 8 + MIN_OFF_TARGET_TASKS - 1)] });
     expect(few.usage.stages.prescreen.calls).toBe(3 * 8);
     expect(few.steps[0].prescreened).toBe(1); // LEAKY's leak cannot be called on 5 tasks: the gate decides on it
+  });
+
+  it("replays no edit on the tasks of its own job the incumbent already scores full: it could only tie or lose there", async () => {
+    // the starting skill holds GOOD: family a's 8 val tasks score 1, family b's 0.75. The analysts'
+    // evidence (t1, t2) puts both families in each edit's own job: b's 8 tasks are replayed, show
+    // no gain, and a's 8 could only lower it further: each edit is dropped on 8 replays, not 16
+    const r = await run([GOOD.replace('every', 'each'), '- always say ALPHA'], {}, world, GOOD);
+    expect(r.steps[0].prescreened).toBe(2);
+    expect(r.usage.stages.prescreen.replays).toBe(2 * 8);
+    expect(r.bestSkill).toBe(GOOD);
+    expect(r.steps[0].reason).toMatch(/none of the 2 proposed edits raised/);
+  });
+
+  it('the bound: the tasks with headroom measured, the full ones add nothing to the most the edit can gain', () => {
+    const soft = (t: { soft: number }) => t.soft;
+    const incumbent = scores([['va0', 1], ['va1', 1], ['va2', 0.5], ['va3', 0.75]]);
+    const own = world.val.slice(0, 4);
+    const { headroom, full } = byHeadroom(own, incumbent, soft);
+    expect(headroom.map((t) => t.id)).toEqual(['va2', 'va3']);
+    expect(full.map((t) => t.id)).toEqual(['va0', 'va1']);
+    // va2 +0.25, va3 −0.25: whatever va0 and va1 score, the mean gain over 4 is at most 0, so the edit is dropped unmeasured there
+    expect(gainBound(incumbent, scores([['va2', 0.75], ['va3', 0.5]]), 4, soft)).toBeCloseTo(0, 12);
+    // va2 +0.5: at most +0.125, the full tasks must be measured (they could take it back)
+    expect(gainBound(incumbent, scores([['va2', 1], ['va3', 0.75]]), 4, soft)).toBeCloseTo(0.125, 12);
+    // a task the incumbent was not measured on has headroom (its score is unknown)
+    expect(byHeadroom([...own, task('vx', 'a', 'val')], incumbent, soft).headroom.map((t) => t.id)).toEqual(['va2', 'va3', 'vx']);
   });
 
   it('off, the same proposal reaches the gate as one bundle', async () => {

@@ -8,6 +8,7 @@
  * candidate's extra rounds), it resamples each task's samples instead. Pure and deterministic
  * for a given seed.
  */
+import { isSleepError } from '../../core/errors.js';
 import { mulberry32 } from '../rng.js';
 import { gateDecision, metricScore, restrictScores, SCORE_EPSILON, type GateDecision, type GateInput, type GateMetric, type SplitScores } from './gate.js';
 
@@ -337,11 +338,20 @@ export async function settleGate(input: {
   let candidate = input.candidate;
   let decision = input.decide(current, candidate, 0);
   let rounds = 0;
+  let outOfBudget = false;
   while (decision.outcome === 'indecisive' && rounds < input.maxRounds) {
+    try {
+      ({ current, candidate } = await input.remeasure(rounds + 1));
+    } catch (err) {
+      // the night's budget allows no further round: an undecided gate rejects, as after its last
+      // round, and the run goes on to measure and stage what it has (its next call stops it)
+      if (!(isSleepError(err) && err.code === 'BUDGET_EXCEEDED')) throw err;
+      outOfBudget = true;
+      break;
+    }
     rounds++;
-    ({ current, candidate } = await input.remeasure(rounds));
     decision = input.decide(current, candidate, rounds);
   }
-  if (decision.outcome === 'indecisive') decision = { ...decision, reason: `${decision.reason}; still undecided after ${rounds} extra sample round(s): rejected` };
+  if (decision.outcome === 'indecisive') decision = { ...decision, reason: `${decision.reason}; still undecided after ${rounds} extra sample round(s)${outOfBudget ? " (the night's budget allows no more)" : ''}: rejected` };
   return { decision, rounds, current, candidate };
 }

@@ -13,9 +13,12 @@
  * it: the edit's own job's val tasks first (an edit that does not raise them is dropped there),
  * then the other jobs' tasks, only for an edit that passed and only when the leak screen can
  * call a leak on them (scopeScreen on, ≥ MIN_OFF_TARGET_TASKS of them). The verdicts are the ones a
- * measure of the whole split gives: a rollout depends on its skill, task and sample alone.
+ * measure of the whole split gives: a rollout depends on its skill, task and sample alone. Within
+ * its own job, the tasks the incumbent scores full are measured last and only when the others
+ * leave the edit a gain to lose (gainBound: exact, a task scores at most 1); a drop there records
+ * that bound in the buffer, not the full measure's gain (the buffer orders what it shows by it).
  */
-import { DEFAULT_MIXED_WEIGHT } from '../../core/scoring.js';
+import { DEFAULT_MIXED_WEIGHT, metricScore } from '../../core/scoring.js';
 import { applyEdits } from '../../skilldoc/edits.js';
 import type { TrainContext } from '../context.js';
 import type { StepState } from '../step-state.js';
@@ -46,7 +49,22 @@ export async function preScreen(ctx: TrainContext, s: StepState): Promise<void> 
     }
     countVal(ctx, 'prescreen');
     const { focus, others } = splitByFocus(p.edit, ctx.taskById, val);
-    let alone = (await measure(focus ?? val, content, 'prescreen')).scores;
+    const own = focus ?? val;
+    // the tasks where the edit could raise the score first: a task the incumbent already scores
+    // full can only lower the gain, so once the others cannot lift it above zero it is not measured
+    const { headroom, full } = byHeadroom(own, before.scores, (t) => metricScore(t.hard, t.soft, options.gateMetric, DEFAULT_MIXED_WEIGHT));
+    if (!headroom.length) {
+      drop(p, 0, `alone it cannot raise its own job's val tasks: the incumbent scores all ${own.length} full (not replayed)`);
+      continue;
+    }
+    const raised = (await measure(headroom, content, 'prescreen')).scores;
+    const bound = gainBound(before.scores, raised, own.length, (t) => metricScore(t.hard, t.soft, options.gateMetric, DEFAULT_MIXED_WEIGHT));
+    if (full.length && !(bound > SCORE_EPSILON)) {
+      drop(p, bound, `alone it does not raise its own job's val tasks (Δ ≤ ${bound.toFixed(3)} over ${own.length}; the ${full.length} scored full not replayed: they could only lower it)`);
+      continue;
+    }
+    // in the split's own task order: the leak screen's bootstrap draws tasks by position
+    let alone = full.length ? inOrder(own, mergeScores(raised, (await measure(full, content, 'prescreen')).scores)) : raised;
     const focused = focus ? focusGain({ edit: p.edit, taskById, current: before.scores, candidate: alone, metric: options.gateMetric, mixedWeight: DEFAULT_MIXED_WEIGHT }) : null;
     // without family labels, the edit's gain on the whole split decides
     const gain = focused ? focused.gain : ctx.score(alone) - before.score;
@@ -82,4 +100,37 @@ export function splitByFocus(edit: Edit, taskById: ReadonlyMap<string, Task>, va
 /** The scores of two disjoint sets of val tasks as one split's. */
 export function mergeScores(a: SplitScores, b: SplitScores): SplitScores {
   return scoresOf([...a.perTask, ...b.perTask]);
+}
+
+type TaskScore = SplitScores['perTask'][number];
+
+/**
+ * An edit's own tasks split by what it could gain on them: `headroom`, where the incumbent scores
+ * below the top (1) or was not measured, and `full`, where it scores the top and a candidate can
+ * only tie or lose.
+ */
+export function byHeadroom(tasks: Task[], incumbent: SplitScores, metric: (t: TaskScore) => number): { headroom: Task[]; full: Task[] } {
+  const score = new Map(incumbent.perTask.map((t) => [t.taskId, metric(t)]));
+  const headroom: Task[] = [];
+  const full: Task[] = [];
+  for (const t of tasks) ((score.get(t.id) ?? 0) >= 1 - SCORE_EPSILON ? full : headroom).push(t);
+  return { headroom, full };
+}
+
+/**
+ * The largest mean gain over `n` tasks an edit can still reach when only some of them are measured
+ * (`measured`): the measured tasks' paired differences, plus nothing for the rest, which the
+ * incumbent scores full (a task scores at most 1). An exact bound: when it is not above zero, the
+ * full measure could not be either, so the pre-screen's verdict is the one the full measure gives.
+ */
+export function gainBound(incumbent: SplitScores, measured: SplitScores, n: number, metric: (t: TaskScore) => number): number {
+  const before = new Map(incumbent.perTask.map((t) => [t.taskId, metric(t)]));
+  const sum = measured.perTask.reduce((a, t) => a + metric(t) - (before.get(t.taskId) ?? 0), 0);
+  return n ? sum / n : 0;
+}
+
+/** Scores with their per-task entries in the order of `tasks` (a measure returns them in the order asked). */
+function inOrder(tasks: Task[], s: SplitScores): SplitScores {
+  const at = new Map(tasks.map((t, i) => [t.id, i]));
+  return scoresOf([...s.perTask].sort((a, b) => (at.get(a.taskId) ?? 0) - (at.get(b.taskId) ?? 0)));
 }

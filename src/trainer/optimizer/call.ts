@@ -15,6 +15,8 @@ export interface StageUsage {
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
+  /** of `calls`: fresh target replays (a rollout is one; the rest are optimizer calls) */
+  replays?: number;
 }
 
 /** Usage per stage (rollout, reflect, merge, rank, lr, gate, slow_update, meta_skill, test, attribution). */
@@ -26,7 +28,12 @@ export class UsageMeter {
   /** A rollout's usage, and its workspace when it really ran (a cached one used none tonight). */
   addRollout(stage: string, r: Rollout): void {
     this.add(stage, { tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached });
-    if (!r.cached) addReplayWorkspace(this.replays, r);
+    if (r.cached) return;
+    // counted apart: a stage (the slow update) may make both kinds of call, and the tokens per
+    // night bench prices a replay of the agent CLI at many times an optimizer call
+    const s = this.stages[stage];
+    s.replays = (s.replays ?? 0) + 1;
+    addReplayWorkspace(this.replays, r);
   }
 
   add(stage: string, u: { tokensIn: number; tokensOut: number; costUsd: number; cached?: boolean }): void {
