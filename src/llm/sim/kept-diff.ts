@@ -137,10 +137,13 @@ function rulesFromPairs(pairs: Pair[], job: string | null, label: string): Induc
     }
     for (const [h, list] of counts) {
       if (latest.get(spellingKey(h))?.h !== h) continue;
-      const hits = agreed(sinceRespelled(pairs, level, h, list), (p) => list.includes(p));
+      const base = sinceRespelled(pairs, level, h, list);
+      const hits = agreed(base, (p) => list.includes(p));
       if (!hits) continue;
       const hashes = '#'.repeat(level);
-      add(`heading:${level}:${h}`, level === 3 ? `File each entry under a \`${hashes} ${h}\` subheading.` : `Put new entries under an \`${hashes} ${h}\` heading.`, hits, `\`${hashes} ${h}\` was added`);
+      const rule = level === 3 ? `File each entry under a \`${hashes} ${h}\` subheading.` : `Put new entries under an \`${hashes} ${h}\` heading.`;
+      if (base === pairs) add(`heading:${level}:${h}`, rule, hits, `\`${hashes} ${h}\` was added`);
+      else out.push({ key: `kept:${job ?? 'any'}:heading:${level}:${h}`, rule, job, taskIds: ids(hits), basis: `\`${hashes} ${h}\` was added in ${hits.length} of the ${base.length} kept versions since it replaced an older spelling` });
     }
   }
 
