@@ -8,11 +8,13 @@
  * then "at least 1000 characters from now on") resolve by recency: the newer wins and the older
  * leaves the skill. A one-off ask ("for this one, also mention the CVE"), worded about the one
  * output in front of the user and said in a single session, stays out.
- * It reads only what the user SAID (a task's corrections and when they were said), never what they
- * kept (`Task.kept`, `Task.procedures`): those are the loop's to learn. Pure.
+ * It writes only what the user SAID (a task's corrections and when they were said), never a rule
+ * from what they kept (`Task.kept`, `Task.procedures`): those are the loop's to learn. The kept
+ * versions' dates only take a stated value out that the user has since stopped keeping
+ * (`staleByKept`): the newer correction may have been said in a held-out session only. Pure.
  */
-import type { Task } from '../../core/records.js';
-import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, ruleOfComplaint, ruleSlots, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
+import type { KeptOutcome, Task } from '../../core/records.js';
+import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, respelled, ruleOfComplaint, ruleSlots, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
 
 /** One correction as the user said it, with where and when. */
 export interface SaidCorrection {
@@ -21,6 +23,8 @@ export interface SaidCorrection {
   at: number | null;
   /** the session it was said in, or the task it came with when the session is unknown */
   session: string;
+  /** whether `at` is when it was said (the miner knew its session), not the task's last sighting */
+  dated?: boolean;
 }
 
 /** A rule of the draft, with what backs it. */
@@ -49,7 +53,39 @@ export function cleanCorrection(text: string): string | null {
 /** The corrections a task carries, each with its session and time (the task's own id when the session is unknown). */
 export function saidCorrections(t: Task, corrections: string[]): SaidCorrection[] {
   const sources = t.corrections.length ? t.correctionSources : undefined;
-  return corrections.map((text, i) => ({ text, at: sources?.[i]?.at ?? t.lastSeen ?? null, session: sources?.[i]?.session ?? `task:${t.id}` }));
+  return corrections.map((text, i) => {
+    const at = sources?.[i]?.at ?? null;
+    return { text, at: at ?? t.lastSeen ?? null, session: sources?.[i]?.session ?? `task:${t.id}`, dated: at !== null };
+  });
+}
+
+/** The kept versions that must spell a value the other way, at the end of the record, to call a stated spelling stale. */
+const STALE_AFTER = 2;
+
+/**
+ * Whether the value `rule` quotes (`## Unreleased`) is one the user has since stopped keeping: of
+ * the kept versions that spell it either way, the newest `STALE_AFTER` (at least) all spell it
+ * another way (`## [Unreleased]`), and the rule was not said after the first of them (when its
+ * date is known; a correction a family's tasks all carry has no date of its own). A correction
+ * that said the newer spelling may sit in a held-out session only; what the user commits now
+ * still shows the change of mind, and a draft that kept the older value would teach it.
+ */
+export function staleByKept(rule: string, kept: readonly KeptOutcome[], saidAt: number | null): boolean {
+  const lit = /`([^`]+)`/.exec(rule)?.[1]?.trim();
+  if (!lit) return false;
+  // each kept version, read line by line: does it write this spelling, or another spelling of it?
+  const spelled: Array<{ at: number; same: boolean }> = [];
+  for (const k of kept) {
+    const lines = k.kept.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    if (lines.some((l) => l.toLowerCase().includes(lit.toLowerCase()))) spelled.push({ at: k.at, same: true });
+    else if (lines.some((l) => respelled(`\`${lit}\``, `\`${l}\``))) spelled.push({ at: k.at, same: false });
+  }
+  spelled.sort((a, b) => a.at - b.at);
+  let trailing = 0;
+  while (trailing < spelled.length && !spelled[spelled.length - 1 - trailing].same) trailing++;
+  if (trailing < STALE_AFTER) return false;
+  const switchedAt = spelled[spelled.length - trailing].at;
+  return saidAt === null || saidAt < switchedAt;
 }
 
 /** How much a wording of a rule says: its values, the slots of the reply it fills (opening, trailer, bound…). */
