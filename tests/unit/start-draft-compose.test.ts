@@ -3,7 +3,8 @@
  * correction winning a contradiction, one-off asks left out — from what the user said only.
  */
 import { describe, expect, it } from 'vitest';
-import { cleanCorrection, composeRules, staleByKept } from '../../src/trainer/passes/start-draft-compose.js';
+import { cleanCorrection, composeRules } from '../../src/trainer/passes/start-draft-compose.js';
+import { staleByKept } from '../../src/skilldoc/stale-value.js';
 import { correctionsDraft, draftJobs } from '../../src/trainer/passes/start-draft.js';
 import { lintWording } from '../../src/skilldoc/wording-lint.js';
 import type { Task } from '../../src/core/records.js';

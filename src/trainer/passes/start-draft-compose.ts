@@ -11,10 +11,10 @@
  * It writes only what the user SAID (a task's corrections and when they were said), never a rule
  * from what they kept (`Task.kept`, `Task.procedures`): those are the loop's to learn. The kept
  * versions' dates only take a stated value out that the user has since stopped keeping
- * (`staleByKept`): the newer correction may have been said in a held-out session only. Pure.
+ * (`skilldoc/stale-value.ts`): the newer correction may have been said in a held-out session only. Pure.
  */
-import type { KeptOutcome, Task } from '../../core/records.js';
-import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, respelled, ruleOfComplaint, ruleSlots, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
+import type { Task } from '../../core/records.js';
+import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, ruleOfComplaint, ruleSlots, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
 
 /** One correction as the user said it, with where and when. */
 export interface SaidCorrection {
@@ -59,34 +59,6 @@ export function saidCorrections(t: Task, corrections: string[]): SaidCorrection[
   });
 }
 
-/** The kept versions that must spell a value the other way, at the end of the record, to call a stated spelling stale. */
-const STALE_AFTER = 2;
-
-/**
- * Whether the value `rule` quotes (`## Unreleased`) is one the user has since stopped keeping: of
- * the kept versions that spell it either way, the newest `STALE_AFTER` (at least) all spell it
- * another way (`## [Unreleased]`), and the rule was not said after the first of them (when its
- * date is known; a correction a family's tasks all carry has no date of its own). A correction
- * that said the newer spelling may sit in a held-out session only; what the user commits now
- * still shows the change of mind, and a draft that kept the older value would teach it.
- */
-export function staleByKept(rule: string, kept: readonly KeptOutcome[], saidAt: number | null): boolean {
-  const lit = /`([^`]+)`/.exec(rule)?.[1]?.trim();
-  if (!lit) return false;
-  // each kept version, read line by line: does it write this spelling, or another spelling of it?
-  const spelled: Array<{ at: number; same: boolean }> = [];
-  for (const k of kept) {
-    const lines = k.kept.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-    if (lines.some((l) => l.toLowerCase().includes(lit.toLowerCase()))) spelled.push({ at: k.at, same: true });
-    else if (lines.some((l) => respelled(`\`${lit}\``, `\`${l}\``))) spelled.push({ at: k.at, same: false });
-  }
-  spelled.sort((a, b) => a.at - b.at);
-  let trailing = 0;
-  while (trailing < spelled.length && !spelled[spelled.length - 1 - trailing].same) trailing++;
-  if (trailing < STALE_AFTER) return false;
-  const switchedAt = spelled[spelled.length - trailing].at;
-  return saidAt === null || saidAt < switchedAt;
-}
 
 /** How much a wording of a rule says: its values, the slots of the reply it fills (opening, trailer, bound…). */
 const specificity = (rule: string): number => operativeValues(rule).size * 2 + ruleSlots(rule).size + (/`[^`]+`/.test(rule) ? 1 : 0);

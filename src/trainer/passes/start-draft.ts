@@ -25,7 +25,8 @@ import { applyEdits } from '../../skilldoc/edits.js';
 import { askValues, withAskPlaceholders } from '../../skilldoc/instance-values.js';
 import type { EditScope } from '../../skilldoc/segments.js';
 import { contradicts, sameRule } from '../../skilldoc/wording-lint.js';
-import { cleanCorrection, composeRules, isOneOff, oneOffs, saidCorrections, staleByKept } from './start-draft-compose.js';
+import { staleByKept } from '../../skilldoc/stale-value.js';
+import { cleanCorrection, composeRules, isOneOff, oneOffs, saidCorrections } from './start-draft-compose.js';
 
 /** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
 export const DRAFT_EDIT_ID = 'corrections-draft';
