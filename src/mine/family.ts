@@ -15,7 +15,7 @@
  * cluster id, so a family merged into another keeps its tasks and their splits (a task trained on
  * is never held out later).
  */
-import type { AgentId, Check, Split, Task } from '../core/records.js';
+import type { AgentId, Check, KeptOutcome, Split, Task } from '../core/records.js';
 import { AgentId as AgentIdSchema, TaskSchema } from '../core/records.js';
 import { stableId } from '../core/ids.js';
 import type { StoredMember } from './state.js';
@@ -24,8 +24,10 @@ import { dedupeKeyOf } from './ask-keys.js';
 import { rubricFor, synthesizeJudge } from './judge-synth.js';
 import { MAX_INTENT, mergeTask, pickRepresentative, uniqueCorrections } from './synthesize.js';
 import { contradicts } from '../skilldoc/wording-lint.js';
+import { staleByKept } from '../skilldoc/stale-value.js';
 import { assignFamilySplits, type FamilyMember } from './splits.js';
 import { memoizeText } from './memo.js';
+import { correctionsOf } from './outcome.js';
 import { askKey, type AskEvidence } from './kept/evidence.js';
 import { groundedChecks } from './kept/grounded-judge.js';
 import { mergeProcedures } from './kept/procedures.js';
@@ -182,7 +184,7 @@ export function currentCorrections(corrections: string[]): string[] {
 }
 
 /** The family's shared judge checks and corrections, from all its asks. */
-export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean } = {}): { checks: Check[]; corrections: string[]; typicalIntent: string } {
+export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?: boolean; kept?: readonly KeptOutcome[] } = {}): { checks: Check[]; corrections: string[]; asked: string[]; typicalIntent: string } {
   const keyCounts = new Map<string, number>();
   const keys = new Map<StoredMember, string>();
   for (const m of members) {
@@ -195,7 +197,12 @@ export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?
   const corrections = uniqueCorrections(members);
   const typicalIntent = truncate(rep.prompt.trim(), MAX_INTENT);
   const accepted = members.filter((m) => m.outcome.label === 'success' && m.outcome.final).map((m) => m.outcome.final.length);
-  const current = currentCorrections(corrections);
+  // a value the user has since stopped keeping (their newest commits spell it another way) is asked for no longer
+  const saidLast = (c: string): number | null => {
+    const ts = members.filter((m) => correctionsOf(m.outcome).includes(c)).map((m) => m.ts ?? 0);
+    return ts.length ? Math.max(...ts) : null;
+  };
+  const current = currentCorrections(corrections).filter((c) => !opts.kept || !staleByKept(c, opts.kept, saidLast(c)));
   const { judge } = synthesizeJudge({
     intent: typicalIntent,
     prompts: members.map((m) => m.prompt),
@@ -205,7 +212,7 @@ export function familyJudge(members: StoredMember[], opts: { targetRunsCommands?
     agents: members.map((m) => m.agent),
     targetRunsCommands: opts.targetRunsCommands,
   });
-  return { checks: judge.checks, corrections, typicalIntent };
+  return { checks: judge.checks, corrections, asked: current, typicalIntent };
 }
 
 /**
@@ -268,7 +275,6 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
   // the test score is not a second sample of the training signal.
   const isTest = (id: string) => splits.get(id) === 'test';
   const seen = instances.filter((i) => !isTest(i.id)).flatMap((i) => i.members);
-  const base = familyJudge(seen.length ? seen : f.members, { targetRunsCommands: f.targetRunsCommands });
   // checks grounded in what the user kept and the commands that worked, from the same train/val asks
   const evidenceOf = (ms: StoredMember[]) => {
     const per = ms.map((m) => ({ session: m.sessionId, ev: f.evidence?.get(askKey(m)) }));
@@ -278,6 +284,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
     };
   };
   const familyEvidence = evidenceOf(seen.length ? seen : f.members);
+  const base = familyJudge(seen.length ? seen : f.members, { targetRunsCommands: f.targetRunsCommands, kept: familyEvidence.kept });
   const grounded = f.evidence ? groundedChecks(familyEvidence.kept, familyEvidence.procedures, { targetRunsCommands: f.targetRunsCommands }) : [];
   const definitionChecks = f.definition?.checks.length ? f.definition.checks : base.checks;
   const checks = [...definitionChecks, ...grounded.filter((g) => !definitionChecks.some((c) => c.id === g.id))];
@@ -298,7 +305,7 @@ export function synthesizeFamily(f: FamilyFacts): FamilySynthesis {
       project: projects.size === 1 ? [...projects][0] : null,
       intent,
       context,
-      judge: { checks: judgeChecks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, currentCorrections(corrections)), passThreshold: 0.7 } },
+      judge: { checks: judgeChecks.map((c) => ({ ...c })), reference: { kind: 'rubric', rubric: rubricFor(intent, own ? currentCorrections(corrections) : base.asked), passThreshold: 0.7 } },
       split: splits.get(inst.id) ?? 'train',
       origin: 'real',
       skillHint,

@@ -4,7 +4,7 @@ import type { Task } from '../../src/core/records.js';
 import type { StoredMember } from '../../src/mine/state.js';
 import type { Outcome } from '../../src/mine/outcome.js';
 import { extractIntents, type MinedEvent } from '../../src/mine/outcome.js';
-import { familyInstances, instanceTaskId, sameJson, synthesizeFamily } from '../../src/mine/family.js';
+import { familyInstances, familyJudge, instanceTaskId, sameJson, synthesizeFamily } from '../../src/mine/family.js';
 import { assignFamilySplits, checkSplitIntegrity } from '../../src/mine/splits.js';
 import { optimizerView } from '../../src/mine/view.js';
 
@@ -206,5 +206,32 @@ describe('sameJson', () => {
     expect(sameJson({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
     expect(sameJson({ a: null }, { a: {} })).toBe(false);
     expect(sameJson({ a: 1 }, { a: 1, b: 0 })).toBe(false);
+  });
+});
+
+describe('familyJudge and a changed mind shown only in what the user kept', () => {
+  // said `## Unreleased` on day 1; the newer word was said in a held-out session only, but every
+  // CHANGELOG.md the user committed from day 10 on has `## [Unreleased]` (outcome world seeds 5, 6)
+  const DAY = 86_400_000;
+  const keptOn = (day: number, heading: string) => ({ kind: 'file' as const, file: 'CHANGELOG.md', agent: '## Upcoming\n- x', kept: `${heading}\n- x (#${day})`, commit: `c${day}abcdef0`, at: T0 + day * DAY, session: `s${day}` });
+  const kept = [keptOn(1, '## Unreleased'), keptOn(3, '## Unreleased'), keptOn(10, '## [Unreleased]'), keptOn(20, '## [Unreleased]')];
+  const said = (day: number) => [
+    member('s1', 'add a changelog entry for the rounding fix (#412)', { ts: T0 + day * DAY, corrections: ['put it under `## Unreleased`', 'link the PR, like `(#123)`'] }),
+    member('s2', 'add a changelog entry for the parser fix (#418)', { ts: T0 + 2 * DAY }),
+  ];
+  const asks = (j: ReturnType<typeof familyJudge>) => j.checks.map((c) => c.description ?? '').join('\n');
+
+  it('asks for the stated value no longer when the newest kept versions spell it another way', () => {
+    const j = familyJudge(said(1), { kept });
+    expect(j.asked).toEqual(['link the PR, like `(#123)`']);
+    expect(asks(j)).not.toContain('## Unreleased');
+    // the history of what was said stays (the start draft weighs it again with the same rule)
+    expect(j.corrections).toContain('put it under `## Unreleased`');
+    // without the kept versions nothing shows the change: it is asked for as said
+    expect(familyJudge(said(1)).asked).toContain('put it under `## Unreleased`');
+  });
+
+  it('a value said after the user switched is the newer word: it stays', () => {
+    expect(familyJudge(said(25), { kept }).asked).toContain('put it under `## Unreleased`');
   });
 });

@@ -107,6 +107,29 @@ describe('the sim optimizer learns from what the user kept', () => {
     expect(unreleased[0].content).toContain('`## [Unreleased]`');
   });
 
+  it('a heading the user respelled halfway through the month: the newer spelling is read over the versions since it landed, and replaces the stated older one', () => {
+    // six kept CHANGELOG.md versions, the first three under `## Unreleased`, the last three (dated later)
+    // under `## [Unreleased]`: over all six the newer spelling is in half (short of the agreement), but
+    // every version kept since it first landed has it (outcome world seeds 5 and 6 shipped the older one)
+    const kept = (n: number) => ({ kind: 'file' as const, file: 'CHANGELOG.md', agent: `# Changelog\n\n## Upcoming\n\n- Change ${n}`, kept: `# Changelog\n\n${n <= 3 ? '## Unreleased' : '## [Unreleased]'}\n\n- Change ${n}`, commit: `e${n}abcdef`, at: 1_700_000_000_000 + n * 86_400_000 });
+    const failing = [1, 2, 3, 4, 5, 6].map((n) => digest(`c${n}`, `add a changelog entry for change ${n}`, { kept: [kept(n)] }));
+    const headings = induceFromOutcomes(failing).filter((r) => /Unreleased/.test(r.rule));
+    expect(headings.map((r) => r.rule)).toEqual(['Put new entries under an `## [Unreleased]` heading.']);
+    expect(headings[0].basis).toContain("in 3 of the 3 kept versions since it replaced an older spelling");
+    const skill = '## Changelog entries\n\n- New entries go under a `## Unreleased` heading at the top.\n';
+    const edits = reflect(payload(skill, failing), { ...DEFAULT_HARM, harmfulEditRate: 0, irrelevantEditRate: 0, bloatRate: 0, catastrophicRate: 0, wrongLiteralRate: 0, scopeDropRate: 0 }, new Rng('r', 4));
+    const unreleased = edits.filter((e) => /Unreleased/.test(e.content));
+    expect(unreleased).toHaveLength(1);
+    expect(unreleased[0]).toMatchObject({ op: 'replace', anchor: '- New entries go under a `## Unreleased` heading at the top.' });
+    expect(unreleased[0].content).toContain('`## [Unreleased]`');
+  });
+
+  it('a heading kept in a minority of versions with no older spelling beside it is still no rule', () => {
+    const kept = (n: number) => ({ kind: 'file' as const, file: 'CHANGELOG.md', agent: `# Changelog\n\n- Change ${n}`, kept: `# Changelog\n\n${n > 4 ? '## [Unreleased]\n\n' : ''}- Change ${n}`, commit: `f${n}abcdef`, at: 1_700_000_000_000 + n * 86_400_000 });
+    const failing = [1, 2, 3, 4, 5, 6].map((n) => digest(`c${n}`, `add a changelog entry for change ${n}`, { kept: [kept(n)] }));
+    expect(induceFromOutcomes(failing).filter((r) => /Unreleased/.test(r.rule))).toEqual([]);
+  });
+
   it('never rewrites a line that says more than the failing rule: the rest would be lost', () => {
     const skill = '## When writing a commit message\n\n- you forgot the trailer again: `Refs: #<number>`, then sign off with `Signed-off-by: Name <email>`\n';
     const edits = reflect(payload(skill, rollouts), { harmfulEditRate: 0, irrelevantEditRate: 0 }, new Rng('r', 3));

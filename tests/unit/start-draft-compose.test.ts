@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cleanCorrection, composeRules } from '../../src/trainer/passes/start-draft-compose.js';
+import { staleByKept } from '../../src/skilldoc/stale-value.js';
 import { correctionsDraft, draftJobs } from '../../src/trainer/passes/start-draft.js';
 import { lintWording } from '../../src/skilldoc/wording-lint.js';
 import type { Task } from '../../src/core/records.js';
@@ -49,6 +50,29 @@ describe('the start draft composer', () => {
     expect(text).not.toMatch(/##\s*Unreleased(?!\])/);
     // the order the corrections were said in, not the order they are listed in, decides
     expect(composeRules([{ rule: 'Make them at least 1000 characters.', n: 1, at: 5 }, { rule: 'Make them at least 500 characters.', n: 3, at: 1 }]).map((r) => r.text)).toEqual(['Make them at least 1000 characters.']);
+  });
+
+  it('leaves out a stated value the kept versions have since spelled another way (the newer correction held out)', () => {
+    // the month: `## Unreleased` said and kept for two weeks, then `## [Unreleased]` kept (said only in
+    // held-out sessions); the family's tasks carry the older corrections with no date of their own
+    const keptOn = (day: number, heading: string) => ({ kind: 'file' as const, file: 'CHANGELOG.md', agent: '# Changelog\n\n## Upcoming\n- x 🎉', kept: `# Changelog\n\n${heading}\n### Changed\n- x (#${day})`, commit: `c${day}abcdef`, at: day * DAY, session: `s${day}` });
+    const older = ['new entries go under a `## Unreleased` heading at the top', 'reference the PR number in parentheses after the item, like `(#123)`'];
+    const task = (id: string, day: number, heading: string) => makeTask({ id, family: 'fl', intent: `add a changelog entry for PR #${day}: change ${day}`, corrections: older, judge, split: 'train', lastSeen: day * DAY + 1, kept: [keptOn(day, heading)] });
+    const tasks = [task('l1', 2, '## Unreleased'), task('l2', 6, '## Unreleased'), task('l3', 16, '## [Unreleased]'), task('l4', 20, '## [Unreleased]'), task('l5', 26, '## [Unreleased]')];
+    const rules = draftJobs(tasks).flatMap((j) => j.corrections);
+    expect(rules.join('\n')).not.toMatch(/##\s*Unreleased(?!\])/);
+    // the rest of what was said stays: the PR reference is kept in every version, no respelling of it
+    expect(rules).toEqual(['Reference the PR number in parentheses after the item, like `(#123)`.']);
+
+    const kept = tasks.flatMap((t) => t.kept!);
+    const rule = 'New entries go under a `## Unreleased` heading at the top.';
+    expect(staleByKept(rule, kept, null)).toBe(true);
+    // said (with a known date) after the user switched: the correction is the newer word, it stays
+    expect(staleByKept(rule, kept, 21 * DAY)).toBe(false);
+    expect(staleByKept(rule, kept, 10 * DAY)).toBe(true);
+    // one version under the new spelling is no switch yet; nor is a switch the user went back on
+    expect(staleByKept(rule, kept.filter((k) => k.at !== 20 * DAY && k.at !== 26 * DAY), null)).toBe(false);
+    expect(staleByKept(rule, [...kept, keptOn(27, '## Unreleased')], null)).toBe(false);
   });
 
   it('two spellings of one heading are one slot: the newer spelling wins', () => {

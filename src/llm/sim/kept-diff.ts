@@ -71,6 +71,21 @@ function agreed(pairs: Pair[], test: (p: Pair) => boolean): Pair[] | null {
   return hits.length >= 2 && hits.length / pairs.length >= AGREEMENT ? hits : null;
 }
 
+/**
+ * The pairs a heading's agreement is read over. A heading the user respelled (kept versions hold
+ * `## Unreleased`, later ones `## [Unreleased]`) is read over the versions kept since the newer
+ * spelling first landed: the older versions show what the user wanted before they changed their
+ * mind, not a disagreement about what they want now (half the month under each spelling would
+ * otherwise fall short of the agreement, and the older spelling a correction stated stays).
+ */
+function sinceRespelled(pairs: Pair[], level: number, heading: string, hits: Pair[]): Pair[] {
+  const key = spellingKey(heading);
+  const respelledByUser = pairs.some((p) => headingsOf(p.kept, level).some((x) => x !== heading && spellingKey(x) === key));
+  if (!respelledByUser) return pairs;
+  const since = Math.min(...hits.map((p) => p.at));
+  return pairs.filter((p) => p.at >= since);
+}
+
 const ids = (ps: Pair[]): string[] => [...new Set(ps.map((p) => p.taskId))];
 const roundUp = (n: number, to: number): number => Math.ceil(n / to) * to;
 
@@ -122,10 +137,13 @@ function rulesFromPairs(pairs: Pair[], job: string | null, label: string): Induc
     }
     for (const [h, list] of counts) {
       if (latest.get(spellingKey(h))?.h !== h) continue;
-      const hits = agreed(pairs, (p) => list.includes(p));
+      const base = sinceRespelled(pairs, level, h, list);
+      const hits = agreed(base, (p) => list.includes(p));
       if (!hits) continue;
       const hashes = '#'.repeat(level);
-      add(`heading:${level}:${h}`, level === 3 ? `File each entry under a \`${hashes} ${h}\` subheading.` : `Put new entries under an \`${hashes} ${h}\` heading.`, hits, `\`${hashes} ${h}\` was added`);
+      const rule = level === 3 ? `File each entry under a \`${hashes} ${h}\` subheading.` : `Put new entries under an \`${hashes} ${h}\` heading.`;
+      if (base === pairs) add(`heading:${level}:${h}`, rule, hits, `\`${hashes} ${h}\` was added`);
+      else out.push({ key: `kept:${job ?? 'any'}:heading:${level}:${h}`, rule, job, taskIds: ids(hits), basis: `\`${hashes} ${h}\` was added in ${hits.length} of the ${base.length} kept versions since it replaced an older spelling` });
     }
   }
 

@@ -8,8 +8,10 @@
  * then "at least 1000 characters from now on") resolve by recency: the newer wins and the older
  * leaves the skill. A one-off ask ("for this one, also mention the CVE"), worded about the one
  * output in front of the user and said in a single session, stays out.
- * It reads only what the user SAID (a task's corrections and when they were said), never what they
- * kept (`Task.kept`, `Task.procedures`): those are the loop's to learn. Pure.
+ * It writes only what the user SAID (a task's corrections and when they were said), never a rule
+ * from what they kept (`Task.kept`, `Task.procedures`): those are the loop's to learn. The kept
+ * versions' dates only take a stated value out that the user has since stopped keeping
+ * (`skilldoc/stale-value.ts`): the newer correction may have been said in a held-out session only. Pure.
  */
 import type { Task } from '../../core/records.js';
 import { contradicts, imperativeOf, isInstanceSpecific, operativeValues, ruleOfComplaint, ruleSlots, sameRule, undated, complaintIn } from '../../skilldoc/wording-lint.js';
@@ -21,6 +23,8 @@ export interface SaidCorrection {
   at: number | null;
   /** the session it was said in, or the task it came with when the session is unknown */
   session: string;
+  /** whether `at` is when it was said (the miner knew its session), not the task's last sighting */
+  dated?: boolean;
 }
 
 /** A rule of the draft, with what backs it. */
@@ -49,8 +53,12 @@ export function cleanCorrection(text: string): string | null {
 /** The corrections a task carries, each with its session and time (the task's own id when the session is unknown). */
 export function saidCorrections(t: Task, corrections: string[]): SaidCorrection[] {
   const sources = t.corrections.length ? t.correctionSources : undefined;
-  return corrections.map((text, i) => ({ text, at: sources?.[i]?.at ?? t.lastSeen ?? null, session: sources?.[i]?.session ?? `task:${t.id}` }));
+  return corrections.map((text, i) => {
+    const at = sources?.[i]?.at ?? null;
+    return { text, at: at ?? t.lastSeen ?? null, session: sources?.[i]?.session ?? `task:${t.id}`, dated: at !== null };
+  });
 }
+
 
 /** How much a wording of a rule says: its values, the slots of the reply it fills (opening, trailer, bound…). */
 const specificity = (rule: string): number => operativeValues(rule).size * 2 + ruleSlots(rule).size + (/`[^`]+`/.test(rule) ? 1 : 0);

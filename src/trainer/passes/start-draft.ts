@@ -7,6 +7,9 @@
  * verbatim. A correction said of a commit message ("keep it under 300 characters") then stays a
  * rule for commit messages, instead of applying to every reply as it does in a flat list.
  * Sealed checks, hidden verifiers and test tasks never reach it (the caller passes train + val).
+ * A correction whose quoted value the user's kept versions have since spelled another way, to the
+ * newest of them, is stale and stays out (`staleByKept`): the newer correction may have been said
+ * in held-out sessions only, and a draft holding the older value teaches what the user took back.
  * A PR/issue number or a version that one of the job's asks states is that instance's value, not
  * the convention: it is written as a placeholder (`#<number>`, `X.Y.Z`); so is a function, package or
  * author the ask names (`<function>`, `<package>`, `Name <email>`).
@@ -16,12 +19,13 @@
  * learning resolves collisions, scopes and instance values from there. A trailing section for
  * every job keeps the optimizer's later additions (appended at the end) out of the last job's section.
  */
-import type { Edit, Task } from '../../core/records.js';
+import type { Edit, KeptOutcome, Task } from '../../core/records.js';
 import { familyPhrase } from '../../mine/skill-description.js';
 import { applyEdits } from '../../skilldoc/edits.js';
 import { askValues, withAskPlaceholders } from '../../skilldoc/instance-values.js';
 import type { EditScope } from '../../skilldoc/segments.js';
 import { contradicts, sameRule } from '../../skilldoc/wording-lint.js';
+import { staleByKept } from '../../skilldoc/stale-value.js';
 import { cleanCorrection, composeRules, isOneOff, oneOffs, saidCorrections } from './start-draft-compose.js';
 
 /** The proposal's edit ids of the draft: corrections-draft-1, -2, … */
@@ -124,6 +128,8 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
   const counts = new Map<string, Map<string, number>>();
   const ruleOf = new Map<string, string>();
   const lastAt = new Map<string, number | null>();
+  // when each rule was last said, where the miner knows it (not a task's last sighting)
+  const saidAt = new Map<string, number>();
   for (const [key, list] of ordered) {
     const values = askValues(list);
     for (const t of list) {
@@ -137,6 +143,7 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
         if (!ruleOf.has(n)) ruleOf.set(n, rule);
         const was = lastAt.get(n);
         lastAt.set(n, was === undefined ? c.at : c.at === null ? was : Math.max(was ?? 0, c.at));
+        if (c.dated && c.at !== null) saidAt.set(n, Math.max(saidAt.get(n) ?? 0, c.at));
         const per = counts.get(n) ?? new Map<string, number>();
         per.set(key, (per.get(key) ?? 0) + 1);
         counts.set(n, per);
@@ -152,7 +159,9 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
   const jobs: DraftJob[] = [];
   const phrases = new Map<string, DraftJob>();
   for (const [key, list] of ordered) {
-    const mine = [...counts.keys()].filter((n) => owner.get(n) === key);
+    // a value the user said, then stopped keeping in what they commit, stays out (issue 41)
+    const kept = keptOf(list);
+    const mine = [...counts.keys()].filter((n) => owner.get(n) === key && !staleByKept(ruleOf.get(n)!, kept, saidAt.get(n) ?? null));
     // each rule once; a newer correction replaces the older one it contradicts
     const composed = composeRules(mine.map((n) => ({ rule: ruleOf.get(n)!, n: counts.get(n)!.get(key) ?? 0, at: lastAt.get(n) ?? null })));
     const corrections = composed.map((r) => r.text);
@@ -176,6 +185,13 @@ export function draftJobs(tasks: Task[], opts: { withChecks?: boolean } = {}): D
     if (j.checks) j.checks = j.checks.slice(0, MAX_CHECKS_PER_JOB);
   }
   return jobs;
+}
+
+/** What the user kept of a family's occurrences, each kept version once (tasks of one family may share one). */
+function keptOf(list: Task[]): KeptOutcome[] {
+  const out = new Map<string, KeptOutcome>();
+  for (const t of list) for (const k of t.kept ?? []) out.set(`${k.commit}:${k.kind}:${k.file ?? ''}`, k);
+  return [...out.values()];
 }
 
 /** A job's rules in the order they are written: its checks' descriptions, then the user's corrections. */
