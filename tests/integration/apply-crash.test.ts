@@ -48,7 +48,7 @@ function stage(name: string, base: string | null, candidate: string) {
     baseContent: base,
     candidate,
     runId: null,
-    result: { accepted: true, baselineScore: 0.2, candidateScore: 0.9, edits: [{ id: 'e1', op: 'add', content: '- rule', rationale: 'r', evidence: [], status: 'accepted' }] },
+    result: { accepted: true, baselineScore: 0.2, candidateScore: 0.9, edits: [{ id: 'e1', op: 'add', content: '- Keep each entry to one line.', rationale: 'r', evidence: [], status: 'accepted' }] },
   });
   return { p, target };
 }
@@ -116,11 +116,12 @@ describe('apply under SIGKILL', () => {
 
 describe('decisions through the CLI', () => {
   it('apply → live file changed with a backup; revert → restored', () => {
-    const { p, target } = stage('cli-apply', '# old\n', '# new\n- rule\n');
+    // a real rule: the staging guard takes a line that is no rule ("- rule") out before the proposal is stored
+    const { p, target } = stage('cli-apply', '# old\n', '# new\n- Keep each entry to one line.\n');
     const a = runCli(['apply', p.id, '--json'], sb.env);
     expect(a.status, a.stderr).toBe(0);
     const out = JSON.parse(a.stdout);
-    expect(fs.readFileSync(target.path, 'utf8')).toBe('# new\n- rule\n');
+    expect(fs.readFileSync(target.path, 'utf8')).toBe('# new\n- Keep each entry to one line.\n');
     expect(fs.readFileSync(out.backup, 'utf8')).toBe('# old\n');
     expect(out.readBy).toEqual(['claude-code', 'copilot', 'cursor', 'opencode']);
     const list = JSON.parse(runCli(['proposals', 'list', '--json', '--status', 'applied'], sb.env).stdout);
@@ -166,6 +167,6 @@ describe('decisions through the CLI', () => {
     expect(show.proposal).toMatchObject({ status: 'rejected', reason: 'not my style' });
     expect(show.receipts.map((x: { action: string }) => x.action)).toEqual(['reject']);
     const rows = db.prepare("SELECT content, source FROM rejected_edits WHERE skill_key = ?").all(path.join(project, '.claude/skills/cli-reject/SKILL.md'));
-    expect(rows).toEqual([{ content: '- rule', source: 'user' }]);
+    expect(rows).toEqual([{ content: '- Keep each entry to one line.', source: 'user' }]);
   });
 });
