@@ -1,7 +1,8 @@
 /**
  * `skillopt-sleep --help` from a copy of its last text: the program's help lists every command; built
  * from the command registry (cli/program.ts) it loads commander and no command module (~0.04 s of
- * CPU over a bare node), the copy not even commander. The copy lives in the state folder, keyed by everything the text depends on:
+ * CPU over a bare node), the copy not even commander. The copy lives in the state folder, keyed by
+ * everything the text depends on:
  * the package version, every command module's and the entry point's size and mtime (a new build),
  * and what commander adapts the text to (a terminal's width and colours, the colour env vars). Any
  * other key is a miss: the program is built, prints its help, and the copy is written for next time.

@@ -348,7 +348,6 @@ async function mine(db: Db, config: Config, opts: MineOptions, now: number, prog
   return result;
 }
 
-/** Asks of this run and the skills their turns loaded (an ask counts once, each skill once per ask). */
 /**
  * Tops up validation where a skill would be too thin to gate (splits.ts topUpThinValidation): the
  * stored tasks as they stand, overlaid with this run's writes; the chosen new tasks are written as
@@ -365,6 +364,7 @@ function holdOutForThinSkills(stored: ReturnType<typeof activeTaskSplitFacts>, w
   }
 }
 
+/** Asks of this run and the skills their turns loaded (an ask counts once, each skill once per ask). */
 function skillLoadsOf(members: MemberRow[]): MineSummary['skillLoads'] {
   const bySkill: Record<string, number> = {};
   let loaded = 0;

@@ -12,6 +12,8 @@
 import type { SkillTarget, Task } from '../core/records.js';
 import type { CallEstimate } from '../llm/budget.js';
 import { checkSplitIntegrity, MIN_TRAIN_AFTER_TOP_UP } from '../mine/splits.js';
+import { JUDGE_AUDIT_SAMPLE } from '../replay/judge-audit.js';
+import { MAX_FRESH_LOOKS } from '../trainer/gate/fresh-incumbent.js';
 
 export interface TaskSets {
   train: Task[];
@@ -195,8 +197,8 @@ export interface ForecastShape {
 export type ForecastCall = CallEstimate & { phase: ForecastPhase };
 export type ForecastPhase = 'judge audit' | 'baseline' | 'start draft' | 'test' | 'rollout' | 'optimizer' | 'pre-screen' | 'gate' | 'incumbent' | 'slow update' | 'attribution' | 'final test';
 
-/** Tasks the judge's audit replays under the starting skill (replay/judge-audit.ts JUDGE_AUDIT_SAMPLE): val first, then test, then train. */
-const JUDGE_AUDIT_TASKS = 8;
+/** Tasks the judge's audit replays under the starting skill: val first, then test, then train. */
+const JUDGE_AUDIT_TASKS = JUDGE_AUDIT_SAMPLE;
 /**
  * Edits the pre-screen replays alone on val per step, at most the step's learning rate. Measured:
  * the three-job user's nights replay 2.1 per step (23 replays over two steps of 6 and 5 val tasks,
@@ -222,8 +224,8 @@ const START_GATE_EXTRA_ROUNDS = 1;
  * (worst seed −0.020 against the unbudgeted night, was −0.007).
  */
 const START_GATE_ROUND_BELOW_VAL = 9;
-/** The incumbent's fresh val looks per run (trainer/gate/fresh-incumbent.ts MAX_FRESH_LOOKS). */
-const FRESH_LOOKS = 4;
+/** The incumbent's fresh val looks per run. */
+const FRESH_LOOKS = MAX_FRESH_LOOKS;
 
 /**
  * The calls one target's night will make, phase by phase, as the night runs them (a cache may

@@ -37,6 +37,7 @@ export async function preScreen(ctx: TrainContext, s: StepState): Promise<void> 
   const before = s.before;
   const kept: typeof s.pool = [];
   let dropped = 0;
+  const taskScore = (t: TaskScore) => metricScore(t.hard, t.soft, options.gateMetric, DEFAULT_MIXED_WEIGHT);
   const drop = (edit: (typeof s.pool)[number], gain: number | null, why: string) => {
     buffer.add([edit.edit], gain === null ? null : -gain, `pre-screen: ${why} (${runId} step ${s.globalStep})`, 'noise');
     dropped++;
@@ -52,13 +53,13 @@ export async function preScreen(ctx: TrainContext, s: StepState): Promise<void> 
     const own = focus ?? val;
     // the tasks where the edit could raise the score first: a task the incumbent already scores
     // full can only lower the gain, so once the others cannot lift it above zero it is not measured
-    const { headroom, full } = byHeadroom(own, before.scores, (t) => metricScore(t.hard, t.soft, options.gateMetric, DEFAULT_MIXED_WEIGHT));
+    const { headroom, full } = byHeadroom(own, before.scores, taskScore);
     if (!headroom.length) {
       drop(p, 0, `alone it cannot raise its own job's val tasks: the incumbent scores all ${own.length} full (not replayed)`);
       continue;
     }
     const raised = (await measure(headroom, content, 'prescreen')).scores;
-    const bound = gainBound(before.scores, raised, own.length, (t) => metricScore(t.hard, t.soft, options.gateMetric, DEFAULT_MIXED_WEIGHT));
+    const bound = gainBound(before.scores, raised, own.length, taskScore);
     if (full.length && !(bound > SCORE_EPSILON)) {
       drop(p, bound, `alone it does not raise its own job's val tasks (Δ ≤ ${bound.toFixed(3)} over ${own.length}; the ${full.length} scored full not replayed: they could only lower it)`);
       continue;

@@ -22,6 +22,8 @@ const bullets = (text: string): string[] => text.split(/\r?\n/).filter((l) => BU
 export interface InconsistentLine {
   line: string;
   why: string;
+  /** the rule of the skill it says the opposite of, when that is why */
+  opposite?: string;
 }
 
 /**
@@ -47,15 +49,15 @@ export function inconsistentLines(skill: string, edit: Edit, userRules: Readonly
       continue;
     }
     const rule = stays.find((r) => negates(r, line));
-    if (rule) out.push({ line, why: `says the opposite of "${rule}" and leaves it in place: ${negates(rule, line)}` });
+    if (rule) out.push({ line, why: `says the opposite of "${rule}" and leaves it in place: ${negates(rule, line)}`, opposite: rule });
   }
   return out;
 }
 
 /** The rule of the skill that `edit` writes the opposite of while leaving it in place; null when none. */
 export function contradictedRule(skill: string, edit: Edit): { rule: string; why: string } | null {
-  const hit = inconsistentLines(skill, edit).find((x) => x.why.startsWith('says the opposite'));
-  return hit ? { rule: /"(.*)" and leaves/.exec(hit.why)![1], why: hit.why } : null;
+  const hit = inconsistentLines(skill, edit).find((x) => x.opposite !== undefined);
+  return hit ? { rule: hit.opposite!, why: hit.why } : null;
 }
 
 /** The rules a start draft wrote from the user's own words (its edits' bullets), trimmed. */
